@@ -1,0 +1,148 @@
+/**
+ * Controller overhead of the loop: 200 iterations with a scripted model and
+ * two trivial validators in a real temp repository, beside the floor — the
+ * same commands spawned in a bare loop with runCommand. Prints one JSON
+ * object; peak RSS is the process's maxRSS.
+ */
+import { performance } from "node:perf_hooks";
+import { loadAgent } from "../src/definition/load-agent.js";
+import type { ResolvedAgent } from "../src/definition/types.js";
+import { runAgent } from "../src/loop/run-agent.js";
+import { runCommand } from "../src/process/run-command.js";
+import { makeFixtureRepo, makeScriptedBackend, makeTestClock } from "../src/testing/index.js";
+
+const ITERATIONS = 200;
+/** The iterations are split into interleaved runs of the loop and of the floor. */
+const ROUNDS = 4;
+const COMMANDS = ["true", "git status --porcelain"] as const;
+const TIMEOUT_MS = 30_000;
+
+const agent = {
+  name: "bench",
+  agent: { name: "bench", runner: { backend: { kind: "scripted" } } },
+  registry: {
+    entryStep: "work.task",
+    completionPatterns: { "git-dirty": { params: ["untrackedFiles"] } },
+    validators: {
+      noop: { type: "command", command: COMMANDS[0], failurePattern: "git-dirty" },
+      "git-clean": {
+        type: "command",
+        command: COMMANDS[1],
+        successWhen: "empty",
+        failurePattern: "git-dirty",
+        extractParams: { untrackedFiles: "parseUntrackedFiles" },
+      },
+    },
+    steps: {
+      "work.task": {
+        outputSchemaRef: { file: "step.schema.json", schema: "step" },
+        completionStep: "done.task",
+      },
+    },
+    completionSteps: {
+      "done.task": {
+        c2: "retry",
+        c3: "task",
+        completionConditions: [{ validator: "noop" }, { validator: "git-clean" }],
+        onFailure: { action: "retry", maxAttempts: ITERATIONS * 2 },
+      },
+    },
+  },
+  schemas: {
+    "step.schema.json": {
+      step: { type: "object", properties: { status: { type: "string" } }, required: ["status"] },
+    },
+  },
+  prompts: {
+    "steps/work/task/f_default.md": "Do {{task.title}} (iteration {{iteration}}).\n",
+    "steps/retry/task/f_failed_git-dirty.md":
+      "Commit these:\n{{#each untrackedFiles}}- {{this}}\n{{/each}}\n{{previousSummary}}\n",
+  },
+};
+
+/** One run of the loop for `iterations` iterations; its wall time. */
+async function timeLoop(
+  loaded: ResolvedAgent,
+  agentDir: string,
+  iterations: number,
+): Promise<number> {
+  const backend = makeScriptedBackend(
+    Array.from({ length: iterations }, () => ({ structuredOutput: { status: "completed" } })),
+  );
+  const startedMs = performance.now();
+  const result = await runAgent({
+    agent: loaded,
+    backend,
+    cwd: agentDir,
+    task: { kind: "text", title: "the benchmark task", body: "" },
+    maxIterations: iterations,
+    clock: makeTestClock(),
+  });
+  const elapsedMs = performance.now() - startedMs;
+  if (result.status !== "max_iterations" || result.iterations !== iterations) {
+    throw new Error(
+      `benchmark run ended ${result.status} after ${result.iterations}: ${result.reason}`,
+    );
+  }
+  return elapsedMs;
+}
+
+/** The same commands as the validators, spawned in a bare loop; its wall time. */
+async function timeFloor(cwd: string, iterations: number): Promise<number> {
+  const startedMs = performance.now();
+  for (let iteration = 0; iteration < iterations; iteration += 1) {
+    for (const command of COMMANDS) await runCommand({ command, cwd, timeoutMs: TIMEOUT_MS });
+  }
+  return performance.now() - startedMs;
+}
+
+const megabytes = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+const round = (value: number) => Math.round(value * 1000) / 1000;
+
+const repo = await makeFixtureRepo({ files: { "README.md": "# bench\n" }, agents: [agent] });
+try {
+  // An untracked file keeps the git check failing, so every iteration runs the whole retry path.
+  await runCommand({ command: "touch untracked.txt", cwd: repo.dir, timeoutMs: TIMEOUT_MS });
+  const loaded = await loadAgent("bench", { cwd: repo.dir });
+  const baselineRssMb = megabytes(process.memoryUsage().rss);
+  await timeFloor(repo.dir, ITERATIONS / ROUNDS); // warm-up: file cache, git index, the JIT
+  const floorPeakRssMb = megabytes(process.resourceUsage().maxRSS * 1024);
+  // Interleaved rounds, alternating which goes first, so machine load and heap size
+  // (a bigger process forks more slowly) weigh on both sides alike.
+  const loop = { ms: 0, cpuMs: 0 };
+  const floor = { ms: 0, cpuMs: 0 };
+  const size = ITERATIONS / ROUNDS;
+  const measure = async (into: { ms: number; cpuMs: number }, work: () => Promise<number>) => {
+    const cpuBefore = process.cpuUsage();
+    into.ms += await work();
+    const cpu = process.cpuUsage(cpuBefore);
+    into.cpuMs += (cpu.user + cpu.system) / 1000;
+  };
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const loopRun = () => measure(loop, () => timeLoop(loaded, repo.dir, size));
+    const floorRun = () => measure(floor, () => timeFloor(repo.dir, size));
+    for (const run of round % 2 === 0 ? [floorRun, loopRun] : [loopRun, floorRun]) await run();
+  }
+  const loopPerIterationMs = loop.ms / ITERATIONS;
+  const floorPerIterationMs = floor.ms / ITERATIONS;
+  process.stdout.write(
+    `${JSON.stringify({
+      iterations: ITERATIONS,
+      runs: ROUNDS,
+      commandsPerIteration: COMMANDS.length,
+      loopMsPerIteration: round(loopPerIterationMs),
+      floorMsPerIteration: round(floorPerIterationMs),
+      overheadMsPerIteration: round(loopPerIterationMs - floorPerIterationMs),
+      ratio: round(loopPerIterationMs / floorPerIterationMs),
+      // CPU time of this process alone (children excluded): what the controller itself costs.
+      loopCpuMsPerIteration: round(loop.cpuMs / ITERATIONS),
+      floorCpuMsPerIteration: round(floor.cpuMs / ITERATIONS),
+      peakRssMb: megabytes(process.resourceUsage().maxRSS * 1024),
+      floorPeakRssMb,
+      baselineRssMb,
+      targets: { ratio: 1.1, peakRssMb: 100 },
+    })}\n`,
+  );
+} finally {
+  await repo.cleanup();
+}

@@ -1,0 +1,6 @@
+/**
+ * Turns a title into a URL slug: "Hello, World!" → "hello-world".
+ */
+export function slugify(title) {
+  return title.toLowerCase().replace(/ /g, "-");
+}

@@ -1,0 +1,171 @@
+/**
+ * The default backend: the Claude Agent SDK's `query()` driving the Claude
+ * Code executable (SPEC §5). One query per iteration; the session continues
+ * with `resume` when the loop passes a session id.
+ *
+ * Tool permissions follow Claude Code's rules for a run with nobody to ask:
+ * `allowedTools` are pre-approved and `permissionMode` decides the rest (in
+ * `default` and `dontAsk` a tool that is not pre-approved is refused). A
+ * PreToolUse hook keeps the GitHub boundary (boundary.ts) in every mode.
+ */
+import {
+  type Query,
+  query,
+  type SDKMessage,
+  type SettingSource,
+} from "@anthropic-ai/claude-agent-sdk";
+import type { BackendConfig } from "../definition/types.js";
+import type { Backend, BackendRequest, BackendResponse } from "../ports.js";
+import { abortedError, errorResponse } from "./backend-errors.js";
+import type { QueryRun } from "./claude-sdk-errors.js";
+import { findNativeClaudeExecutable, resolveClaudeExecutable } from "./claude-sdk-executable.js";
+import { buildSdkOptions } from "./claude-sdk-options.js";
+import { makeClaudeProcess } from "./claude-sdk-process.js";
+import { type SessionTotals, toBackendResponse } from "./claude-sdk-response.js";
+import { makeStructuredOutputValidator } from "./claude-sdk-structured-output.js";
+
+/** What the backend reads of agent.json's `backend` (a whole BackendConfig fits). */
+export type ClaudeSdkBackendConfig = Partial<
+  Pick<BackendConfig, "claudePath" | "settingSources" | "maxTurns">
+>;
+
+/** How the backend runs, beyond agent.json. */
+export interface ClaudeSdkBackendOptions {
+  /** Closer's environment (default `process.env`); CLOSER_CLAUDE_PATH is read from it and the executable gets it plus `request.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Between SIGTERM and SIGKILL when a query is stopped; default 2000. */
+  readonly killGraceMs?: number;
+  /** Finds the native binary of the SDK's optional platform package; undefined when missing. */
+  readonly findNativeExecutable?: () => string | undefined;
+  /** Clock in epoch milliseconds; default `Date.now`. */
+  readonly now?: () => number;
+  /** The name the backend reports; default `claude-sdk`. */
+  readonly name?: string;
+}
+
+const DEFAULT_KILL_GRACE_MS = 2000;
+
+interface RunSettings {
+  readonly executablePath: string;
+  readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  readonly settingSources: readonly SettingSource[];
+  readonly maxTurns?: number;
+  readonly killGraceMs: number;
+}
+
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Reads the SDK's messages to their end; resolves with what the stream threw, if anything. */
+async function drain(stream: Query, messages: SDKMessage[]): Promise<{ thrown?: unknown }> {
+  try {
+    for await (const message of stream) messages.push(message);
+    return {};
+  } catch (error) {
+    return { thrown: error };
+  }
+}
+
+/** Resolves `"stuck"` once `afterMs` have passed since it was armed. */
+function makeDeadline(afterMs: number) {
+  let timer: NodeJS.Timeout | undefined;
+  let arm = () => {};
+  const reached = new Promise<"stuck">((done) => {
+    arm = () => {
+      timer ??= setTimeout(() => done("stuck"), afterMs);
+    };
+  });
+  return { reached, arm: () => arm(), dispose: () => clearTimeout(timer) };
+}
+
+/** Runs one query to its end, stopping it on timeout or abort; the process group is gone after. */
+async function runQuery(request: BackendRequest, settings: RunSettings): Promise<QueryRun> {
+  if (request.signal.aborted) return { messages: [], stopReason: "aborted", stderr: "" };
+  const claudeProcess = makeClaudeProcess({ graceMs: settings.killGraceMs });
+  const abortController = new AbortController();
+  const messages: SDKMessage[] = [];
+  let stopReason: QueryRun["stopReason"];
+  let stopped: Promise<void> = Promise.resolve();
+  // Once stopped, the SDK gets a bounded time to end its stream, so no wait is unbounded.
+  const stuck = makeDeadline(settings.killGraceMs * 2 + 1000);
+  const stop = (reason: NonNullable<QueryRun["stopReason"]>) => {
+    if (stopReason !== undefined) return;
+    stopReason = reason;
+    stopped = claudeProcess.terminate();
+    abortController.abort();
+    stuck.arm();
+  };
+  const onAbort = () => stop("aborted");
+  request.signal.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => stop("timeout"), Math.min(request.timeoutMs, MAX_TIMER_MS));
+  let thrown: unknown;
+  try {
+    const options = buildSdkOptions(request, {
+      ...settings,
+      abortController,
+      spawn: claudeProcess.spawn,
+    });
+    const stream = query({ prompt: request.prompt, options });
+    const ended = await Promise.race([drain(stream, messages), stuck.reached]);
+    if (ended === "stuck") void stream.return(undefined).catch(() => {});
+    else thrown = ended.thrown;
+  } catch (error) {
+    thrown = error;
+  } finally {
+    clearTimeout(timer);
+    stuck.dispose();
+    request.signal.removeEventListener("abort", onAbort);
+  }
+  await stopped;
+  await claudeProcess.settle();
+  const exit = claudeProcess.exit();
+  return {
+    messages,
+    thrown,
+    stopReason,
+    stderr: claudeProcess.stderr(),
+    ...(exit ? { exit } : {}),
+  };
+}
+
+/**
+ * Settings sources default to none (reproducible runs); the turn limit to the executable's own.
+ */
+export function makeClaudeSdkBackend(
+  config: ClaudeSdkBackendConfig = {},
+  options: ClaudeSdkBackendOptions = {},
+): Backend {
+  const sessionTotals = new Map<string, SessionTotals>();
+  const validate = makeStructuredOutputValidator();
+  const now = options.now ?? Date.now;
+  const baseEnv = options.env ?? process.env;
+
+  return {
+    name: options.name ?? "claude-sdk",
+    async query(request: BackendRequest): Promise<BackendResponse> {
+      const startedAt = now();
+      if (request.signal.aborted) return errorResponse(abortedError());
+      const executable = await resolveClaudeExecutable({
+        env: baseEnv,
+        ...(config.claudePath === undefined ? {} : { claudePath: config.claudePath }),
+        findNativeExecutable: options.findNativeExecutable ?? findNativeClaudeExecutable,
+      });
+      if (executable.error)
+        return errorResponse(executable.error, { durationMs: now() - startedAt });
+      const run = await runQuery(request, {
+        executablePath: executable.path,
+        baseEnv,
+        settingSources: config.settingSources ?? [],
+        ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
+        killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+      });
+      const finishedAt = now();
+      return toBackendResponse(run, {
+        request,
+        sessionTotals,
+        validate,
+        durationMs: finishedAt - startedAt,
+        nowMs: finishedAt,
+      });
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type FakeCliSetup,
+  fakeCliPath,
+  makeRequest,
+  setUpFakeCli,
+} from "../../test/doubles/fake-cli/fake-cli-harness.js";
+import type { BackendConfig, BackendKind } from "../definition/types.js";
+import { CloserError } from "../errors.js";
+import type { Backend } from "../ports.js";
+import { makeBackend } from "./make-backend.js";
+
+function config(kind: BackendKind, extra: Partial<BackendConfig> = {}): BackendConfig {
+  return {
+    kind,
+    allowedTools: [],
+    disallowedTools: [],
+    permissionMode: "acceptEdits",
+    sessionPolicy: "continue",
+    settingSources: [],
+    ...extra,
+  };
+}
+
+function configError(make: () => unknown): CloserError {
+  try {
+    make();
+  } catch (error) {
+    if (error instanceof CloserError) return error;
+    throw error;
+  }
+  throw new Error("expected a CloserError");
+}
+
+describe("makeBackend", () => {
+  let agentDir: string;
+  let setup: FakeCliSetup;
+
+  beforeEach(async () => {
+    agentDir = await mkdtemp(path.join(os.tmpdir(), "closer-agent-"));
+    setup = await setUpFakeCli();
+  });
+  afterEach(async () => {
+    await rm(agentDir, { recursive: true, force: true });
+    await setup.cleanup();
+  });
+
+  it.each([
+    ["claude-sdk", {}],
+    ["claude-cli", {}],
+    ["codex", {}],
+    ["opencode", {}],
+    ["command", { command: ["./agent.sh"] }],
+    ["replay", { replayFrom: "session.json" }],
+  ] as const)("makes the %s backend", (kind, extra) => {
+    expect(makeBackend(config(kind, extra), { agentDir, env: {} }).name).toBe(kind);
+  });
+
+  it("runs Claude Code from CLOSER_CLAUDE_PATH for the claude-cli backend", async () => {
+    await setup.script([{ text: "from the fake" }]);
+    const backend = makeBackend(
+      config("claude-cli", { claudePath: "/nowhere/claude", maxTurns: 4 }),
+      {
+        agentDir,
+        env: { CLOSER_CLAUDE_PATH: fakeCliPath("claude") },
+      },
+    );
+    const response = await backend.query(makeRequest(setup));
+    expect(response.text).toBe("from the fake");
+    const [call] = await setup.log();
+    expect(call?.argv[call.argv.indexOf("--max-turns") + 1]).toBe("4");
+  });
+
+  it.each([
+    ["codex", "codex"],
+    ["opencode", "opencode"],
+  ] as const)("runs the %s backend's configured command", async (kind, fake) => {
+    await setup.script([{ text: "answer" }]);
+    const backend = makeBackend(config(kind, { command: [fakeCliPath(fake)] }), { agentDir });
+    expect((await backend.query(makeRequest(setup))).text).toBe("answer");
+  });
+
+  it("resolves a ./ command and the replay source from the agent folder", async () => {
+    const script = path.join(agentDir, "bin", "agent.sh");
+    await mkdir(path.dirname(script));
+    await writeFile(script, '#!/bin/sh\necho "answered from the agent folder"\n');
+    await chmod(script, 0o755);
+    const command = makeBackend(config("command", { command: ["./bin/agent.sh"] }), { agentDir });
+    expect((await command.query(makeRequest(setup))).text.trim()).toBe(
+      "answered from the agent folder",
+    );
+
+    await writeFile(
+      path.join(agentDir, "session.json"),
+      JSON.stringify({ turns: [{ text: "replayed", files: { "out.txt": "x" } }] }),
+    );
+    const replay = makeBackend(config("replay", { replayFrom: "session.json" }), { agentDir });
+    expect((await replay.query(makeRequest(setup))).text).toBe("replayed");
+    expect(await readFile(path.join(setup.cwd, "out.txt"), "utf8")).toBe("x");
+  });
+
+  it("hands out the scripted backend it was given", () => {
+    const scripted: Backend = { name: "scripted", query: async () => ({}) as never };
+    expect(makeBackend(config("scripted"), { agentDir, scripted })).toBe(scripted);
+    expect(configError(() => makeBackend(config("scripted"), { agentDir })).code).toBe(
+      "config_error",
+    );
+  });
+
+  it("rejects an unknown kind, naming the setting and the kinds it knows", () => {
+    const error = configError(() => makeBackend(config("gemini" as BackendKind), { agentDir }));
+    expect(error.code).toBe("config_error");
+    expect(error.fields.jsonPath).toBe("runner.backend.kind");
+    expect(error.fields.found).toBe('"gemini"');
+    expect(error.fields.fix).toContain("claude-sdk");
+  });
+
+  it("asks for the command of the command backend and the source of the replay backend", () => {
+    const noCommand = configError(() => makeBackend(config("command"), { agentDir }));
+    expect(noCommand.fields.jsonPath).toBe("runner.backend.command");
+    const noSource = configError(() => makeBackend(config("replay"), { agentDir }));
+    expect(noSource.fields.jsonPath).toBe("runner.backend.replayFrom");
+  });
+});

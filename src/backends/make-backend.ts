@@ -1,0 +1,104 @@
+/**
+ * The one place that turns agent.json's backend configuration into a Backend.
+ */
+import path from "node:path";
+import type { BackendConfig } from "../definition/types.js";
+import { CloserError } from "../errors.js";
+import type { Backend } from "../ports.js";
+import { makeClaudeCliBackend, resolveClaudeCliCommand } from "./claude-cli.js";
+import { makeClaudeSdkBackend } from "./claude-sdk.js";
+import { makeCodexBackend } from "./codex.js";
+import { makeCommandBackend } from "./command.js";
+import { makeOpencodeBackend } from "./opencode.js";
+import { makeReplayBackend } from "./replay.js";
+
+export interface MakeBackendOptions {
+  /** Absolute path of the agent folder: `replayFrom` and `./`-relative commands are resolved from it. */
+  readonly agentDir: string;
+  /** The environment closer runs in (CLOSER_CLAUDE_PATH is read from it); defaults to process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The backend of kind `scripted` (tests, and library users scripting an agent). */
+  readonly scripted?: Backend;
+}
+
+const KINDS = ["claude-sdk", "claude-cli", "codex", "opencode", "command", "replay", "scripted"];
+
+/** Make the backend `config.kind` names; a configuration it cannot use is a CloserError. */
+export function makeBackend(config: BackendConfig, options: MakeBackendOptions): Backend {
+  const env = options.env ?? process.env;
+  switch (config.kind) {
+    case "claude-sdk":
+      return makeClaudeSdkBackend(config, { env });
+    case "claude-cli":
+      return makeClaudeCliBackend({
+        command: resolveClaudeCliCommand(
+          config.command === undefined
+            ? config
+            : { ...config, command: commandFrom(config.command, options.agentDir) },
+          env,
+        ),
+        settingSources: config.settingSources,
+        ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
+      });
+    case "codex":
+      return makeCodexBackend({
+        command: commandFrom(config.command ?? ["codex"], options.agentDir),
+      });
+    case "opencode":
+      return makeOpencodeBackend({
+        command: commandFrom(config.command ?? ["opencode"], options.agentDir),
+      });
+    case "command":
+      return makeCommandBackend({
+        command: commandFrom(requiredCommand(config), options.agentDir),
+      });
+    case "replay":
+      return makeReplayBackend({
+        source: path.resolve(options.agentDir, requiredReplaySource(config)),
+      });
+    case "scripted":
+      if (options.scripted !== undefined) return options.scripted;
+      throw new CloserError("config_error", "the scripted backend needs a script", {
+        jsonPath: "runner.backend.kind",
+        found: "scripted",
+        fix: "pass `scripted` (see closer/testing makeScriptedBackend) when running the agent from code, or choose another backend kind",
+      });
+    default:
+      throw new CloserError("config_error", `unknown backend kind ${JSON.stringify(config.kind)}`, {
+        jsonPath: "runner.backend.kind",
+        expected: `one of ${KINDS.join(", ")}`,
+        found: JSON.stringify(config.kind),
+        fix: `set runner.backend.kind to one of ${KINDS.join(", ")}`,
+      });
+  }
+}
+
+function requiredCommand(config: BackendConfig): readonly string[] {
+  if (config.command !== undefined && config.command.length > 0 && config.command[0] !== "") {
+    return config.command;
+  }
+  throw new CloserError("config_error", "the command backend needs the command to run", {
+    jsonPath: "runner.backend.command",
+    expected: 'an executable and its arguments, e.g. ["./answer.sh"]',
+    found: config.command === undefined ? "nothing" : JSON.stringify(config.command),
+    fix: "set runner.backend.command in agent.json",
+  });
+}
+
+function requiredReplaySource(config: BackendConfig): string {
+  if (config.replayFrom !== undefined && config.replayFrom.trim() !== "") return config.replayFrom;
+  throw new CloserError("config_error", "the replay backend needs a recorded session", {
+    jsonPath: "runner.backend.replayFrom",
+    expected: "a session JSON file or a recorded run folder, relative to the agent folder",
+    found: "nothing",
+    fix: "set runner.backend.replayFrom in agent.json",
+  });
+}
+
+/** An executable written as `./x` or `../x` is relative to the agent folder; a bare name is looked up on the PATH. */
+function commandFrom(command: readonly string[], agentDir: string): readonly string[] {
+  const [executable, ...args] = command;
+  if (executable === undefined) return command;
+  const isRelativePath = executable.startsWith("./") || executable.startsWith("../");
+  return isRelativePath ? [path.resolve(agentDir, executable), ...args] : command;
+}

@@ -1,0 +1,99 @@
+/**
+ * The `replay` backend answers from a recorded session instead of a model:
+ * for demos, and to re-check a run deterministically. Its source
+ * (`runner.backend.replayFrom`) is either a session file (format in
+ * replay-session.ts) or a recorded run folder (see replay-run-folder.ts).
+ *
+ * Each query takes the next recorded turn, re-applies the file changes that
+ * turn made to the request's working tree (so the harness's real checks see
+ * real files), and answers with its text, structured output, session id and
+ * cost. When the turns run out it answers with a `config` error.
+ */
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { CloserError, isCloserError } from "../errors.js";
+import type { Backend, BackendResponse } from "../ports.js";
+import { abortedError, errorResponse, makeBackendError } from "./backend-errors.js";
+import { readRunFolderTurns } from "./replay-run-folder.js";
+import { applyTurnChanges, type ReplayTurn, readReplaySessionFile } from "./replay-session.js";
+
+export interface ReplayBackendOptions {
+  /** Absolute path of a session file or a recorded run folder. */
+  readonly source: string;
+}
+
+/** Load every turn of a session file or run folder; problems are CloserErrors naming the file. */
+export async function loadReplayTurns(source: string): Promise<ReplayTurn[]> {
+  let isFolder: boolean;
+  try {
+    isFolder = (await stat(source)).isDirectory();
+  } catch (error) {
+    throw new CloserError("config_error", "the replay source does not exist", {
+      file: source,
+      expected: "a session JSON file or a recorded run folder",
+      fix: "set runner.backend.replayFrom (relative to the agent folder) to an existing file or folder",
+      cause: error,
+    });
+  }
+  if (isFolder) return readRunFolderTurns(source);
+  // A run's own files stand for their folder.
+  if (["run.json", "events.jsonl"].includes(path.basename(source))) {
+    return readRunFolderTurns(path.dirname(source));
+  }
+  return readReplaySessionFile(source);
+}
+
+export function makeReplayBackend(options: ReplayBackendOptions): Backend {
+  let turns: Promise<ReplayTurn[]> | undefined;
+  let nextTurn = 0;
+  return {
+    name: "replay",
+    async query(request) {
+      const startedMs = Date.now();
+      const elapsed = () => Date.now() - startedMs;
+      if (request.signal.aborted) return errorResponse(abortedError());
+      try {
+        turns ??= loadReplayTurns(options.source);
+        const recorded = await turns;
+        const turnNumber = nextTurn++;
+        const turn = recorded[turnNumber];
+        if (turn === undefined) {
+          const message = `the recorded session ${options.source} has ${recorded.length} answer(s) and query ${turnNumber + 1} asked for another; record a longer session or lower maxIterations`;
+          return errorResponse(makeBackendError("config", message), { durationMs: elapsed() });
+        }
+        if (turn.error !== undefined) {
+          const transcript = [{ type: "replay-turn", turn }];
+          return errorResponse(turn.error, { durationMs: elapsed(), transcript });
+        }
+        await applyTurnChanges(turn, request.cwd);
+        return answer(turn, request.sessionId, elapsed());
+      } catch (error) {
+        if (!isCloserError(error)) throw error;
+        return errorResponse(makeBackendError("config", error.describe()), {
+          durationMs: elapsed(),
+        });
+      }
+    },
+  };
+}
+
+function answer(
+  turn: ReplayTurn,
+  requestedSession: string | undefined,
+  durationMs: number,
+): BackendResponse {
+  const structuredText =
+    turn.structuredOutput === undefined ? "" : JSON.stringify(turn.structuredOutput);
+  const sessionId = turn.sessionId ?? requestedSession ?? "replay-session";
+  return {
+    ...(turn.structuredOutput === undefined ? {} : { structuredOutput: turn.structuredOutput }),
+    text: turn.text ?? structuredText,
+    sessionId,
+    ...(turn.usage === undefined ? {} : { usage: turn.usage }),
+    costUsd: turn.costUsd ?? 0,
+    durationMs,
+    toolsUsed: turn.toolsUsed ?? [],
+    // Recorded whole, so a run made by replay can be replayed again.
+    transcript: [{ type: "replay-turn", turn }],
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * Runs one agent CLI process for one backend query: in the request's working
+ * tree, with the request's environment, the prompt on stdin, the query
+ * timeout and cancellation. The process runs in its own group, so a timeout
+ * or an abort ends every process the CLI started.
+ */
+
+import type { BackendError, BackendRequest } from "../ports.js";
+import { type CommandResult, runCommand } from "../process/run-command.js";
+import { abortedError, makeBackendError } from "./backend-errors.js";
+import { tailOf } from "./classify-failure.js";
+
+export interface CliInvocation {
+  /** Executable followed by every argument. */
+  readonly command: readonly string[];
+  readonly request: BackendRequest;
+  /** What goes to the process's stdin (usually the prompt). */
+  readonly input: string;
+  /** Variables added on top of the request's environment. */
+  readonly extraEnv?: Readonly<Record<string, string>>;
+}
+
+/** A finished CLI process, or the reason it could not run. */
+export type CliRun =
+  | { readonly ok: true; readonly result: CommandResult }
+  | { readonly ok: false; readonly error: BackendError; readonly durationMs: number };
+
+export async function runCli(invocation: CliInvocation): Promise<CliRun> {
+  const { request } = invocation;
+  if (request.signal.aborted) {
+    return { ok: false, error: abortedError(), durationMs: 0 };
+  }
+  const startedMs = Date.now();
+  try {
+    const result = await runCommand({
+      command: invocation.command,
+      cwd: request.cwd,
+      env: { ...request.env, ...invocation.extraEnv },
+      input: invocation.input,
+      timeoutMs: request.timeoutMs,
+      signal: request.signal,
+    });
+    const failure = processFailure(result, invocation.command, request.timeoutMs);
+    return failure === undefined
+      ? { ok: true, result }
+      : { ok: false, error: failure, durationMs: result.durationMs };
+  } catch (error) {
+    return {
+      ok: false,
+      error: spawnError(error, invocation.command),
+      durationMs: Date.now() - startedMs,
+    };
+  }
+}
+
+/** Failures that say nothing about the model: timeout, cancellation, a missing executable. */
+function processFailure(
+  result: CommandResult,
+  command: readonly string[],
+  timeoutMs: number,
+): BackendError | undefined {
+  if (result.aborted) return abortedError();
+  if (result.timedOut) {
+    return makeBackendError(
+      "timeout",
+      `${command[0]} gave no answer within ${timeoutMs} ms; its process group was terminated`,
+    );
+  }
+  if (result.exitCode === 127 || result.exitCode === 126) {
+    return missingExecutable(command, result.stderr);
+  }
+  return undefined;
+}
+
+function spawnError(error: unknown, command: readonly string[]): BackendError {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "ENOENT" || code === "EACCES") {
+    return missingExecutable(command, String((error as Error).message));
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return makeBackendError("crash", `could not run ${command[0]}: ${detail}`);
+}
+
+function missingExecutable(command: readonly string[], detail: string): BackendError {
+  return makeBackendError(
+    "config",
+    `the backend executable ${command[0]} could not be run (${tailOf(detail) || "not found"}); install it, or set its path in agent.json (runner.backend.command, or claudePath / CLOSER_CLAUDE_PATH for Claude Code)`,
+  );
+}
+
+/** Parse each line of JSON-lines output; lines that are not JSON objects are skipped. */
+export function parseJsonLines(text: string): Record<string, unknown>[] {
+  const objects: Record<string, unknown>[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const trimmed = line.trim();
+    if (!trimmed.startsWith("{")) continue;
+    try {
+      const value: unknown = JSON.parse(trimmed);
+      if (isRecord(value)) objects.push(value);
+    } catch {
+      // A partial line from a killed process: nothing to read.
+    }
+  }
+  return objects;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function numberOr(value: unknown, fallback: number): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : fallback;
+}
+
+export function stringOr<T>(value: unknown, fallback: T): string | T {
+  return typeof value === "string" ? value : fallback;
+}
+
+/**
+ * For CLIs without a system-prompt flag: the agent's system text goes ahead of
+ * the first prompt of a session (a continued session already has it).
+ */
+export function promptWithSystemText(request: BackendRequest): string {
+  const systemText = request.systemPrompt?.trim();
+  if (!systemText || request.sessionId !== undefined) return request.prompt;
+  return `${systemText}\n\n---\n\n${request.prompt}`;
+}

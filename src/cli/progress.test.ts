@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import { EVENT_FORMAT_VERSION, type RunEvent, type RunEventBody } from "../events.js";
+import { makeProgressReporter, shouldColor } from "./progress.js";
+
+function event(body: RunEventBody): RunEvent {
+  return { v: EVENT_FORMAT_VERSION, at: 0, runId: "run-1", ...body } as RunEvent;
+}
+
+function capture(options: { live?: boolean; color?: boolean; verbose?: boolean } = {}) {
+  const chunks: string[] = [];
+  const reporter = makeProgressReporter({
+    write: (text) => chunks.push(text),
+    live: options.live ?? false,
+    color: options.color ?? false,
+    verbose: options.verbose ?? false,
+    now: () => 0,
+  });
+  return { reporter, output: () => chunks.join("") };
+}
+
+const arc: RunEventBody[] = [
+  {
+    type: "run-start",
+    agent: "example",
+    task: "Fix slugify",
+    cwd: "/w",
+    maxIterations: 6,
+    resumed: false,
+  },
+  { type: "iteration-start", iteration: 1, step: "initial.issue" },
+  { type: "backend-start", iteration: 1, backend: "replay" },
+  {
+    type: "backend-end",
+    iteration: 1,
+    durationMs: 1500,
+    costUsd: 0.02,
+    totalCostUsd: 0.02,
+    hasStructuredOutput: true,
+  },
+  { type: "completion-signal", iteration: 1, declared: true, status: "completed" },
+  {
+    type: "decision",
+    iteration: 1,
+    checkId: "c1",
+    source: "structured",
+    decision: "complete",
+    undecidableStreak: 0,
+  },
+  {
+    type: "validator-end",
+    iteration: 1,
+    validator: "git-clean",
+    valid: true,
+    durationMs: 20,
+    params: {},
+  },
+  {
+    type: "validator-end",
+    iteration: 1,
+    validator: "tests-pass",
+    valid: false,
+    pattern: "test-failed",
+    exitCode: 1,
+    durationMs: 700,
+    params: { failedTests: [{ name: "trims the ends", error: "expected" }], errorOutput: "…" },
+  },
+  {
+    type: "retry-select",
+    iteration: 1,
+    pattern: "test-failed",
+    templatePath: "prompts/x.md",
+    attempt: 1,
+    maxAttempts: 3,
+  },
+  {
+    type: "run-end",
+    status: "completed",
+    success: true,
+    reason: "verified",
+    iterations: 2,
+    costUsd: 0.04,
+  },
+];
+
+describe("progress display", () => {
+  it("prints one plain line per meaningful event when not a terminal", () => {
+    const { reporter, output } = capture();
+    for (const body of arc) reporter(event(body));
+    const lines = output().trimEnd().split("\n");
+    expect(lines).toEqual([
+      "closer example · Fix slugify · up to 6 iterations",
+      "▸ iteration 1 · step initial.issue",
+      "  backend replay working…",
+      "  backend 1.5s · $0.0200 (total $0.0200) · structured output",
+      "  declared done (status completed)",
+      "  decision complete from structured",
+      "  ✓ git-clean 0.0s",
+      "  ✗ tests-pass 0.7s · trims the ends",
+      "  ↻ retry with test-failed (attempt 1/3) prompts/x.md",
+      "■ completed after 2 iteration(s) · $0.0400 · verified",
+    ]);
+    expect(output()).not.toContain("\x1b[");
+  });
+
+  it("colours only when asked", () => {
+    const { reporter, output } = capture({ color: true });
+    reporter(event(arc[7]!));
+    expect(output()).toContain("\x1b[");
+  });
+
+  it("draws a status line while the backend works and clears it before the next line", () => {
+    const { reporter, output } = capture({ live: true });
+    reporter(event(arc[2]!));
+    expect(output()).toContain("replay working 0.0s");
+    reporter(event(arc[3]!));
+    expect(output()).toContain("\r\x1b[2K  backend 1.5s");
+    reporter.stop();
+  });
+
+  it("respects NO_COLOR and non-terminals", () => {
+    expect(shouldColor({ isTTY: true }, {})).toBe(true);
+    expect(shouldColor({ isTTY: true }, { NO_COLOR: "1" })).toBe(false);
+    expect(shouldColor({ isTTY: false }, {})).toBe(false);
+    expect(shouldColor({ isTTY: true }, { TERM: "dumb" })).toBe(false);
+  });
+});

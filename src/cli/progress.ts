@@ -1,0 +1,163 @@
+import type { EventListener, RunEvent } from "../events.js";
+
+const ANSI = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39] };
+type Style = keyof typeof ANSI;
+
+function styled(style: Style, text: string): string {
+  const [on, off] = ANSI[style];
+  return `\x1b[${on}m${text}\x1b[${off}m`;
+}
+
+export interface ProgressOptions {
+  readonly write: (text: string) => void;
+  /** Live status line while the backend works (an interactive terminal). */
+  readonly live: boolean;
+  readonly color: boolean;
+  readonly verbose: boolean;
+  /** Injected for tests; defaults to Date.now. */
+  readonly now?: () => number;
+}
+
+/** Whether to colour: an interactive terminal, and NO_COLOR unset (https://no-color.org). */
+export function shouldColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return Boolean(stream.isTTY) && (env.NO_COLOR ?? "") === "" && env.TERM !== "dumb";
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`;
+}
+
+function usd(amount: number): string {
+  return `$${amount.toFixed(amount < 1 ? 4 : 2)}`;
+}
+
+/** The names a failed check found (failed tests, dirty files, errors), in a few words. */
+function findingsOf(params: Record<string, unknown>): string {
+  const names: string[] = [];
+  for (const value of Object.values(params)) {
+    if (!Array.isArray(value)) continue;
+    for (const item of value) {
+      if (typeof item === "string") names.push(item);
+      else if (item && typeof item === "object" && "name" in item) names.push(String(item.name));
+      else if (item && typeof item === "object" && "file" in item) names.push(String(item.file));
+    }
+  }
+  if (names.length === 0) return "";
+  const shown = names.slice(0, 3).join(", ");
+  return ` · ${shown}${names.length > 3 ? ` and ${names.length - 3} more` : ""}`;
+}
+
+/**
+ * Turns run events into lines on stderr: one line per event, plus (in a
+ * terminal) a status line that ticks while the backend is working.
+ */
+export function makeProgressReporter(options: ProgressOptions): EventListener & { stop(): void } {
+  const paint = (style: Style, text: string) => (options.color ? styled(style, text) : text);
+  const now = options.now ?? Date.now;
+  let ticker: NodeJS.Timeout | undefined;
+  let backendStartedAt = 0;
+  let totalCostUsd = 0;
+
+  const clearLive = () => {
+    if (ticker === undefined) return;
+    clearInterval(ticker);
+    ticker = undefined;
+    options.write("\r\x1b[2K");
+  };
+  const line = (text: string) => {
+    clearLive();
+    options.write(`${text}\n`);
+  };
+  const startLive = (label: string) => {
+    if (!options.live) return;
+    backendStartedAt = now();
+    const draw = () =>
+      options.write(
+        `\r\x1b[2K${paint("dim", `  … ${label} ${seconds(now() - backendStartedAt)} · ${usd(totalCostUsd)} so far`)}`,
+      );
+    draw();
+    ticker = setInterval(draw, 250);
+    ticker.unref();
+  };
+
+  const describe = (event: RunEvent): string | undefined => {
+    switch (event.type) {
+      case "run-start":
+        return `${paint("bold", "closer")} ${event.agent} · ${event.task} · up to ${event.maxIterations} iterations${event.resumed ? " (resumed)" : ""}`;
+      case "iteration-start":
+        return paint("bold", `▸ iteration ${event.iteration} · step ${event.step}`);
+      case "prompt":
+        return options.verbose || event.kind !== "step"
+          ? paint("dim", `  prompt (${event.kind}) ${event.templatePath}, ${event.chars} chars`)
+          : undefined;
+      case "backend-start":
+        startLive(`${event.backend}${event.model ? ` (${event.model})` : ""} working`);
+        return options.live ? undefined : `  backend ${event.backend} working…`;
+      case "backend-end": {
+        totalCostUsd = event.totalCostUsd;
+        const outcome = event.error
+          ? paint("red", `${event.error.kind}: ${event.error.message}`)
+          : event.hasStructuredOutput
+            ? "structured output"
+            : "text only";
+        return `  backend ${seconds(event.durationMs)} · ${usd(event.costUsd)} (total ${usd(event.totalCostUsd)}) · ${outcome}`;
+      }
+      case "backend-wait":
+        return paint(
+          "yellow",
+          `  waiting ${seconds(event.waitMs)} (${event.reason}, attempt ${event.attempt})`,
+        );
+      case "completion-signal":
+        return event.declared
+          ? `  declared done${event.status ? ` (status ${event.status})` : ""}${event.action ? ` (action ${event.action})` : ""}`
+          : options.verbose
+            ? paint("dim", "  no completion declared")
+            : undefined;
+      case "format-check":
+        return event.valid ? undefined : paint("yellow", `  format ✗ ${event.error ?? ""}`);
+      case "validator-start":
+        return undefined;
+      case "validator-end": {
+        const mark = event.valid ? paint("green", "✓") : paint("red", "✗");
+        const detail = event.timedOut
+          ? " timed out"
+          : event.configError
+            ? ` ${event.configError}`
+            : findingsOf(event.params);
+        return `  ${mark} ${event.validator} ${paint("dim", seconds(event.durationMs))}${detail}`;
+      }
+      case "closure-review":
+        return `  review: ${event.allComplete ? paint("green", "all complete") : paint("yellow", `${event.pendingActions.length} pending`)}`;
+      case "decision": {
+        const verdict =
+          event.decision === "complete"
+            ? paint("green", event.decision)
+            : paint("yellow", event.decision);
+        return `  decision ${verdict} from ${event.source}${event.stale ? " (stale)" : ""}${event.reason ? ` · ${event.reason}` : ""}`;
+      }
+      case "retry-select":
+        return paint(
+          "yellow",
+          `  ↻ retry with ${event.pattern} (attempt ${event.attempt}/${event.maxAttempts}) ${paint("dim", event.templatePath)}`,
+        );
+      case "budget":
+        return event.exhausted
+          ? paint("red", `  budget exhausted (${event.exhausted})`)
+          : undefined;
+      case "warning":
+        return paint("yellow", `  warning: ${event.message}`);
+      case "side-effect":
+        return `  ${event.ok ? "✓" : "✗"} ${event.action} ${event.target}${event.detail ? ` · ${event.detail}` : ""}`;
+      case "run-end": {
+        const verdict = event.success ? paint("green", event.status) : paint("red", event.status);
+        return `${paint("bold", "■")} ${verdict} after ${event.iterations} iteration(s) · ${usd(event.costUsd)} · ${event.reason}`;
+      }
+    }
+  };
+
+  const listener = (event: RunEvent) => {
+    const text = describe(event);
+    if (text !== undefined) line(text);
+  };
+  return Object.assign(listener, { stop: clearLive });
+}

@@ -1,0 +1,305 @@
+import { resolve } from "node:path";
+import { Command } from "commander";
+import { applyCliOverrides } from "../definition/apply-cli-overrides.js";
+import { loadAgent } from "../definition/load-agent.js";
+import type { ResolvedAgent } from "../definition/types.js";
+import { isCloserError } from "../errors.js";
+import type { TaskInfo } from "../record/run-state.js";
+import {
+  describeOutcome,
+  EXIT_CODES,
+  exitCodeOfError,
+  exitCodeOfOutcome,
+  formatBatchTable,
+  outcomeJson,
+  type RunBaseOptions,
+  readTaskFile,
+  resumeRun,
+  runBatch,
+  runIssue,
+  runTask,
+  taskFromText,
+} from "../run/index.js";
+import { makeProgressReporter, shouldColor } from "./progress.js";
+import { withInterrupt } from "./run/interrupt.js";
+import { type OptionHelp, parseParameterFlags } from "./run/parameter-flags.js";
+import {
+  type RunFlags,
+  type RunInvocation,
+  type RunMode,
+  readRunInvocation,
+} from "./run/run-invocation.js";
+
+/** closer run's options, in the order `--help` lists them. */
+const RUN_OPTIONS: readonly OptionHelp[] = [
+  {
+    flags: "--agent <agent>",
+    description: "the agent to run (the same as the positional <agent>)",
+  },
+  {
+    flags: "--issue <n>",
+    description: "work on GitHub issue N in its own worktree (branch closer/issue-N)",
+  },
+  {
+    flags: "--task <text>",
+    description: "work on a written task: first line is the title, the text the body",
+  },
+  {
+    flags: "--task-file <file>",
+    description:
+      "read the task from a file: first Markdown heading (or line) is the title, the rest the body",
+  },
+  {
+    flags: "--label <label>",
+    description: "run every open issue with this label, each in its own worktree",
+  },
+  {
+    flags: "--project <n>",
+    description: "with --label or alone: only issues on GitHub Projects v2 board N",
+  },
+  {
+    flags: "--concurrency <k>",
+    description: "issues run at once with --label/--project (default 2)",
+  },
+  {
+    flags: "--resume <run-id>",
+    description:
+      "resume a run where its record says it stopped; GitHub steps already done are not repeated",
+  },
+  {
+    flags: "--cwd <dir>",
+    description: "project directory that holds .agent/ (default: the current directory)",
+  },
+  {
+    flags: "--max-iterations <n>",
+    description: "iterations before the run ends with max_iterations (overrides agent.json)",
+  },
+  {
+    flags: "--branch <branch>",
+    description:
+      "branch of the run's worktree (default closer/issue-N; with --task it asks for a worktree)",
+  },
+  {
+    flags: "--base-branch <branch>",
+    description: "branch the work starts from and merges into (default: the current branch)",
+  },
+  {
+    flags: "--no-worktree",
+    description: "work in the project directory itself instead of a worktree",
+  },
+  {
+    flags: "--backend <kind>",
+    description:
+      "claude-sdk, claude-cli, codex, opencode, command or replay (overrides agent.json)",
+  },
+  { flags: "--model <model>", description: "model for every step (overrides agent.json)" },
+  {
+    flags: "--runs-dir <dir>",
+    description: "where run folders go (default: closer/runs inside the git folder)",
+  },
+  {
+    flags: "--repo <owner/name>",
+    description: "the GitHub repository (default: read from the origin remote)",
+  },
+  {
+    flags: "--json",
+    description: "print the result as one JSON line on stdout; progress stays on stderr",
+  },
+  { flags: "--verbose", description: "print more progress lines" },
+];
+
+const EXAMPLES = `
+Agent parameters:
+  Every parameter the agent declares in agent.json (parameters.<name>.flag) is accepted
+  as an option of its own, typed as declared: --flag VALUE, --flag=VALUE, and for a
+  boolean --flag or --no-flag. Required parameters must be given.
+
+Examples:
+  $ closer run iterator --issue 12                  issue #12 in worktree closer/issue-12
+  $ closer run iterator --task "make the tests pass" --no-worktree
+  $ closer run --agent iterator --task-file TASK.md --json
+  $ closer run iterator --label ready --concurrency 3
+  $ closer run iterator --resume 20300101-120000-ab12cd
+
+GitHub: GITHUB_TOKEN is the token (never written to the run record), GITHUB_API_URL
+the API base for GitHub Enterprise.
+
+Exit codes: 0 completed; 1 ended without verified completion (also a GitHub rate limit
+or an unreachable GitHub); 2 usage or configuration error (also GitHub 401/403/404);
+3 unrecoverable backend error; 130 interrupted (Ctrl-C; press it twice to quit at once).`;
+
+export function makeRunCommand(): Command {
+  const command = new Command("run")
+    .description(
+      "Run an agent on a task (a GitHub issue, a written task, or every issue with a label) " +
+        "until the work is verifiably done or a limit is reached; the run record keeps everything.",
+    )
+    .argument("[agent]", "the agent to run: a folder under .agent/ (or give --agent)");
+  for (const option of RUN_OPTIONS) command.option(option.flags, option.description);
+  return command
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .addHelpText("after", EXAMPLES)
+    .showHelpAfterError()
+    .exitOverride()
+    .action(async (_agent: string | undefined, flags: RunFlags, self: Command) => {
+      process.exitCode = await runFromCommandLine(self.args, flags);
+    });
+}
+
+const writeError = (text: string) => {
+  process.stderr.write(text);
+};
+
+/** Everything `closer run` does; returns the exit code. */
+export async function runFromCommandLine(
+  tokens: readonly string[],
+  flags: RunFlags,
+): Promise<number> {
+  try {
+    const invocation = readRunInvocation(tokens, flags);
+    const cwd = resolve(flags.cwd ?? process.cwd());
+    const loaded = await loadAgent(invocation.agentName, { cwd });
+    const args = parseParameterFlags({
+      tokens: invocation.parameterTokens,
+      agent: loaded,
+      closerValues: { "--issue": flags.issue },
+      supplied: suppliedParameters(invocation, loaded),
+      closerOptions: RUN_OPTIONS,
+    });
+    const agent = applyCliOverrides(loaded, {
+      ...(invocation.maxIterations === undefined
+        ? {}
+        : { maxIterations: invocation.maxIterations }),
+      ...(flags.backend === undefined ? {} : { backend: flags.backend }),
+      ...(flags.model === undefined ? {} : { model: flags.model }),
+      ...(flags.runsDir === undefined ? {} : { runsDir: resolve(flags.runsDir) }),
+      ...(flags.verbose === true ? { verbose: true } : {}),
+      worktree: flags.worktree,
+    });
+    const task = await taskOf(invocation);
+    const base = {
+      agent,
+      cwd,
+      args,
+      env: process.env,
+      ...(flags.branch === undefined ? {} : { branch: flags.branch }),
+      ...(flags.baseBranch === undefined ? {} : { baseBranch: flags.baseBranch }),
+    };
+    return await withInterrupt(
+      (signal) => execute(invocation, { ...base, signal }, { flags, task }),
+      { write: writeError },
+    );
+  } catch (error) {
+    if (!isCloserError(error)) throw error;
+    writeError(`closer: ${error.describe()}\n`);
+    return exitCodeOfError(error);
+  }
+}
+
+function suppliedParameters(invocation: RunInvocation, agent: ResolvedAgent): string[] {
+  if (invocation.mode.kind === "resume") return Object.keys(agent.parameters);
+  return invocation.mode.kind === "issue" || invocation.mode.kind === "batch" ? ["issue"] : [];
+}
+
+async function taskOf(invocation: RunInvocation): Promise<TaskInfo | undefined> {
+  const { mode } = invocation;
+  if (mode.kind === "task") return taskFromText(mode.text);
+  if (mode.kind === "task-file") return readTaskFile(mode.file, process.cwd());
+  return undefined;
+}
+
+interface ExecuteContext {
+  readonly flags: RunFlags;
+  readonly task: TaskInfo | undefined;
+}
+
+type ExecuteOptions = RunBaseOptions & { readonly signal: AbortSignal };
+
+function execute(
+  invocation: RunInvocation,
+  base: ExecuteOptions,
+  context: ExecuteContext,
+): Promise<number> {
+  const { mode } = invocation;
+  return mode.kind === "batch"
+    ? executeBatch(mode, base, context.flags)
+    : executeOne(mode, base, context);
+}
+
+function progressStyle(base: RunBaseOptions) {
+  return {
+    verbose: base.agent.runner.logging.verbose,
+    color: shouldColor(process.stderr, process.env),
+  };
+}
+
+async function executeOne(
+  mode: Exclude<RunMode, { kind: "batch" }>,
+  base: ExecuteOptions,
+  context: ExecuteContext,
+): Promise<number> {
+  const { flags } = context;
+  const repo = flags.repo === undefined ? {} : { repo: flags.repo };
+  const reporter = makeProgressReporter({
+    write: writeError,
+    live: Boolean(process.stderr.isTTY),
+    ...progressStyle(base),
+  });
+  const options = { ...base, onEvent: reporter };
+  try {
+    const outcome =
+      mode.kind === "issue"
+        ? await runIssue({ ...options, ...repo, issue: mode.issue })
+        : mode.kind === "resume"
+          ? await resumeRun({ ...options, ...repo, resume: mode.runId })
+          : await runTask({ ...options, task: context.task ?? taskFromText("") });
+    reporter.stop();
+    if (flags.json === true) process.stdout.write(`${JSON.stringify(outcomeJson(outcome))}\n`);
+    else writeError(`${describeOutcome(outcome).join("\n")}\n`);
+    return exitCodeOfOutcome(outcome);
+  } finally {
+    reporter.stop();
+  }
+}
+
+async function executeBatch(
+  mode: Extract<RunMode, { kind: "batch" }>,
+  base: ExecuteOptions,
+  flags: RunFlags,
+): Promise<number> {
+  const style = progressStyle(base);
+  const result = await runBatch({
+    ...base,
+    ...(flags.repo === undefined ? {} : { repo: flags.repo }),
+    ...(mode.label === undefined ? {} : { label: mode.label }),
+    ...(mode.project === undefined ? {} : { project: mode.project }),
+    ...(mode.concurrency === undefined ? {} : { concurrency: mode.concurrency }),
+    onIssues: (issues) =>
+      writeError(
+        issues.length === 0
+          ? "closer: no open issue matches\n"
+          : `closer: ${issues.length} issue(s): ${issues.map((issue) => `#${issue.number}`).join(", ")}\n`,
+      ),
+    // Runs of a batch share stderr: one line per event, each naming its issue, no live line.
+    onEventFor: (issue) =>
+      makeProgressReporter({ write: prefixLines(`#${issue} `), live: false, ...style }),
+  });
+  writeError(`${formatBatchTable(result.outcomes)}\n`);
+  if (flags.json === true) {
+    const line = { success: result.success, results: result.outcomes.map(outcomeJson) };
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+  }
+  if (base.signal.aborted) return EXIT_CODES.interrupted;
+  return result.success ? EXIT_CODES.completed : EXIT_CODES.notCompleted;
+}
+
+/** A writer that puts `prefix` before every line (the issue of a batch run). */
+function prefixLines(prefix: string): (text: string) => void {
+  return (text) => {
+    const lines = text.split("\n");
+    const last = lines.pop() ?? "";
+    const prefixed = lines.map((line) => (line === "" ? line : `${prefix}${line}`));
+    writeError([...prefixed, last === "" ? "" : `${prefix}${last}`].join("\n"));
+  };
+}

@@ -1,0 +1,161 @@
+import { CloserError } from "../../errors.js";
+
+/** `closer run`'s options as commander parses them (values still text). */
+export interface RunFlags {
+  readonly agent?: string;
+  readonly task?: string;
+  readonly taskFile?: string;
+  readonly issue?: string;
+  readonly cwd?: string;
+  readonly maxIterations?: string;
+  readonly branch?: string;
+  readonly baseBranch?: string;
+  /** False with `--no-worktree`. */
+  readonly worktree: boolean;
+  readonly backend?: string;
+  readonly model?: string;
+  readonly resume?: string;
+  readonly runsDir?: string;
+  readonly json?: boolean;
+  readonly verbose?: boolean;
+  readonly label?: string;
+  readonly project?: string;
+  readonly concurrency?: string;
+  readonly repo?: string;
+}
+
+/** What the command line asks for. */
+export type RunMode =
+  | { readonly kind: "task"; readonly text: string }
+  | { readonly kind: "task-file"; readonly file: string }
+  | { readonly kind: "issue"; readonly issue: number }
+  | {
+      readonly kind: "batch";
+      readonly label?: string;
+      readonly project?: number;
+      readonly concurrency?: number;
+    }
+  | { readonly kind: "resume"; readonly runId: string };
+
+export interface RunInvocation {
+  readonly agentName: string;
+  readonly mode: RunMode;
+  /** Tokens left for the agent's own parameter flags. */
+  readonly parameterTokens: readonly string[];
+  readonly maxIterations?: number;
+}
+
+const USAGE_FIX =
+  "closer run <agent> --issue N | --task TEXT | --task-file FILE | --label L | --resume RUN_ID";
+
+function usage(message: string, fix: string = USAGE_FIX): CloserError {
+  return new CloserError("usage_error", message, { fix });
+}
+
+/**
+ * Checks the command line as a whole: which agent (positional or `--agent`,
+ * not two different ones), exactly one task source, and options that only
+ * fit some modes. `tokens` are commander's leftovers: the agent name first
+ * (when given as a positional), then what closer did not recognise.
+ */
+export function readRunInvocation(tokens: readonly string[], flags: RunFlags): RunInvocation {
+  const firstOption = tokens.findIndex((token) => token.startsWith("-"));
+  const operands = firstOption === -1 ? [...tokens] : tokens.slice(0, firstOption);
+  const rest = firstOption === -1 ? [] : tokens.slice(firstOption);
+  const [positional, ...extra] = operands;
+  const agentName = agentNameOf(positional, flags.agent, rest.length > 0);
+  const mode = modeOf(flags);
+  checkModeOptions(mode, flags);
+  const maxIterations =
+    flags.maxIterations === undefined
+      ? undefined
+      : positiveInteger("--max-iterations", flags.maxIterations);
+  return {
+    agentName,
+    mode,
+    parameterTokens: [...extra, ...rest],
+    ...(maxIterations === undefined ? {} : { maxIterations }),
+  };
+}
+
+function agentNameOf(
+  positional: string | undefined,
+  flag: string | undefined,
+  hasUnknownOptions: boolean,
+): string {
+  if (positional !== undefined && flag !== undefined && positional !== flag) {
+    throw usage(
+      `two different agents named: "${positional}" and --agent "${flag}"`,
+      "name the agent once: closer run <agent> … or closer run --agent <agent> …",
+    );
+  }
+  const name = positional ?? flag;
+  if (name !== undefined) return name;
+  throw usage(
+    hasUnknownOptions
+      ? "name the agent before its own options"
+      : "which agent? name it as closer run <agent> or with --agent <agent>",
+    "closer run <agent> [options] (the agents are the folders under .agent/; see closer list)",
+  );
+}
+
+function modeOf(flags: RunFlags): RunMode {
+  const sources: [string, boolean][] = [
+    ["--task", flags.task !== undefined],
+    ["--task-file", flags.taskFile !== undefined],
+    ["--issue", flags.issue !== undefined],
+    ["--label/--project", flags.label !== undefined || flags.project !== undefined],
+    ["--resume", flags.resume !== undefined],
+  ];
+  const given = sources.filter(([, present]) => present).map(([name]) => name);
+  if (given.length === 0) throw usage("missing task: say what the agent should work on");
+  if (given.length > 1) {
+    throw usage(`${given.join(" and ")} cannot be combined: give one task source`);
+  }
+  if (flags.task !== undefined) return { kind: "task", text: flags.task };
+  if (flags.taskFile !== undefined) return { kind: "task-file", file: flags.taskFile };
+  if (flags.issue !== undefined)
+    return { kind: "issue", issue: positiveInteger("--issue", flags.issue) };
+  if (flags.resume !== undefined) return { kind: "resume", runId: flags.resume };
+  return {
+    kind: "batch",
+    ...(flags.label === undefined ? {} : { label: flags.label }),
+    ...(flags.project === undefined
+      ? {}
+      : { project: positiveInteger("--project", flags.project) }),
+    ...(flags.concurrency === undefined
+      ? {}
+      : { concurrency: positiveInteger("--concurrency", flags.concurrency) }),
+  };
+}
+
+function checkModeOptions(mode: RunMode, flags: RunFlags): void {
+  if (flags.concurrency !== undefined && mode.kind !== "batch") {
+    throw usage("--concurrency applies only to --label/--project runs");
+  }
+  if (mode.kind === "batch" && flags.branch !== undefined) {
+    throw usage("--branch cannot be used with --label/--project: each issue gets its own branch");
+  }
+  if (mode.kind === "batch" && !flags.worktree) {
+    throw usage(
+      "--no-worktree cannot be used with --label/--project: each issue needs its own worktree",
+    );
+  }
+  if (!flags.worktree && (flags.branch !== undefined || flags.baseBranch !== undefined)) {
+    throw usage("--branch and --base-branch need a worktree; drop --no-worktree");
+  }
+  if (mode.kind === "resume" && (flags.branch !== undefined || flags.baseBranch !== undefined)) {
+    throw usage("a resumed run keeps its branch; drop --branch and --base-branch");
+  }
+}
+
+/** A whole number of at least 1, or a usage error naming the flag. */
+export function positiveInteger(flag: string, text: string): number {
+  const value = Number(text);
+  if (/^\s*\d+\s*$/.test(text) && Number.isSafeInteger(value) && value >= 1) return value;
+  throw new CloserError("usage_error", `${flag} must be a whole number of at least 1`, {
+    expected: "a whole number of at least 1",
+    found: JSON.stringify(text),
+    fix: `pass e.g. ${flag} 2`,
+  });
+}

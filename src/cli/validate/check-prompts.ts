@@ -1,0 +1,289 @@
+import { join } from "node:path";
+import { BUILTIN_PATTERN_NAMES } from "../../completion/check-failure.js";
+import { closureReviewWords } from "../../completion/closure-review.js";
+import type { CompletionStepDefinition, ResolvedAgent } from "../../definition/types.js";
+import { CloserError } from "../../errors.js";
+import { type C3lWords, findBadWords } from "../../prompts/c3l.js";
+import { type LocatedPrompt, locatePrompt } from "../../prompts/prompt-resolver.js";
+import { retryWords, stepWords } from "../../prompts/prompt-words.js";
+import {
+  listTemplateVariables,
+  type ParsedTemplate,
+  parseTemplate,
+  type TemplateUsage,
+  translateHandlebarsError,
+} from "../../prompts/render.js";
+import { RETRY_VARIABLES, RUNNER_VARIABLES, TASK_FIELDS } from "../../prompts/variables.js";
+import { BUILTIN_PATTERNS } from "../../retry/builtin-patterns.js";
+import { quoteList } from "./check-references.js";
+import { keyPath, type ProblemCollector, type ProblemPlace } from "./problem.js";
+
+/** Params the harness itself supplies to the retry prompts of its built-in patterns. */
+
+/** What one retry pattern of a completion step supplies, and who supplies it. */
+interface RetryTarget {
+  readonly pattern: string;
+  readonly supplied: readonly string[];
+  /** Validators mapped to the pattern; empty for a built-in pattern. */
+  readonly validators: readonly { readonly name: string; readonly params: readonly string[] }[];
+  /** A fall back to the built-in generic text deserves a warning. */
+  readonly warnOnBuiltin: boolean;
+}
+
+interface TemplateExpectation {
+  /** Names the template may use besides runner variables, agent parameters and its own params. */
+  readonly extra: readonly string[];
+  readonly retry?: RetryTarget;
+  /** Who asks for the prompt, for messages: `step "initial.issue"`. */
+  readonly owner: string;
+}
+
+interface PromptContext {
+  readonly agent: ResolvedAgent;
+  readonly problems: ProblemCollector;
+  readonly parsed: Map<string, ParsedTemplate | undefined>;
+}
+
+/** Checks that every prompt the loop can ask for resolves, and that its variables are supplied. */
+export async function checkPrompts(
+  agent: ResolvedAgent,
+  problems: ProblemCollector,
+): Promise<void> {
+  const context: PromptContext = { agent, problems, parsed: new Map() };
+  const { registry } = agent;
+  for (const [id, step] of Object.entries(registry.steps)) {
+    await checkPrompt(context, {
+      words: stepWords(registry.c1, step),
+      place: { file: agent.files.registry, jsonPath: keyPath("steps", id) },
+      expectation: { extra: [], owner: `step "${id}"` },
+    });
+  }
+  for (const [id, completionStep] of Object.entries(registry.completionSteps)) {
+    const jsonPath = keyPath("completionSteps", id);
+    for (const target of retryTargets(agent, completionStep)) {
+      const pattern = registry.completionPatterns[target.pattern];
+      await checkPrompt(context, {
+        words: retryWords(registry.c1, completionStep, target.pattern, pattern),
+        place: { file: agent.files.registry, jsonPath },
+        expectation: {
+          extra: [...RETRY_VARIABLES, ...target.supplied],
+          retry: target,
+          owner: `pattern "${target.pattern}" of completion step "${id}"`,
+        },
+      });
+    }
+    if (completionStep.closureReview) {
+      await checkPrompt(context, {
+        words: closureReviewWords(registry.c1, completionStep.closureReview),
+        place: { file: agent.files.registry, jsonPath: `${jsonPath}.closureReview` },
+        expectation: { extra: [], owner: `the closure review of completion step "${id}"` },
+      });
+    }
+  }
+}
+
+function retryTargets(
+  agent: ResolvedAgent,
+  completionStep: CompletionStepDefinition,
+): RetryTarget[] {
+  const validators = completionStep.completionConditions.flatMap((condition) => {
+    const validator = agent.registry.validators[condition.validator];
+    return validator === undefined ? [] : [validator];
+  });
+  const patterns = [...new Set(validators.map((validator) => validator.failurePattern))];
+  const targets: RetryTarget[] = patterns.map((pattern) => {
+    const mapped = validators
+      .filter((validator) => validator.failurePattern === pattern)
+      .map((validator) => ({ name: validator.name, params: Object.keys(validator.extractParams) }));
+    const supplied = mapped.reduce<readonly string[]>(
+      (common, validator) => common.filter((param) => validator.params.includes(param)),
+      mapped[0]?.params ?? [],
+    );
+    return { pattern, supplied, validators: mapped, warnOnBuiltin: true };
+  });
+  for (const [pattern, { params: supplied }] of Object.entries(BUILTIN_PATTERNS)) {
+    if (pattern === BUILTIN_PATTERN_NAMES.closureIncomplete && !completionStep.closureReview)
+      continue;
+    const warnOnBuiltin = pattern === BUILTIN_PATTERN_NAMES.formatError;
+    targets.push({ pattern, supplied, validators: [], warnOnBuiltin });
+  }
+  return targets;
+}
+
+async function checkPrompt(
+  context: PromptContext,
+  request: { words: C3lWords; place: ProblemPlace; expectation: TemplateExpectation },
+): Promise<void> {
+  const { agent, problems } = context;
+  const { words, place, expectation } = request;
+  // Bad words are reported once, at their place in the registry, by checkPathWords.
+  if (findBadWords(words).length > 0) return;
+  let located: LocatedPrompt;
+  try {
+    located = await locatePrompt(agent.dir, words, { retry: expectation.retry !== undefined });
+  } catch (error) {
+    if (error instanceof CloserError) return problems.addError(error, place);
+    throw error;
+  }
+  const tried = located.candidates
+    .filter((candidate) => candidate.kind !== "builtin")
+    .map((candidate) => candidate.path);
+  const first = tried[0] ?? "the template";
+  if (located.found === undefined) {
+    problems.error(
+      place,
+      `no prompt for ${expectation.owner}: looked for ${tried.join(", ")}`,
+      `create ${first} in the agent folder`,
+    );
+    return;
+  }
+  if (located.source === undefined) {
+    if (expectation.retry?.warnOnBuiltin) {
+      problems.warning(
+        place,
+        `no retry template for ${expectation.owner}; the built-in generic text will be used (looked for ${tried.join(", ")})`,
+        `create ${first}`,
+      );
+    }
+    return;
+  }
+  const templatePath = located.found.path;
+  const parsed = parseOnce(context, templatePath, located.source);
+  if (parsed === undefined) return;
+  const usage = usageOf(context, templatePath, parsed);
+  if (usage === undefined) return;
+  checkTemplateVariables(context, { templatePath, parsed, usage, expectation });
+}
+
+function parseOnce(
+  context: PromptContext,
+  templatePath: string,
+  source: string,
+): ParsedTemplate | undefined {
+  if (context.parsed.has(templatePath)) return context.parsed.get(templatePath);
+  let parsed: ParsedTemplate | undefined;
+  try {
+    parsed = parseTemplate(source, templatePath);
+  } catch (error) {
+    if (!(error instanceof CloserError)) throw error;
+    reportTemplateError(context, templatePath, error);
+  }
+  context.parsed.set(templatePath, parsed);
+  return parsed;
+}
+
+function usageOf(
+  context: PromptContext,
+  templatePath: string,
+  parsed: ParsedTemplate,
+): TemplateUsage | undefined {
+  try {
+    return listTemplateVariables(parsed.body);
+  } catch (error) {
+    reportTemplateError(
+      context,
+      templatePath,
+      translateHandlebarsError(error, parsed, templatePath),
+    );
+    return undefined;
+  }
+}
+
+/** Template errors name the path inside the agent folder; problems are shown from the cwd. */
+function reportTemplateError(
+  context: PromptContext,
+  templatePath: string,
+  error: CloserError,
+): void {
+  const { line, jsonPath, fix } = error.fields;
+  const place: ProblemPlace = {
+    file: join(context.agent.dir, templatePath),
+    ...(line === undefined ? {} : { line }),
+    ...(jsonPath === undefined ? {} : { jsonPath }),
+  };
+  context.problems.error(place, error.message.split("\n")[0] ?? error.message, fix);
+}
+
+function checkTemplateVariables(
+  context: PromptContext,
+  input: {
+    templatePath: string;
+    parsed: ParsedTemplate;
+    usage: TemplateUsage;
+    expectation: TemplateExpectation;
+  },
+): void {
+  const { agent, problems } = context;
+  const { templatePath, parsed, usage, expectation } = input;
+  const file = join(agent.dir, templatePath);
+  const always = [...RUNNER_VARIABLES, ...Object.keys(agent.parameters)];
+  const supplied = new Set([...always, ...expectation.extra]);
+  checkDeclaredParams(problems, { file, parsed, supplied, expectation });
+  const allowed = new Set([...supplied, ...parsed.params]);
+  for (const variable of usage.variables) {
+    const line = variable.line + parsed.bodyLineOffset;
+    if (!allowed.has(variable.name)) {
+      problems.error(
+        { file, line },
+        `template uses {{${variable.path}}} but nothing supplies "${variable.name}" to ${expectation.owner}`,
+        `use one of ${[...supplied].join(", ")}; declare "${variable.name}" as an agent parameter${expectation.retry ? " or extract it in a validator's extractParams" : ""}`,
+      );
+      continue;
+    }
+    const field = variable.path.split(".")[1];
+    if (variable.name === "task" && field !== undefined && !TASK_FIELDS.includes(field)) {
+      problems.error(
+        { file, line },
+        `template uses {{${variable.path}}} but task has no field "${field}"`,
+        `use one of ${TASK_FIELDS.map((each) => `task.${each}`).join(", ")}`,
+      );
+    }
+  }
+  for (const helper of usage.unknownHelpers) {
+    problems.error(
+      { file },
+      `template calls helper "${helper}", which closer does not provide`,
+      "use if, unless, each, with or lookup",
+    );
+  }
+  for (const partial of usage.partials) {
+    problems.error(
+      { file },
+      `template uses partial "${partial}"; closer registers no partials`,
+      "inline the text",
+    );
+  }
+}
+
+function checkDeclaredParams(
+  problems: ProblemCollector,
+  input: {
+    file: string;
+    parsed: ParsedTemplate;
+    supplied: ReadonlySet<string>;
+    expectation: TemplateExpectation;
+  },
+): void {
+  const { file, parsed, supplied, expectation } = input;
+  const line = parsed.bodyLineOffset > 0 ? 2 : undefined;
+  const place: ProblemPlace = { file, jsonPath: "params", ...(line === undefined ? {} : { line }) };
+  for (const param of parsed.params) {
+    if (supplied.has(param)) continue;
+    const validators = expectation.retry?.validators ?? [];
+    const lacking = validators.filter((validator) => !validator.params.includes(param));
+    if (lacking.length > 0) {
+      const names = lacking.map((validator) => validator.name);
+      problems.error(
+        place,
+        `template declares param "${param}" for ${expectation.owner}, but validator(s) ${quoteList(names)} do not extract it`,
+        `add "${param}" to extractParams of ${names.map((name) => keyPath("validators", name)).join(", ")}, or remove it from params`,
+      );
+      continue;
+    }
+    problems.error(
+      place,
+      `template declares param "${param}", but nothing supplies it to ${expectation.owner}`,
+      `remove "${param}" from params, or declare it as an agent parameter`,
+    );
+  }
+}

@@ -1,0 +1,152 @@
+import { stat } from "node:fs/promises";
+import { relative } from "node:path";
+import type { ResolvedAgent, ValidatorDefinition } from "../../definition/types.js";
+import { findBadWords } from "../../prompts/c3l.js";
+import { stepWords } from "../../prompts/prompt-words.js";
+import { RETRY_VARIABLES, RUNNER_VARIABLES } from "../../prompts/variables.js";
+import { keyPath, type ProblemCollector } from "./problem.js";
+
+/** Names a quoted, comma-separated list: `"a", "b"`. */
+export function quoteList(names: readonly string[]): string {
+  return names.map((name) => `"${name}"`).join(", ");
+}
+
+/** Validators whose failurePattern is the given pattern. */
+export function validatorsForPattern(agent: ResolvedAgent, pattern: string): ValidatorDefinition[] {
+  return Object.values(agent.registry.validators).filter(
+    (validator) => validator.failurePattern === pattern,
+  );
+}
+
+/** Checks that every name the registry points at (steps, completion steps, validators, patterns) exists. */
+export function checkTargets(agent: ResolvedAgent, problems: ProblemCollector): void {
+  const { registry } = agent;
+  const file = agent.files.registry;
+  const stepIds = Object.keys(registry.steps);
+  if (registry.steps[registry.entryStep] === undefined) {
+    problems.error(
+      { file, jsonPath: "entryStep" },
+      `entryStep "${registry.entryStep}" is not a step (steps: ${quoteList(stepIds) || "none"})`,
+      `set entryStep to one of the keys of steps`,
+    );
+  }
+  for (const [id, step] of Object.entries(registry.steps)) {
+    const path = keyPath("steps", id);
+    if (step.next !== undefined && registry.steps[step.next] === undefined) {
+      problems.error(
+        { file, jsonPath: `${path}.next` },
+        `next step "${step.next}" of step "${id}" does not exist`,
+        `set next to one of ${quoteList(stepIds)}, or remove it to stay on this step`,
+      );
+    }
+    if (step.completionStep !== undefined && !(step.completionStep in registry.completionSteps)) {
+      problems.error(
+        { file, jsonPath: `${path}.completionStep` },
+        `completion step "${step.completionStep}" of step "${id}" does not exist`,
+        `add "${step.completionStep}" to completionSteps, or name one of ${quoteList(Object.keys(registry.completionSteps)) || "none"}`,
+      );
+    }
+  }
+  for (const [id, completionStep] of Object.entries(registry.completionSteps)) {
+    completionStep.completionConditions.forEach((condition, index) => {
+      if (condition.validator in registry.validators) return;
+      problems.error(
+        {
+          file,
+          jsonPath: `${keyPath("completionSteps", id)}.completionConditions[${index}].validator`,
+        },
+        `validator "${condition.validator}" of completion step "${id}" is not defined`,
+        `add "${condition.validator}" to validators, or use one of ${quoteList(Object.keys(registry.validators)) || "none"}`,
+      );
+    });
+  }
+  for (const [name, validator] of Object.entries(registry.validators)) {
+    if (validator.failurePattern in registry.completionPatterns) continue;
+    problems.error(
+      { file, jsonPath: `${keyPath("validators", name)}.failurePattern` },
+      `failurePattern "${validator.failurePattern}" of validator "${name}" is not in completionPatterns`,
+      `add "${validator.failurePattern}" to completionPatterns, or use one of ${quoteList(Object.keys(registry.completionPatterns)) || "none"}`,
+    );
+  }
+}
+
+/** Checks that custom validator modules exist. */
+export async function checkCustomModules(
+  agent: ResolvedAgent,
+  problems: ProblemCollector,
+): Promise<void> {
+  for (const [name, validator] of Object.entries(agent.registry.validators)) {
+    if (validator.type !== "custom") continue;
+    const found = await stat(validator.module).then(
+      (stats) => stats.isFile(),
+      () => false,
+    );
+    if (found) continue;
+    problems.error(
+      { file: agent.files.registry, jsonPath: `${keyPath("validators", name)}.module` },
+      `module ${relative(agent.dir, validator.module)} of custom validator "${name}" does not exist`,
+      "create the module (relative to the agent folder) or correct the path",
+    );
+  }
+}
+
+/** Checks each pattern's params against what the validators mapped to it extract. */
+export function checkPatternParams(agent: ResolvedAgent, problems: ProblemCollector): void {
+  const file = agent.files.registry;
+  for (const [name, pattern] of Object.entries(agent.registry.completionPatterns)) {
+    const validators = validatorsForPattern(agent, name);
+    if (validators.length === 0) continue;
+    for (const param of pattern.params) {
+      if (RUNNER_VARIABLES.includes(param) || RETRY_VARIABLES.includes(param)) continue;
+      const lacking = validators.filter((validator) => !(param in validator.extractParams));
+      if (lacking.length === 0) continue;
+      const names = lacking.map((validator) => validator.name);
+      problems.error(
+        { file, jsonPath: `${keyPath("completionPatterns", name)}.params` },
+        `param "${param}" of pattern "${name}" is not extracted by validator(s) ${quoteList(names)}`,
+        `add "${param}" to extractParams of ${names.map((each) => keyPath("validators", each)).join(", ")}, or remove it from the pattern's params`,
+      );
+    }
+  }
+}
+
+/** Path words that pass the file schema but could still leave the agent folder (`a..b`). */
+export function checkPathWords(agent: ResolvedAgent, problems: ProblemCollector): void {
+  const file = agent.files.registry;
+  const { registry } = agent;
+  const report = (errors: ReturnType<typeof findBadWords>) => {
+    for (const error of errors) problems.addError(error, { file });
+  };
+  for (const [id, step] of Object.entries(registry.steps)) {
+    report(findBadWords(stepWords(registry.c1, step), { file, jsonPath: keyPath("steps", id) }));
+  }
+  for (const [id, step] of Object.entries(registry.completionSteps)) {
+    const jsonPath = keyPath("completionSteps", id);
+    report(
+      findBadWords(
+        { c1: registry.c1, c2: step.c2, c3: step.c3, edition: "failed" },
+        { file, jsonPath },
+      ),
+    );
+    if (step.closureReview) {
+      const review = { c1: registry.c1, ...step.closureReview, edition: "default" };
+      report(findBadWords(review, { file, jsonPath: `${jsonPath}.closureReview` }));
+    }
+  }
+  for (const [name, pattern] of Object.entries(registry.completionPatterns)) {
+    const words = { edition: pattern.edition, adaptation: pattern.adaptation };
+    report(findBadWords(words, { file, jsonPath: keyPath("completionPatterns", name) }));
+  }
+}
+
+/** An agent parameter named like a runner variable would be silently shadowed in every template. */
+export function checkParameterNames(agent: ResolvedAgent, problems: ProblemCollector): void {
+  for (const name of Object.keys(agent.parameters)) {
+    if (!RUNNER_VARIABLES.includes(name) && !RETRY_VARIABLES.includes(name)) continue;
+    problems.error(
+      { file: agent.files.agentJson, jsonPath: keyPath("parameters", name) },
+      `parameter "${name}" has the name of a variable closer supplies to templates`,
+      `rename the parameter (reserved: ${[...RUNNER_VARIABLES, ...RETRY_VARIABLES].join(", ")})`,
+    );
+  }
+}

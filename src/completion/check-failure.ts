@@ -1,0 +1,148 @@
+import type { ResponseFormat } from "../definition/types.js";
+import type { ValidatorOutcome } from "../ports.js";
+import type { CompletionCheck } from "./completion-validator.js";
+import type { CompletionDecision } from "./decision.js";
+import { describeFormat, type FormatCheck } from "./format.js";
+
+/** Which stage of the completion check found the gap. */
+export type CheckFailureKind = "format" | "decision" | "validator" | "closure-review" | "external";
+
+/**
+ * One reason the work is not verifiably done, in the shape both the retry
+ * prompt (`pattern`, `params`) and the next iteration's summary (`name`,
+ * `detail`) read.
+ */
+export interface CheckFailure {
+  readonly kind: CheckFailureKind;
+  /** The validator or external condition; `response-format`, `decision`, `closure-review` for the built-in checks. */
+  readonly name: string;
+  /** The retry pattern that selects the template. */
+  readonly pattern: string;
+  /** Template params for the retry prompt (cut for the prompt later, by the retry stage). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** One line: what was found. */
+  readonly detail: string;
+}
+
+/** Built-in pattern names (SPEC §4.4, §4.5, §4.2, §4.6). */
+export const BUILTIN_PATTERN_NAMES = {
+  formatError: "format-error",
+  closureIncomplete: "closure-incomplete",
+  undecidable: "undecidable",
+  externalCondition: "external-condition",
+} as const;
+
+const DETAIL_MAX_CHARS = 200;
+
+type FailedCompletionCheck = Extract<CompletionCheck, { valid: false }>;
+
+export function formatFailure(check: FormatCheck, format: ResponseFormat): CheckFailure {
+  const formatError = check.error ?? "the response does not have the expected format";
+  return {
+    kind: "format",
+    name: "response-format",
+    pattern: BUILTIN_PATTERN_NAMES.formatError,
+    params: { formatError, expectedFormat: describeFormat(format) },
+    detail: oneLine(formatError),
+  };
+}
+
+export function undecidableFailure(decision: CompletionDecision): CheckFailure {
+  return {
+    kind: "decision",
+    name: "decision",
+    pattern: BUILTIN_PATTERN_NAMES.undecidable,
+    params: {
+      decisionSource: decision.source,
+      decisionReason: `${decision.reason ?? "undecidable"}: ${decision.detail}`,
+    },
+    detail: oneLine(`${decision.source}: ${decision.detail}`),
+  };
+}
+
+/** A failed completion check: the first failing validator decides, the others are named in the detail. */
+export function validationFailure(check: FailedCompletionCheck): CheckFailure {
+  const [first, ...others] = check.failures;
+  const found = first === undefined ? "failed" : describeOutcome(first);
+  const also = others.map((outcome) => outcome.validator);
+  return {
+    kind: "validator",
+    name: check.validator,
+    pattern: check.pattern,
+    params: check.params,
+    detail: oneLine(`${found}${also.length > 0 ? ` (also failing: ${also.join(", ")})` : ""}`),
+  };
+}
+
+export function closureFailure(pendingActions: readonly string[]): CheckFailure {
+  return {
+    kind: "closure-review",
+    name: "closure-review",
+    pattern: BUILTIN_PATTERN_NAMES.closureIncomplete,
+    params: { pendingActions },
+    detail: oneLine(
+      pendingActions.length === 0
+        ? "the closure review is not complete"
+        : `pending: ${pendingActions.join("; ")}`,
+    ),
+  };
+}
+
+export function externalFailure(condition: string, detail: string | undefined): CheckFailure {
+  const text = detail ?? "not met";
+  return {
+    kind: "external",
+    name: condition,
+    pattern: BUILTIN_PATTERN_NAMES.externalCondition,
+    params: { condition, detail: text },
+    detail: oneLine(`${condition}: ${text}`),
+  };
+}
+
+/**
+ * What a validator found, in one line: the first param that says something
+ * (failed test names, changed files, compiler errors, a first output line),
+ * else the exit code.
+ */
+export function describeOutcome(outcome: ValidatorOutcome): string {
+  if (outcome.configError !== undefined) return `configuration error: ${outcome.configError}`;
+  if (outcome.timedOut === true) return "timed out";
+  for (const [name, value] of Object.entries(outcome.params)) {
+    const said = describeValue(value);
+    if (said !== undefined) return `${name}: ${said}`;
+  }
+  if (outcome.exitCode !== undefined) return `exit code ${outcome.exitCode}`;
+  return "failed";
+}
+
+function describeValue(value: unknown): string | undefined {
+  if (typeof value === "string") return firstLine(value);
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const names = value.slice(0, 3).map(describeItem);
+  const more = value.length - names.length;
+  return `${names.join(", ")}${more > 0 ? ` (+${more} more)` : ""}`;
+}
+
+function describeItem(item: unknown): string {
+  if (typeof item !== "object" || item === null) return String(item);
+  const fields = item as Record<string, unknown>;
+  if (typeof fields.name === "string") return fields.name;
+  if (typeof fields.file === "string") {
+    const where = fields.line === undefined ? fields.file : `${fields.file}:${String(fields.line)}`;
+    return typeof fields.message === "string" ? `${where} ${fields.message}` : where;
+  }
+  return JSON.stringify(item);
+}
+
+function firstLine(text: string): string | undefined {
+  return text
+    .split(/\r?\n/)
+    .find((line) => line.trim() !== "")
+    ?.trim();
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s*\r?\n\s*/g, " ").trim();
+  return flat.length > DETAIL_MAX_CHARS ? `${flat.slice(0, DETAIL_MAX_CHARS - 3)}...` : flat;
+}

@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import type { ValidatorOutcome } from "../ports.js";
+import { type ExternalCondition, isComplete } from "./completion-handler.js";
+import type { CompletionCheck } from "./completion-validator.js";
+
+const passed: CompletionCheck = { valid: true, outcomes: [] };
+const failedTests: ValidatorOutcome = {
+  validator: "tests-pass",
+  valid: false,
+  pattern: "test-failed",
+  params: { failedTests: [{ name: "slugify trims", error: "expected a" }] },
+  durationMs: 5,
+  exitCode: 1,
+};
+const failed: CompletionCheck = {
+  valid: false,
+  pattern: "test-failed",
+  params: failedTests.params,
+  validator: "tests-pass",
+  outcomes: [failedTests],
+  failures: [failedTests],
+};
+
+function condition(
+  name: string,
+  ok: boolean,
+  asked: string[] = [],
+  detail?: string,
+): ExternalCondition {
+  return {
+    name,
+    check: async () => {
+      asked.push(name);
+      return detail === undefined ? { ok } : { ok, detail };
+    },
+  };
+}
+
+describe("isComplete", () => {
+  it("§4.6 validators passed and every external condition holds: complete", async () => {
+    const verdict = await isComplete({
+      validation: passed,
+      external: [
+        condition("working tree clean", true),
+        condition("commits on the task branch", true),
+      ],
+    });
+    expect(verdict.complete).toBe(true);
+  });
+
+  it("§4.6 a failed validation is the first unmet condition, with its pattern and params", async () => {
+    const asked: string[] = [];
+    const verdict = await isComplete({
+      validation: failed,
+      external: [condition("clean", true, asked)],
+    });
+    expect(verdict.complete).toBe(false);
+    if (verdict.complete) return;
+    expect(verdict.failure.pattern).toBe("test-failed");
+    expect(verdict.failure.name).toBe("tests-pass");
+    expect(verdict.failure.detail).toContain("slugify trims");
+    expect(asked).toEqual([]);
+  });
+
+  it("§4.5 a closure review that is not complete yields closure-incomplete with its pending actions", async () => {
+    const verdict = await isComplete({
+      validation: passed,
+      closureReview: {
+        ok: true,
+        review: { allComplete: false, checklist: [], pendingActions: ["add a test"] },
+        complete: false,
+        pendingActions: ["add a test"],
+      },
+      external: [],
+    });
+    if (verdict.complete) throw new Error("expected incomplete");
+    expect(verdict.failure.pattern).toBe("closure-incomplete");
+    expect(verdict.failure.params).toEqual({ pendingActions: ["add a test"] });
+  });
+
+  it("§4.5 an unreadable closure review is not complete", async () => {
+    const verdict = await isComplete({
+      validation: passed,
+      closureReview: { ok: false, error: "the closure review gave no JSON answer" },
+      external: [],
+    });
+    if (verdict.complete) throw new Error("expected incomplete");
+    expect(verdict.failure.pattern).toBe("closure-incomplete");
+    expect(String(verdict.failure.params.pendingActions)).toContain("no JSON answer");
+  });
+
+  it("§4.6 the first unmet external condition is returned and later ones are not asked", async () => {
+    const asked: string[] = [];
+    const verdict = await isComplete({
+      validation: passed,
+      external: [
+        condition("working tree clean", true, asked),
+        condition("commits on the task branch", false, asked, "no commits ahead of main"),
+        condition("never asked", false, asked),
+      ],
+    });
+    expect(asked).toEqual(["working tree clean", "commits on the task branch"]);
+    if (verdict.complete) throw new Error("expected incomplete");
+    expect(verdict.failure).toMatchObject({
+      kind: "external",
+      name: "commits on the task branch",
+      pattern: "external-condition",
+      params: { condition: "commits on the task branch", detail: "no commits ahead of main" },
+    });
+  });
+
+  it("§4.6 an external condition that throws is unmet, not a crash", async () => {
+    const verdict = await isComplete({
+      validation: passed,
+      external: [
+        {
+          name: "branch state",
+          check: async () => {
+            throw new Error("git exited 128");
+          },
+        },
+      ],
+    });
+    if (verdict.complete) throw new Error("expected incomplete");
+    expect(verdict.failure.detail).toContain("git exited 128");
+  });
+});

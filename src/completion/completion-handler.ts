@@ -1,0 +1,65 @@
+import {
+  type CheckFailure,
+  closureFailure,
+  externalFailure,
+  validationFailure,
+} from "./check-failure.js";
+import type { ClosureReviewReading } from "./closure-review.js";
+import type { CompletionCheck } from "./completion-validator.js";
+
+/** A fact about the outside world that must hold before a run is complete (SPEC §4.6). */
+export interface ExternalCondition {
+  /** Short name, e.g. "working tree clean". */
+  readonly name: string;
+  check(): Promise<{ readonly ok: boolean; readonly detail?: string }>;
+}
+
+export interface CompletionEvidence {
+  /** The completion step's conditions. */
+  readonly validation: CompletionCheck;
+  /** The closure review, when the completion step has one and it ran. */
+  readonly closureReview?: ClosureReviewReading;
+  /** Conditions supplied by the task (e.g. an issue run's branch state), checked in order. */
+  readonly external: readonly ExternalCondition[];
+}
+
+export type CompletionVerdict =
+  | { readonly complete: true }
+  | { readonly complete: false; readonly failure: CheckFailure };
+
+/**
+ * CompletionHandler.isComplete: the model's declaration has already started
+ * the check; the work is complete only when the validators passed, the
+ * closure review (if any) agrees, and every external condition holds.
+ * The first unmet one is returned. External conditions are checked only
+ * after everything else passed, and a condition that throws is unmet.
+ */
+export async function isComplete(evidence: CompletionEvidence): Promise<CompletionVerdict> {
+  const { validation, closureReview } = evidence;
+  if (!validation.valid) return { complete: false, failure: validationFailure(validation) };
+  if (closureReview !== undefined && !closureReview.ok) {
+    return {
+      complete: false,
+      failure: closureFailure([`answer the closure review in its schema (${closureReview.error})`]),
+    };
+  }
+  if (closureReview?.ok === true && !closureReview.complete) {
+    return { complete: false, failure: closureFailure(closureReview.pendingActions) };
+  }
+  for (const condition of evidence.external) {
+    const result = await checkSafely(condition);
+    if (!result.ok)
+      return { complete: false, failure: externalFailure(condition.name, result.detail) };
+  }
+  return { complete: true };
+}
+
+async function checkSafely(
+  condition: ExternalCondition,
+): Promise<{ readonly ok: boolean; readonly detail?: string }> {
+  try {
+    return await condition.check();
+  } catch (error) {
+    return { ok: false, detail: `could not be checked: ${(error as Error).message}` };
+  }
+}

@@ -1,0 +1,135 @@
+import type { CompletionSignalConfig } from "../definition/types.js";
+import type { DecisionSource } from "../events.js";
+import { type DecisionFileSnapshot, readDecisionFile } from "./decision-file.js";
+import { isPlainObject, lastJsonObject } from "./json-in-text.js";
+import { hasDeclaration, readCompletionSignal } from "./signal.js";
+
+export type DecisionWord = "complete" | "incomplete" | "undecidable";
+
+/** What one channel said, before the undecidable streak is counted. */
+export interface ChannelReading {
+  readonly source: DecisionSource;
+  readonly decision: DecisionWord;
+  /** Set when the decision file carried a check id: whether it is the current one. */
+  readonly checkIdMatch?: boolean;
+  /** The decision file belongs to an earlier check (wrong check id, or older than the check). */
+  readonly stale?: boolean;
+  /**
+   * Why the result is undecidable or stale, as a stable code: `check-id-mismatch`,
+   * `file-older-than-check`, `invalid-json`, `missing-decision`, `unknown-decision-word`,
+   * `empty-decision-file`, `structured-output-not-object`, `no-decision`; and
+   * `no-declaration` for a structured output without status or next action (incomplete).
+   */
+  readonly reason?: string;
+  /** One human sentence about what was read (goes into the retry prompt and the record). */
+  readonly detail: string;
+  /** `status` / `next_action.action` of a structured declaration. */
+  readonly status?: string;
+  readonly action?: string;
+  /** `reasons` of a JSON decision file. */
+  readonly reasons?: readonly string[];
+}
+
+export interface ChannelInput {
+  readonly structuredOutput?: unknown;
+  /** Final assistant text. */
+  readonly text: string;
+  readonly decisionFile?: DecisionFileSnapshot;
+  readonly completionSignal: CompletionSignalConfig;
+  readonly checkId: string;
+  readonly checkStartedAtMs: number;
+}
+
+const MARKER_LINE = /^(?:<promise>\s*(COMPLETE|INCOMPLETE)\s*<\/promise>|(COMPLETE|INCOMPLETE))$/;
+
+/**
+ * SPEC §4.2: the channels in their fixed order. The first channel that says
+ * anything decides; a decision file always says something once it exists
+ * (even when stale), so a marker never overrides a file.
+ *
+ * A structured object (from the backend, or the last JSON object in the text)
+ * takes part only when it carries a declaration (`status` or
+ * `next_action.action`): JSON quoted in prose is not a verdict. A backend
+ * structured output without any declaration still means the model answered
+ * in its schema, so when no later channel speaks it reads as `incomplete`.
+ */
+export function readDecisionChannels(input: ChannelInput): ChannelReading {
+  const structured = readStructured(input);
+  if (structured !== undefined && structured.reason !== "no-declaration") return structured;
+  const noOutput = input.structuredOutput === undefined || input.structuredOutput === null;
+  const fromText = noOutput ? readStructuredFromText(input) : undefined;
+  if (fromText !== undefined) return fromText;
+  if (input.decisionFile !== undefined) return readDecisionFile(input.decisionFile, input);
+  const marker = readMarker(input.text);
+  if (marker !== undefined) return marker;
+  return (
+    structured ?? {
+      source: "none",
+      decision: "undecidable",
+      reason: "no-decision",
+      detail:
+        "no structured declaration, no decision file and no COMPLETE/INCOMPLETE line in the final text",
+    }
+  );
+}
+
+function readStructured(input: ChannelInput): ChannelReading | undefined {
+  const output = input.structuredOutput;
+  if (output === undefined || output === null) return undefined;
+  if (!isPlainObject(output)) {
+    return {
+      source: "structured",
+      decision: "undecidable",
+      reason: "structured-output-not-object",
+      detail: `the structured output is ${Array.isArray(output) ? "an array" : typeof output}, not an object`,
+    };
+  }
+  if (!hasDeclaration(output)) {
+    return {
+      source: "structured",
+      decision: "incomplete",
+      reason: "no-declaration",
+      detail: "the structured output has no status and no next_action",
+    };
+  }
+  return fromSignal("structured", output, input.completionSignal);
+}
+
+function readStructuredFromText(input: ChannelInput): ChannelReading | undefined {
+  const object = lastJsonObject(input.text, hasDeclaration);
+  return object === undefined
+    ? undefined
+    : fromSignal("structured-from-text", object, input.completionSignal);
+}
+
+function fromSignal(
+  source: "structured" | "structured-from-text",
+  output: Record<string, unknown>,
+  config: CompletionSignalConfig,
+): ChannelReading {
+  const signal = readCompletionSignal(output, config);
+  const said = [
+    signal.status === undefined ? undefined : `status "${signal.status}"`,
+    signal.action === undefined ? undefined : `next action "${signal.action}"`,
+  ].filter((part) => part !== undefined);
+  return {
+    source,
+    decision: signal.declared ? "complete" : "incomplete",
+    ...(signal.status === undefined ? {} : { status: signal.status }),
+    ...(signal.action === undefined ? {} : { action: signal.action }),
+    detail: `declared ${said.join(" and ")}`,
+  };
+}
+
+/** The last line that is only COMPLETE or INCOMPLETE (upper case, optionally in `<promise>` tags). */
+function readMarker(text: string): ChannelReading | undefined {
+  let decision: "complete" | "incomplete" | undefined;
+  for (const line of text.split(/\r?\n/)) {
+    const match = MARKER_LINE.exec(line.trim());
+    const word = match?.[1] ?? match?.[2];
+    if (word !== undefined) decision = word === "COMPLETE" ? "complete" : "incomplete";
+  }
+  return decision === undefined
+    ? undefined
+    : { source: "marker", decision, detail: `marker line: ${decision.toUpperCase()}` };
+}

@@ -1,0 +1,98 @@
+import type { BackendError } from "../ports.js";
+import type { IterationSummary } from "../record/run-state.js";
+import type { CheckFailure } from "./check-failure.js";
+import type { CompletionDecision } from "./decision.js";
+import { isPlainObject, lastJsonObject } from "./json-in-text.js";
+import { hasDeclaration } from "./signal.js";
+
+/** The parts of a backend response the summary reads. */
+export interface SummarySubject {
+  readonly structuredOutput?: unknown;
+  readonly text: string;
+  readonly toolsUsed: readonly string[];
+  readonly error?: Pick<BackendError, "message">;
+}
+
+/** What the harness found after the response. */
+export interface IterationFindings {
+  /** The decision read from the channels, when the iteration was a completion check. */
+  readonly decision?: CompletionDecision;
+  /** The gap that the next retry prompt is about. */
+  readonly failure?: CheckFailure;
+  /** Anything else worth telling the model (a format warning, a budget note). */
+  readonly errors?: readonly string[];
+}
+
+/** The summary as prompt text; prompts owns the wording. */
+export { renderIterationSummary as formatIterationSummary } from "../prompts/variables.js";
+
+const TEXT_SUMMARY_MAX_CHARS = 500;
+
+/**
+ * SPEC §3 rule 3: what the model declared last time (status, next action,
+ * reason, summary) next to what the harness found (the failed check and a
+ * one-line detail), so the next prompt can show the gap between the two
+ * (prompts' `renderIterationSummary` turns it into text).
+ */
+export function summarizeIteration(
+  iteration: number,
+  response: SummarySubject,
+  findings: IterationFindings = {},
+): IterationSummary {
+  const declaration = isPlainObject(response.structuredOutput)
+    ? response.structuredOutput
+    : lastJsonObject(response.text, hasDeclaration);
+  const nextAction = isPlainObject(declaration?.next_action) ? declaration.next_action : undefined;
+  const fromChannel = findings.decision !== undefined && isChannelDecision(findings.decision);
+  const status =
+    text(declaration?.status) ?? (fromChannel ? findings.decision?.decision : undefined);
+  const reason =
+    text(nextAction?.reason) ??
+    text(declaration?.reason) ??
+    (fromChannel ? findings.decision?.reasons?.join("; ") : undefined);
+  const summary = text(declaration?.summary) ?? summarizeText(response.text);
+  const errors = [
+    ...(response.error === undefined ? [] : [response.error.message]),
+    ...(findings.errors ?? []),
+  ];
+  const { failure } = findings;
+  return {
+    iteration,
+    ...(status === undefined ? {} : { status }),
+    ...(text(nextAction?.action) === undefined ? {} : { nextAction: text(nextAction?.action) }),
+    ...(reason === undefined || reason === "" ? {} : { reason }),
+    ...(summary === undefined ? {} : { summary }),
+    toolsUsed: [...response.toolsUsed],
+    errors,
+    ...(failure === undefined
+      ? {}
+      : {
+          failedCheck: {
+            validator: failure.name,
+            pattern: failure.pattern,
+            detail: failure.detail,
+          },
+        }),
+  };
+}
+
+function isChannelDecision(decision: CompletionDecision): boolean {
+  return (
+    decision.decision !== "undecidable" &&
+    (decision.source === "file-json" ||
+      decision.source === "file-legacy" ||
+      decision.source === "marker")
+  );
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function summarizeText(responseText: string): string | undefined {
+  const flat = responseText.replace(/\s+/g, " ").trim();
+  if (flat === "") return undefined;
+  return flat.length > TEXT_SUMMARY_MAX_CHARS
+    ? `${flat.slice(0, TEXT_SUMMARY_MAX_CHARS - 3)}...`
+    : flat;
+}

@@ -1,0 +1,243 @@
+/**
+ * The raw shape of agent.json. The same schema validates the file and generates
+ * schemas/agent.schema.json, so the field docs below are what an editor shows on hover.
+ */
+import path from "node:path";
+import { z } from "zod";
+import { WORD_PATTERN } from "./path-word.js";
+
+/** Tools the backend may use when agent.json names none. */
+export const DEFAULT_ALLOWED_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash"] as const;
+
+/** A parameter name doubles as a template variable and (by default) as the `--<name>` flag. */
+export const PARAMETER_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function isInsideWorkingTree(file: string): boolean {
+  const normalized = path.posix.normalize(file.replaceAll("\\", "/"));
+  return (
+    !path.posix.isAbsolute(normalized) &&
+    !path.win32.isAbsolute(file) &&
+    normalized !== ".." &&
+    !normalized.startsWith("../")
+  );
+}
+
+const parameterSchema = z
+  .strictObject({
+    type: z.enum(["string", "number", "boolean"]).describe("Type of the value."),
+    required: z.boolean().default(false).describe("The run fails to start without it."),
+    default: z
+      .union([z.string(), z.number(), z.boolean()])
+      .optional()
+      .describe("Value when the flag is not given; must have the parameter's type."),
+    flag: z
+      .string()
+      .regex(/^--[A-Za-z0-9][A-Za-z0-9-]*$/)
+      .optional()
+      .describe("CLI flag the value is read from; default: --<name>."),
+    description: z.string().default("").describe("Shown in the CLI help."),
+  })
+  .superRefine((parameter, context) => {
+    if (parameter.default !== undefined && typeof parameter.default !== parameter.type) {
+      context.addIssue({
+        code: "custom",
+        path: ["default"],
+        message: `the default ${JSON.stringify(parameter.default)} is not a ${parameter.type}`,
+        params: { fix: `give a ${parameter.type} default or change "type"` },
+      });
+    }
+  })
+  .describe("A CLI parameter; its value is a template variable of the same name.");
+
+const backendSchema = z
+  .strictObject({
+    kind: z
+      .enum(["claude-sdk", "claude-cli", "codex", "opencode", "command", "replay", "scripted"])
+      .default("claude-sdk")
+      .describe("What answers the prompts."),
+    model: z.string().optional().describe("Model for every step; default: the backend's own."),
+    allowedTools: z
+      .array(z.string())
+      .default([...DEFAULT_ALLOWED_TOOLS])
+      .describe("Tools the model may use."),
+    disallowedTools: z.array(z.string()).default([]).describe("Tools the model may never use."),
+    permissionMode: z
+      .enum(["acceptEdits", "default", "bypassPermissions", "plan", "dontAsk"])
+      .default("acceptEdits")
+      .describe("Claude Code permission mode."),
+    session: z
+      .enum(["continue", "fresh"])
+      .default("continue")
+      .describe("continue: one session across iterations; fresh: a new session each iteration."),
+    claudePath: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Path of the Claude Code executable; CLOSER_CLAUDE_PATH wins over it."),
+    command: z
+      .array(z.string())
+      .min(1)
+      .optional()
+      .describe("Executable and arguments, for the command backend (required there)."),
+    replayFrom: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Recorded run folder or transcript, relative to the agent folder (replay backend).",
+      ),
+    settingSources: z
+      .array(z.enum(["user", "project", "local"]))
+      .default([])
+      .describe("Claude settings the SDK loads; empty for reproducible runs."),
+    maxTurns: z.int().positive().optional().describe("Turns allowed in one backend query."),
+  })
+  .superRefine((backend, context) => {
+    const needed = { command: "command", replay: "replayFrom" } as const;
+    const key = needed[backend.kind as keyof typeof needed];
+    if (key !== undefined && backend[key] === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: [key],
+        message: `the ${backend.kind} backend needs "${key}"`,
+        params: { fix: `add "${key}" to runner.backend` },
+      });
+    }
+  })
+  .prefault({})
+  .describe("The backend and how it is allowed to work.");
+
+const budgetsSchema = z
+  .strictObject({
+    maxCostUsd: z.number().positive().optional().describe("Stop when the run has cost this much."),
+    maxWallTimeMs: z.int().positive().optional().describe("Stop after this much wall time."),
+    queryTimeoutMs: z.int().positive().default(1_800_000).describe("Timeout of one backend query."),
+    validatorTimeoutMs: z
+      .int()
+      .positive()
+      .default(600_000)
+      .describe("Timeout of a validator command that sets none."),
+  })
+  .prefault({})
+  .describe("Limits of one run.");
+
+const worktreeSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false).describe("Run each issue in its own git worktree."),
+    root: z
+      .string()
+      .min(1)
+      .default(".closer/worktrees")
+      .describe("Folder of closer's worktrees, relative to the repository root."),
+    branch: z
+      .string()
+      .min(1)
+      .default("closer/issue-{issue}")
+      .describe("Branch of an issue run; {issue} is replaced by the issue number."),
+    onSuccess: z
+      .enum(["merge", "push", "keep"])
+      .default("merge")
+      .describe("merge into the base branch, push (with a pull request), or keep the worktree."),
+    autoCommit: z
+      .boolean()
+      .default(false)
+      .describe("Commit leftover changes before the checks of an issue run."),
+  })
+  .prefault({})
+  .describe("Git worktree per run.");
+
+const githubSchema = z
+  .strictObject({
+    labels: z
+      .strictObject({
+        add: z.array(z.string()).default([]).describe("Labels added on completion."),
+        remove: z.array(z.string()).default([]).describe("Labels removed on completion."),
+      })
+      .prefault({})
+      .describe("Labels changed on verified completion."),
+    closeAction: z
+      .enum(["close", "label-only", "label-and-close"])
+      .default("close")
+      .describe("What happens to the issue on verified completion."),
+    completionComment: z.boolean().default(true).describe("Comment on the issue on completion."),
+    failureComment: z
+      .boolean()
+      .default(false)
+      .describe("Comment on the issue when a run ends without completion."),
+  })
+  .prefault({})
+  .describe("GitHub side effects, performed by closer after verified completion.");
+
+const loggingSchema = z
+  .strictObject({
+    runsDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Where run folders go; default: closer/runs inside the git folder."),
+    verbose: z.boolean().default(false).describe("Print more progress."),
+  })
+  .prefault({})
+  .describe("Run record and progress output.");
+
+const runnerSchema = z
+  .strictObject({
+    backend: backendSchema,
+    systemPrompt: z
+      .string()
+      .min(1)
+      .default("prompts/system.md")
+      .describe("System prompt file relative to the agent folder; a missing file adds none."),
+    registry: z
+      .string()
+      .min(1)
+      .default("steps_registry.json")
+      .describe("Steps registry file relative to the agent folder."),
+    entryStep: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("First step; overrides the registry's entryStep."),
+    maxIterations: z.int().positive().default(20).describe("Iterations before max_iterations."),
+    maxUndecidable: z
+      .int()
+      .positive()
+      .default(3)
+      .describe("Consecutive undecidable declarations before the run ends with error."),
+    decisionFile: z
+      .string()
+      .min(1)
+      .refine(isInsideWorkingTree, {
+        message: "the decision file must be a relative path inside the working tree",
+        params: { fix: 'use a relative path such as ".closer/decision.json"' },
+      })
+      .default(".closer/decision.json")
+      .describe("Decision file the agent may write, relative to the working tree."),
+    budgets: budgetsSchema,
+    worktree: worktreeSchema,
+    github: githubSchema,
+    logging: loggingSchema,
+  })
+  .prefault({})
+  .describe("How the agent is run.");
+
+/** The raw agent.json schema. */
+export const agentFileSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe("JSON Schema of this file, for editors."),
+    name: z
+      .string()
+      .regex(WORD_PATTERN)
+      .describe("The agent's name; equals its folder name under .agent/."),
+    description: z.string().default("").describe("One line shown by `closer list`."),
+    parameters: z
+      .record(z.string().regex(PARAMETER_NAME_PATTERN), parameterSchema)
+      .default({})
+      .describe("CLI parameters by name, e.g. issue."),
+    runner: runnerSchema,
+  })
+  .meta({ title: "closer agent.json" })
+  .describe("A closer agent: its name, CLI parameters and runner configuration.");
+
+/** agent.json after validation and defaults, before normalization. */
+export type AgentFile = z.output<typeof agentFileSchema>;

@@ -1,0 +1,93 @@
+import { CloserError } from "../errors.js";
+import type { BackendKind, ResolvedAgent } from "./types.js";
+
+/** The backend kinds a `--backend` flag may name. */
+export const BACKEND_KINDS: readonly BackendKind[] = [
+  "claude-sdk",
+  "claude-cli",
+  "codex",
+  "opencode",
+  "command",
+  "replay",
+  "scripted",
+];
+
+/**
+ * Values given on the command line that replace agent.json's. Every field is
+ * optional: an absent field leaves the file's value (or its default) alone.
+ */
+export interface CliOverrides {
+  /** `--max-iterations N`: runner.maxIterations. */
+  readonly maxIterations?: number;
+  /** `--backend NAME`: runner.backend.kind. */
+  readonly backend?: string;
+  /** `--model M`: runner.backend.model. */
+  readonly model?: string;
+  /** `--runs-dir DIR` (absolute): runner.logging.runsDir. */
+  readonly runsDir?: string;
+  /** `--verbose`: runner.logging.verbose (only ever turns it on). */
+  readonly verbose?: boolean;
+  /** `--no-worktree` (false): runner.worktree.enabled (only ever turns it off). */
+  readonly worktree?: boolean;
+}
+
+/**
+ * The one place where CLI flags are merged over agent.json (DESIGN principle
+ * 8: defaults < agent.json < flags). Returns a new, deeply frozen
+ * ResolvedAgent; the given one is not changed. A bad value is a CloserError
+ * `usage_error` naming the flag.
+ */
+export function applyCliOverrides(agent: ResolvedAgent, overrides: CliOverrides): ResolvedAgent {
+  const { runner } = agent;
+  const backendKind = overrides.backend === undefined ? undefined : checkBackend(overrides.backend);
+  const maxIterations =
+    overrides.maxIterations === undefined ? undefined : checkIterations(overrides.maxIterations);
+  return deepFreeze({
+    ...agent,
+    runner: {
+      ...runner,
+      ...(maxIterations === undefined ? {} : { maxIterations }),
+      backend: {
+        ...runner.backend,
+        ...(backendKind === undefined ? {} : { kind: backendKind }),
+        ...(overrides.model === undefined ? {} : { model: overrides.model }),
+      },
+      logging: {
+        ...runner.logging,
+        ...(overrides.runsDir === undefined ? {} : { runsDir: overrides.runsDir }),
+        ...(overrides.verbose === true ? { verbose: true } : {}),
+      },
+      worktree: {
+        ...runner.worktree,
+        ...(overrides.worktree === false ? { enabled: false } : {}),
+      },
+    },
+  });
+}
+
+function checkBackend(name: string): BackendKind {
+  const kind = BACKEND_KINDS.find((candidate) => candidate === name);
+  if (kind !== undefined) return kind;
+  throw new CloserError("usage_error", `--backend ${JSON.stringify(name)} is not a backend`, {
+    expected: `one of ${BACKEND_KINDS.join(", ")}`,
+    found: name,
+    fix: `pass --backend with one of ${BACKEND_KINDS.join(", ")}`,
+  });
+}
+
+function checkIterations(value: number): number {
+  if (Number.isInteger(value) && value > 0) return value;
+  throw new CloserError("usage_error", "--max-iterations must be a positive whole number", {
+    expected: "a whole number of at least 1",
+    found: String(value),
+    fix: "pass e.g. --max-iterations 10",
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

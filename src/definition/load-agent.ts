@@ -1,0 +1,243 @@
+import { readdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { CloserError, CloserErrorList, isCloserError } from "../errors.js";
+import { agentFileSchema } from "./agent-file-schema.js";
+import { makeValidationErrors } from "./make-validation-errors.js";
+import { normalizeAgentFile } from "./normalize-agent.js";
+import { normalizeRegistry } from "./normalize-registry.js";
+import { parseJsonText } from "./parse-json-text.js";
+import { WORD_PATTERN } from "./path-word.js";
+import { registryFileSchema } from "./registry-file-schema.js";
+import type { ResolvedAgent } from "./types.js";
+
+export interface LoadAgentOptions {
+  /** The project folder; agents live in `<cwd>/.agent/<name>/`. */
+  readonly cwd: string;
+}
+
+/** One agent found under `.agent/`, as `closer list` shows it. */
+export interface AgentListing {
+  readonly name: string;
+  /** agent.json's description, when it could be read. */
+  readonly description: string;
+  /** Absolute path of the agent folder. */
+  readonly dir: string;
+  /** Why the agent does not load; absent when it does. */
+  readonly error?: CloserError;
+}
+
+type LoadAttempt =
+  | { readonly agent: ResolvedAgent; readonly description: string }
+  | { readonly error: CloserError; readonly description: string };
+
+/** Folder that holds the agents of a project. */
+export function agentsDir(cwd: string): string {
+  return path.resolve(cwd, ".agent");
+}
+
+/**
+ * Loads `.agent/<name>/agent.json` and its steps registry into a deeply frozen
+ * ResolvedAgent. Throws a CloserError: `not_found` (folder or file missing),
+ * `parse_error` (JSON syntax, with line and column), or a CloserErrorList of
+ * `validation_error`s (every problem of both files at once).
+ */
+export async function loadAgent(name: string, options: LoadAgentOptions): Promise<ResolvedAgent> {
+  const attempt = await attemptLoad(name, options.cwd);
+  if ("error" in attempt) throw attempt.error;
+  return attempt.agent;
+}
+
+/** Every agent under `.agent/`, sorted by name; one that fails to load carries its error. */
+export async function listAgents(cwd: string): Promise<AgentListing[]> {
+  const names = await agentNames(cwd);
+  return Promise.all(
+    names.map(async (name) => {
+      const attempt = await attemptLoad(name, cwd);
+      const dir = path.join(agentsDir(cwd), name);
+      return "error" in attempt
+        ? { name, description: attempt.description, dir, error: attempt.error }
+        : { name, description: attempt.description, dir };
+    }),
+  );
+}
+
+async function agentNames(cwd: string): Promise<string[]> {
+  const root = agentsDir(cwd);
+  let entries: string[];
+  try {
+    entries = await readdir(root);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return [];
+    throw error;
+  }
+  const isFolder = await Promise.all(
+    entries.map((entry) =>
+      stat(path.join(root, entry)).then(
+        (info) => info.isDirectory(),
+        () => false,
+      ),
+    ),
+  );
+  return entries.filter((_, index) => isFolder[index]).sort();
+}
+
+async function attemptLoad(name: string, cwd: string): Promise<LoadAttempt> {
+  let description = "";
+  try {
+    checkAgentName(name);
+    const dir = path.join(agentsDir(cwd), name);
+    const agentFile = path.join(dir, "agent.json");
+    const agentData = parseJsonText(await readAgentJson(agentFile, name, cwd), agentFile);
+    description = descriptionOf(agentData);
+    const problems: CloserError[] = [];
+    const agentResult = agentFileSchema.safeParse(agentData);
+    if (!agentResult.success) {
+      problems.push(...validationErrors(agentResult.error, agentFile, agentData, agentFileSchema));
+    }
+    const registryFile = path.resolve(dir, registryPathOf(agentData));
+    const registryResult = await readRegistry(registryFile, problems);
+    if (!agentResult.success || registryResult === undefined) throw combine(problems);
+    const agent = normalizeAgentFile(agentResult.data, { name, dir, file: agentFile });
+    const registry = normalizeRegistry(registryResult, {
+      file: registryFile,
+      agentName: name,
+      agentDir: dir,
+      validatorTimeoutMs: agent.value.runner.budgets.validatorTimeoutMs,
+      ...(agent.value.entryStep === undefined ? {} : { entryStep: agent.value.entryStep }),
+    });
+    problems.push(...agent.problems, ...registry.problems);
+    if (problems.length > 0) throw combine(problems);
+    const resolved: ResolvedAgent = {
+      name,
+      description: agent.value.description,
+      dir,
+      files: { agentJson: agentFile, registry: registryFile },
+      parameters: agent.value.parameters,
+      runner: agent.value.runner,
+      registry: registry.value,
+    };
+    return { agent: deepFreeze(resolved), description };
+  } catch (error) {
+    if (isCloserError(error)) return { error, description };
+    throw error;
+  }
+}
+
+function checkAgentName(name: string): void {
+  if (!WORD_PATTERN.test(name)) {
+    throw new CloserError("usage_error", `"${name}" is not a valid agent name`, {
+      expected: `a name matching ${WORD_PATTERN}`,
+      found: JSON.stringify(name),
+      fix: 'use lowercase letters, digits, ".", "_" and "-", starting with a letter or digit',
+    });
+  }
+}
+
+async function readAgentJson(file: string, name: string, cwd: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") throw unreadable(file, error);
+    const dir = path.dirname(file);
+    const folderExists = await stat(dir).then(
+      (info) => info.isDirectory(),
+      () => false,
+    );
+    const others = (await agentNames(cwd)).filter((other) => other !== name);
+    const known = others.length > 0 ? `agents here: ${others.join(", ")}` : "no agents here yet";
+    throw new CloserError(
+      "not_found",
+      folderExists
+        ? `agent "${name}" has no agent.json (looked for ${file})`
+        : `agent "${name}" not found: ${dir} does not exist (${known})`,
+      {
+        file,
+        found: known,
+        fix: folderExists
+          ? `add agent.json to ${dir}, or run \`closer init ${name}\` in a project without it`
+          : `run \`closer init ${name}\` to create it, or \`closer list\` to see the agents there are`,
+      },
+    );
+  }
+}
+
+async function readRegistry(file: string, problems: CloserError[]) {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    problems.push(
+      errorCode(error) === "ENOENT"
+        ? new CloserError("not_found", `steps registry not found: ${file} does not exist`, {
+            file,
+            fix: "create it, or point runner.registry in agent.json at the right file",
+          })
+        : unreadable(file, error),
+    );
+    return undefined;
+  }
+  try {
+    const data = parseJsonText(text, file);
+    const result = registryFileSchema.safeParse(data);
+    if (result.success) return result.data;
+    problems.push(...validationErrors(result.error, file, data, registryFileSchema));
+  } catch (error) {
+    if (!isCloserError(error)) throw error;
+    problems.push(error);
+  }
+  return undefined;
+}
+
+function validationErrors(error: z.ZodError, file: string, data: unknown, schema: z.ZodType) {
+  let jsonSchema: Record<string, unknown> | undefined;
+  return makeValidationErrors(error.issues, {
+    file,
+    data,
+    jsonSchema: () => {
+      jsonSchema ??= z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
+      return jsonSchema;
+    },
+  });
+}
+
+/** One missing or unparsable file is reported alone; validation problems always as a list. */
+function combine(problems: readonly CloserError[]): CloserError {
+  const only = problems[0];
+  if (problems.length === 1 && only && only.code !== "validation_error") return only;
+  return new CloserErrorList(problems);
+}
+
+function registryPathOf(data: unknown): string {
+  const runner = isRecord(data) ? data.runner : undefined;
+  const registry = isRecord(runner) ? runner.registry : undefined;
+  return typeof registry === "string" && registry !== "" ? registry : "steps_registry.json";
+}
+
+function descriptionOf(data: unknown): string {
+  return isRecord(data) && typeof data.description === "string" ? data.description : "";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function unreadable(file: string, error: unknown): CloserError {
+  return new CloserError("config_error", `cannot read ${file}: ${(error as Error).message}`, {
+    file,
+    fix: "check that it is a readable file",
+    cause: error,
+  });
+}
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

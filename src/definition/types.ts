@@ -1,0 +1,234 @@
+/**
+ * The resolved, immutable agent definition. Everything downstream reads these
+ * types; nothing else touches the raw agent.json or steps_registry.json.
+ * All defaults are applied by the loader, so no field here is "maybe unset"
+ * unless absence itself means something.
+ */
+
+export type JsonSchema = Record<string, unknown>;
+
+export type BackendKind =
+  | "claude-sdk"
+  | "claude-cli"
+  | "codex"
+  | "opencode"
+  | "command"
+  | "replay"
+  | "scripted";
+export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "dontAsk";
+export type SessionPolicy = "continue" | "fresh";
+export type ClosureAction = "close" | "label-only" | "label-and-close";
+export type WorktreeOnSuccess = "merge" | "push" | "keep";
+
+export interface ParameterDefinition {
+  readonly name: string;
+  readonly type: "string" | "number" | "boolean";
+  readonly required: boolean;
+  readonly default?: string | number | boolean;
+  /** The CLI flag it is read from, e.g. `--issue`. */
+  readonly flag: string;
+  readonly description: string;
+}
+
+export interface BackendConfig {
+  readonly kind: BackendKind;
+  /** Model for every step unless the step names its own; undefined = the backend's default. */
+  readonly model?: string;
+  readonly allowedTools: readonly string[];
+  readonly disallowedTools: readonly string[];
+  readonly permissionMode: PermissionMode;
+  readonly sessionPolicy: SessionPolicy;
+  /** Path of the Claude Code executable (CLOSER_CLAUDE_PATH wins over it). */
+  readonly claudePath?: string;
+  /** For the `command` and CLI backends: the executable and its arguments. */
+  readonly command?: readonly string[];
+  /** For the `replay` backend: a recorded run folder or transcript file (relative to the agent folder). */
+  readonly replayFrom?: string;
+  /** Claude settings sources loaded by the SDK; empty for reproducible runs. */
+  readonly settingSources: readonly ("user" | "project" | "local")[];
+  readonly maxTurns?: number;
+}
+
+export interface Budgets {
+  readonly maxCostUsd?: number;
+  readonly maxWallTimeMs?: number;
+  /** Timeout of one backend query. */
+  readonly queryTimeoutMs: number;
+  /** Default timeout of a validator command (a validator's own timeoutMs wins). */
+  readonly validatorTimeoutMs: number;
+}
+
+export interface WorktreeConfig {
+  readonly enabled: boolean;
+  /** Folder that holds closer's worktrees, relative to the repository root. */
+  readonly root: string;
+  /** Branch name for an issue run; `{issue}` is replaced by the issue number. */
+  readonly branchTemplate: string;
+  readonly onSuccess: WorktreeOnSuccess;
+  /** Commit leftover changes (message from the model's summary) before checking an issue run. */
+  readonly autoCommit: boolean;
+}
+
+export interface GithubConfig {
+  readonly labels: { readonly add: readonly string[]; readonly remove: readonly string[] };
+  readonly closeAction: ClosureAction;
+  readonly completionComment: boolean;
+  readonly failureComment: boolean;
+}
+
+export interface LoggingConfig {
+  /** Where run folders go; undefined = `<git dir>/closer/runs`. */
+  readonly runsDir?: string;
+  readonly verbose: boolean;
+}
+
+export interface RunnerConfig {
+  readonly backend: BackendConfig;
+  /** Absolute path of the system prompt file (may not exist: then none is appended). */
+  readonly systemPromptPath: string;
+  readonly maxIterations: number;
+  readonly budgets: Budgets;
+  readonly worktree: WorktreeConfig;
+  readonly github: GithubConfig;
+  readonly logging: LoggingConfig;
+  /** Consecutive undecidable declarations before the run ends with `error`. */
+  readonly maxUndecidable: number;
+  /** Decision file the agent may write, relative to the working tree. */
+  readonly decisionFile: string;
+}
+
+export interface OutputSchemaRef {
+  readonly file: string;
+  /** A top-level key, a `$defs`/`definitions` name, or a `#/…` pointer. */
+  readonly schema: string;
+}
+
+export interface StepDefinition {
+  readonly id: string;
+  readonly name: string;
+  readonly c2: string;
+  readonly c3: string;
+  readonly edition: string;
+  readonly adaptation?: string;
+  readonly outputSchemaRef?: OutputSchemaRef;
+  /** The step after this one when the model does not declare completion; undefined = stay. */
+  readonly next?: string;
+  readonly completionStep?: string;
+  readonly model?: string;
+}
+
+export interface PatternDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly edition: string;
+  readonly adaptation: string;
+  /** Variables the retry template needs, filled by the validators mapped to this pattern. */
+  readonly params: readonly string[];
+}
+
+export type SuccessWhen =
+  | { readonly kind: "empty" }
+  | { readonly kind: "not-empty" }
+  | { readonly kind: "exitCode"; readonly code: number }
+  | { readonly kind: "contains"; readonly text: string }
+  | { readonly kind: "matches"; readonly regex: string };
+
+/** Extractor names of SPEC §4.3. */
+export type ExtractorName =
+  | "stdout"
+  | "stderr"
+  | "output"
+  | "exitCode"
+  | "parseChangedFiles"
+  | "parseUntrackedFiles"
+  | "parseTestOutput"
+  | "parseTypeErrors"
+  | "parseLintErrors";
+
+interface ValidatorBase {
+  readonly name: string;
+  readonly failurePattern: string;
+  /** Template param → extractor. */
+  readonly extractParams: Readonly<Record<string, ExtractorName>>;
+}
+
+export interface CommandValidatorDefinition extends ValidatorBase {
+  readonly type: "command";
+  readonly command: string;
+  readonly successWhen: SuccessWhen;
+  /** The raw `successWhen` text, for messages. */
+  readonly successWhenText: string;
+  readonly timeoutMs: number;
+}
+
+export interface FileValidatorDefinition extends ValidatorBase {
+  readonly type: "file";
+  /** Relative to the working tree; glob allowed. */
+  readonly path: string;
+  /** Text that must appear; `/…/flags` is a regex. */
+  readonly contains?: string;
+}
+
+export interface CustomValidatorDefinition extends ValidatorBase {
+  readonly type: "custom";
+  /** Absolute path of the module (given relative to the agent folder). */
+  readonly module: string;
+}
+
+export type ValidatorDefinition =
+  | CommandValidatorDefinition
+  | FileValidatorDefinition
+  | CustomValidatorDefinition;
+
+export type ResponseFormat =
+  | { readonly type: "json"; readonly requiredFields: readonly string[] }
+  | { readonly type: "text-pattern"; readonly pattern: string }
+  | { readonly type: "action-block"; readonly actionType?: string };
+
+export interface OnFailure {
+  readonly action: "retry" | "abort" | "skip";
+  readonly maxAttempts: number;
+}
+
+export interface CompletionStepDefinition {
+  readonly id: string;
+  readonly name: string;
+  readonly c2: string;
+  readonly c3: string;
+  /** Output schema of this step's own prompt (e.g. a closure review), when it names one. */
+  readonly outputSchemaRef?: OutputSchemaRef;
+  readonly responseFormat?: ResponseFormat;
+  readonly completionConditions: readonly { readonly validator: string }[];
+  readonly closureReview?: { readonly c2: string; readonly c3: string };
+  readonly onFailure: OnFailure;
+  readonly maxFormatRetries: number;
+}
+
+export interface CompletionSignalConfig {
+  readonly status: readonly string[];
+  readonly action: readonly string[];
+}
+
+export interface Registry {
+  readonly agentId: string;
+  readonly c1: string;
+  readonly entryStep: string;
+  readonly completionSignal: CompletionSignalConfig;
+  readonly completionPatterns: Readonly<Record<string, PatternDefinition>>;
+  readonly validators: Readonly<Record<string, ValidatorDefinition>>;
+  readonly steps: Readonly<Record<string, StepDefinition>>;
+  readonly completionSteps: Readonly<Record<string, CompletionStepDefinition>>;
+}
+
+export interface ResolvedAgent {
+  /** Folder name under `.agent/`. */
+  readonly name: string;
+  readonly description: string;
+  /** Absolute path of `.agent/<name>/`. */
+  readonly dir: string;
+  /** Absolute paths of the two definition files (for messages). */
+  readonly files: { readonly agentJson: string; readonly registry: string };
+  readonly parameters: Readonly<Record<string, ParameterDefinition>>;
+  readonly runner: RunnerConfig;
+  readonly registry: Registry;
+}

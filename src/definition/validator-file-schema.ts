@@ -1,0 +1,116 @@
+/**
+ * The raw shape of a validator in steps_registry.json (SPEC §4.3): command,
+ * file or custom, with the pattern it fails into and the params it extracts.
+ */
+import { z } from "zod";
+import { parseSuccessWhen, SUCCESS_WHEN_GRAMMAR } from "../validators/success-when.js";
+import type { ExtractorName } from "./types.js";
+
+/** Every extractor of SPEC §4.3, in the order the docs list them. */
+export const EXTRACTOR_NAMES = [
+  "stdout",
+  "stderr",
+  "output",
+  "exitCode",
+  "parseChangedFiles",
+  "parseUntrackedFiles",
+  "parseTestOutput",
+  "parseTypeErrors",
+  "parseLintErrors",
+] as const satisfies readonly ExtractorName[];
+
+// Fails to compile when ExtractorName gains a member the list above lacks.
+const extractorListIsComplete: Exclude<
+  ExtractorName,
+  (typeof EXTRACTOR_NAMES)[number]
+> extends never
+  ? true
+  : false = true;
+void extractorListIsComplete;
+
+const SUCCESS_WHEN_PATTERN = "^(empty|not-empty|exitCode:[0-9]+|contains:.+|matches:.+)$";
+
+/** Whether text written as `/…/flags` is a valid regular expression (other text always is). */
+export function isValidRegexText(text: string): boolean {
+  const match = /^\/(.*)\/([a-z]*)$/s.exec(text);
+  if (!match) return true;
+  try {
+    new RegExp(match[1] ?? "", match[2]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const successWhenSchema = z
+  .string()
+  .superRefine((text, context) => {
+    const parsed = parseSuccessWhen(text);
+    if (!parsed.ok) {
+      context.addIssue({
+        code: "custom",
+        message: parsed.error,
+        params: { fix: `use one of: ${SUCCESS_WHEN_GRAMMAR}` },
+      });
+    }
+  })
+  .meta({ pattern: SUCCESS_WHEN_PATTERN })
+  .describe(`When the command counts as passing: ${SUCCESS_WHEN_GRAMMAR}.`);
+
+const extractParamsSchema = z
+  .record(z.string(), z.enum(EXTRACTOR_NAMES))
+  .default({})
+  .describe("Template param → extractor that fills it from the validator's result.");
+
+const validatorBaseShape = {
+  failurePattern: z
+    .string()
+    .min(1)
+    .describe("Pattern (a key of completionPatterns) whose retry prompt is sent when this fails."),
+  extractParams: extractParamsSchema,
+};
+
+const commandValidatorSchema = z
+  .strictObject({
+    type: z.literal("command").describe("Run a shell command in the working tree."),
+    command: z.string().min(1).describe("Shell command, run in the working tree."),
+    successWhen: successWhenSchema.default("exitCode:0"),
+    timeoutMs: z
+      .int()
+      .positive()
+      .optional()
+      .describe("Timeout of the command; default runner.budgets.validatorTimeoutMs."),
+    ...validatorBaseShape,
+  })
+  .describe("A command validator.");
+
+const fileValidatorSchema = z
+  .strictObject({
+    type: z.literal("file").describe("Check that a file exists (and optionally what it holds)."),
+    path: z.string().min(1).describe("Path relative to the working tree; a glob is allowed."),
+    contains: z
+      .string()
+      .refine(isValidRegexText, { message: "not a valid regular expression" })
+      .optional()
+      .describe("Text the file must contain; `/…/flags` is a regular expression."),
+    ...validatorBaseShape,
+  })
+  .describe("A file validator.");
+
+const customValidatorSchema = z
+  .strictObject({
+    type: z.literal("custom").describe("Call a module's exported check function."),
+    module: z
+      .string()
+      .min(1)
+      .describe("Module path relative to the agent folder; it returns {valid, params}."),
+    ...validatorBaseShape,
+  })
+  .describe("A custom validator.");
+
+/** A validator of steps_registry.json, by its `type`. */
+export const validatorSchema = z.discriminatedUnion("type", [
+  commandValidatorSchema,
+  fileValidatorSchema,
+  customValidatorSchema,
+]);

@@ -1,0 +1,144 @@
+/**
+ * Everything that happens in a run is one of these events. The run record,
+ * the terminal progress and replay all read this one stream.
+ * Names are noun-verb; `v` is the event format version.
+ */
+import type { BackendError, Usage } from "./ports.js";
+
+export const EVENT_FORMAT_VERSION = 1;
+
+export type TerminalStatus =
+  | "completed"
+  | "max_iterations"
+  | "retries_exhausted"
+  | "budget_exhausted"
+  | "aborted"
+  | "error";
+
+export type DecisionSource =
+  | "structured"
+  | "structured-from-text"
+  | "file-json"
+  | "file-legacy"
+  | "marker"
+  | "none";
+
+interface EventBase {
+  readonly v: typeof EVENT_FORMAT_VERSION;
+  /** Milliseconds since the epoch. */
+  readonly at: number;
+  readonly runId: string;
+}
+
+export type RunEventBody =
+  | {
+      type: "run-start";
+      agent: string;
+      task: string;
+      cwd: string;
+      maxIterations: number;
+      resumed: boolean;
+    }
+  | { type: "iteration-start"; iteration: number; step: string }
+  | {
+      type: "prompt";
+      iteration: number;
+      step: string;
+      templatePath: string;
+      kind: "step" | "retry" | "format-retry" | "closure-review";
+      chars: number;
+    }
+  | {
+      type: "backend-start";
+      iteration: number;
+      backend: string;
+      model?: string;
+      sessionId?: string;
+    }
+  | {
+      type: "backend-end";
+      iteration: number;
+      durationMs: number;
+      costUsd: number;
+      totalCostUsd: number;
+      usage?: Usage;
+      sessionId?: string;
+      hasStructuredOutput: boolean;
+      error?: BackendError;
+    }
+  | { type: "backend-wait"; iteration: number; reason: string; waitMs: number; attempt: number }
+  | {
+      type: "completion-signal";
+      iteration: number;
+      declared: boolean;
+      status?: string;
+      action?: string;
+    }
+  | {
+      type: "format-check";
+      iteration: number;
+      valid: boolean;
+      error?: string;
+      formatRetries: number;
+    }
+  | { type: "validator-start"; iteration: number; validator: string; command?: string }
+  | {
+      type: "validator-end";
+      iteration: number;
+      validator: string;
+      valid: boolean;
+      pattern?: string;
+      exitCode?: number;
+      durationMs: number;
+      timedOut?: boolean;
+      params: Record<string, unknown>;
+      stdout?: string;
+      stderr?: string;
+      configError?: string;
+    }
+  | { type: "closure-review"; iteration: number; allComplete: boolean; pendingActions: string[] }
+  | {
+      type: "decision";
+      iteration: number;
+      checkId: string;
+      source: DecisionSource;
+      decision: "complete" | "incomplete" | "undecidable";
+      checkIdMatch?: boolean;
+      stale?: boolean;
+      reason?: string;
+      undecidableStreak: number;
+    }
+  | {
+      type: "retry-select";
+      iteration: number;
+      pattern: string;
+      templatePath: string;
+      attempt: number;
+      maxAttempts: number;
+    }
+  | {
+      type: "budget";
+      iteration: number;
+      costUsd: number;
+      elapsedMs: number;
+      exhausted?: "cost" | "time";
+    }
+  | { type: "warning"; message: string; iteration?: number }
+  | { type: "side-effect"; action: string; target: string; ok: boolean; detail?: string }
+  | {
+      type: "run-end";
+      status: TerminalStatus;
+      success: boolean;
+      reason: string;
+      iterations: number;
+      costUsd: number;
+    };
+
+export type RunEventType = RunEventBody["type"];
+
+export type RunEvent = EventBase & RunEventBody;
+
+export type RunEventOf<T extends RunEventType> = EventBase & Extract<RunEventBody, { type: T }>;
+
+/** Subscribers (progress display, tests) get every event as it is recorded. */
+export type EventListener = (event: RunEvent) => void;

@@ -1,0 +1,169 @@
+/**
+ * The GitHub side effects of a run — labels, closing, comments — performed by
+ * the harness (never the model), each at most once: every effect has a stable
+ * key, recorded right after it succeeds, so a resumed run skips it.
+ */
+import type { GithubConfig } from "../definition/types.js";
+import type { CloserError } from "../errors.js";
+import { isCloserError } from "../errors.js";
+import type { GithubClient } from "./client.js";
+
+/** The client calls side effects need. */
+export type EffectsClient = Pick<
+  GithubClient,
+  "addLabels" | "removeLabel" | "closeIssue" | "comment"
+>;
+
+interface EffectsBase {
+  readonly client: EffectsClient;
+  readonly issue: number;
+  readonly config: GithubConfig;
+  readonly iterations: number;
+  /** Keys already performed by an earlier attempt of this run (RunState.sideEffects). */
+  readonly alreadyDone: readonly string[];
+  /** Persist a key right after its effect succeeded. */
+  readonly record: (effectKey: string) => Promise<void>;
+}
+
+export interface CompletionEffectsOptions extends EffectsBase {
+  /** What the model reported it did. */
+  readonly summary: string;
+  /** Validators that passed in the verifying check. */
+  readonly checksPassed: readonly string[];
+  readonly costUsd: number;
+}
+
+export interface FailureEffectsOptions extends EffectsBase {
+  /** Terminal status, e.g. `max_iterations`. */
+  readonly status: string;
+  /** Where and why the run stopped. */
+  readonly reason: string;
+  /** The kept worktree with the agent's work, if any. */
+  readonly worktreePath?: string;
+}
+
+/** What was done. Effects stop at the first failure so a resume retries it in order. */
+export interface EffectsResult {
+  readonly performed: readonly string[];
+  /** Keys found in `alreadyDone`. */
+  readonly skipped: readonly string[];
+  readonly failed?: { readonly key: string; readonly error: CloserError };
+}
+
+interface Effect {
+  readonly key: string;
+  readonly perform: () => Promise<unknown>;
+}
+
+/** Stable key of each effect. */
+export const effectKeys = {
+  labelAdd: (label: string) => `label-add:${label}`,
+  labelRemove: (label: string) => `label-remove:${label}`,
+  close: "close",
+  completionComment: "comment:completion",
+  failureComment: "comment:failure",
+} as const;
+
+async function applyEffects(
+  effects: readonly Effect[],
+  options: EffectsBase,
+): Promise<EffectsResult> {
+  const done = new Set(options.alreadyDone);
+  const performed: string[] = [];
+  const skipped: string[] = [];
+  for (const effect of effects) {
+    if (done.has(effect.key)) {
+      skipped.push(effect.key);
+      continue;
+    }
+    try {
+      await effect.perform();
+    } catch (error) {
+      if (!isCloserError(error)) throw error;
+      return { performed, skipped, failed: { key: effect.key, error } };
+    }
+    await options.record(effect.key);
+    done.add(effect.key);
+    performed.push(effect.key);
+  }
+  return { performed, skipped };
+}
+
+/** `$0.42`, or four decimals for costs under a cent. */
+export function formatCostUsd(costUsd: number): string {
+  return `$${costUsd.toFixed(costUsd > 0 && costUsd < 0.01 ? 4 : 2)}`;
+}
+
+/** The completion comment. */
+export function renderCompletionComment(options: CompletionEffectsOptions): string {
+  const checks = options.checksPassed.length > 0 ? options.checksPassed.join(", ") : "none";
+  return [
+    "closer verified that this issue is done.",
+    "",
+    options.summary.trim() || "(no summary given)",
+    "",
+    `- Iterations: ${options.iterations}`,
+    `- Checks passed: ${checks}`,
+    `- Cost: ${formatCostUsd(options.costUsd)}`,
+  ].join("\n");
+}
+
+/** The failure comment. */
+export function renderFailureComment(options: FailureEffectsOptions): string {
+  return [
+    "closer stopped without verified completion.",
+    "",
+    `- Status: ${options.status}`,
+    `- Where it stopped: ${options.reason}`,
+    `- Iterations: ${options.iterations}`,
+    ...(options.worktreePath ? [`- The work is kept in the worktree ${options.worktreePath}`] : []),
+  ].join("\n");
+}
+
+/**
+ * After verified completion: labels (not for `close`), the completion comment
+ * (when configured), and closing (not for `label-only`), each exactly once.
+ */
+export async function applyCompletionEffects(
+  options: CompletionEffectsOptions,
+): Promise<EffectsResult> {
+  const { client, issue, config } = options;
+  const effects: Effect[] = [];
+  if (config.closeAction !== "close") {
+    for (const label of config.labels.remove) {
+      effects.push({
+        key: effectKeys.labelRemove(label),
+        perform: () => client.removeLabel(issue, label),
+      });
+    }
+    for (const label of config.labels.add) {
+      effects.push({
+        key: effectKeys.labelAdd(label),
+        perform: () => client.addLabels(issue, [label]),
+      });
+    }
+  }
+  if (config.completionComment) {
+    effects.push({
+      key: effectKeys.completionComment,
+      perform: () => client.comment(issue, renderCompletionComment(options)),
+    });
+  }
+  if (config.closeAction !== "label-only") {
+    effects.push({ key: effectKeys.close, perform: () => client.closeIssue(issue) });
+  }
+  return applyEffects(effects, options);
+}
+
+/** After a run that did not complete: the failure comment when configured. Never closes. */
+export async function applyFailureEffects(options: FailureEffectsOptions): Promise<EffectsResult> {
+  const effects: Effect[] = options.config.failureComment
+    ? [
+        {
+          key: effectKeys.failureComment,
+          perform: () => options.client.comment(options.issue, renderFailureComment(options)),
+        },
+      ]
+    : [];
+  return applyEffects(effects, options);
+}

@@ -1,0 +1,154 @@
+/**
+ * Turn Octokit failures into CloserError `github_error` with a message that
+ * says what to do. No token ever reaches a message or the detail.
+ */
+import { CloserError } from "../errors.js";
+
+/** What the failed request was about, for the message. */
+export interface GithubErrorContext {
+  /** E.g. `issue acme/widgets#12` or `repository acme/widgets`. */
+  readonly subject: string;
+  /** E.g. `read`, `add labels to`, `close`. */
+  readonly action: string;
+  readonly apiUrl: string;
+  readonly token?: string;
+  readonly hasToken: boolean;
+  readonly now: () => number;
+}
+
+interface HttpFailure {
+  readonly status: number;
+  readonly message: string;
+  readonly headers: Readonly<Record<string, string | number | undefined>>;
+  readonly hasResponse: boolean;
+}
+
+function asHttpFailure(error: unknown): HttpFailure | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const candidate = error as {
+    status?: unknown;
+    message?: unknown;
+    response?: { headers?: Record<string, string | number | undefined> };
+  };
+  if (typeof candidate.status !== "number") return undefined;
+  return {
+    status: candidate.status,
+    message: typeof candidate.message === "string" ? candidate.message : "",
+    headers: candidate.response?.headers ?? {},
+    hasResponse: candidate.response !== undefined,
+  };
+}
+
+/** Replace every occurrence of the token with `***`. */
+export function redactToken(text: string, token: string | undefined): string {
+  if (!token || token.length < 4) return text;
+  return text.split(token).join("***");
+}
+
+function header(failure: HttpFailure, name: string): string | undefined {
+  const value = failure.headers[name];
+  return value === undefined ? undefined : String(value);
+}
+
+/** Milliseconds until the rate limit resets, from retry-after or x-ratelimit-reset. */
+export function rateLimitWaitMs(
+  headers: Readonly<Record<string, string | number | undefined>>,
+  nowMs: number,
+): number | undefined {
+  const retryAfter = headers["retry-after"];
+  if (retryAfter !== undefined && Number.isFinite(Number(retryAfter))) {
+    return Number(retryAfter) * 1000;
+  }
+  const reset = headers["x-ratelimit-reset"];
+  if (reset !== undefined && Number.isFinite(Number(reset))) {
+    return Math.max(0, Number(reset) * 1000 - nowMs);
+  }
+  return undefined;
+}
+
+function isRateLimited(failure: HttpFailure): boolean {
+  if (failure.status === 429) return true;
+  if (failure.status !== 403) return false;
+  return (
+    header(failure, "x-ratelimit-remaining") === "0" ||
+    header(failure, "retry-after") !== undefined ||
+    /rate limit/i.test(failure.message)
+  );
+}
+
+function rateLimitMessage(failure: HttpFailure, context: GithubErrorContext): string {
+  const waitMs = rateLimitWaitMs(failure.headers, context.now());
+  if (waitMs === undefined) return "GitHub rate limit reached; try again later";
+  const resetAt = new Date(context.now() + waitMs).toISOString();
+  const minutes = Math.ceil(waitMs / 60_000);
+  return `GitHub rate limit reached; it resets at ${resetAt} (in ${minutes} min)`;
+}
+
+function messageAndFix(
+  failure: HttpFailure,
+  context: GithubErrorContext,
+): { message: string; fix?: string } {
+  if (!failure.hasResponse) {
+    return {
+      message: `could not reach GitHub at ${context.apiUrl}: ${failure.message}`,
+      fix: "check the network and GITHUB_API_URL",
+    };
+  }
+  if (failure.status === 401) {
+    return {
+      message: context.hasToken
+        ? "GitHub rejected the token (401 Bad credentials)"
+        : "GitHub needs a token for this request (401)",
+      fix: "set GITHUB_TOKEN to a token with repo scope",
+    };
+  }
+  if (isRateLimited(failure)) {
+    return { message: rateLimitMessage(failure, context), fix: "wait for the reset time" };
+  }
+  if (failure.status === 404) {
+    return {
+      message: `${context.subject} not found (404)`,
+      fix: `check the number and that GITHUB_TOKEN can see it (private repositories answer 404 without access)`,
+    };
+  }
+  if (failure.status === 403) {
+    return {
+      message: `GitHub refused to ${context.action} ${context.subject} (403): ${failure.message}`,
+      fix: "give GITHUB_TOKEN the needed permission (repo scope, or issues: write)",
+    };
+  }
+  return {
+    message: `GitHub request to ${context.action} ${context.subject} failed (${failure.status}): ${failure.message}`,
+  };
+}
+
+/** A CloserError `github_error` for any failure of a GitHub request. */
+export function translateGithubError(error: unknown, context: GithubErrorContext): CloserError {
+  const failure = asHttpFailure(error);
+  if (!failure) {
+    const text = error instanceof Error ? error.message : String(error);
+    return new CloserError(
+      "github_error",
+      redactToken(
+        `GitHub request to ${context.action} ${context.subject} failed: ${text}`,
+        context.token,
+      ),
+    );
+  }
+  const { message, fix } = messageAndFix(failure, context);
+  const waitMs = isRateLimited(failure)
+    ? rateLimitWaitMs(failure.headers, context.now())
+    : undefined;
+  return new CloserError("github_error", redactToken(message, context.token), {
+    found: `HTTP ${failure.status}`,
+    detail: redactToken(
+      [
+        `${context.action} ${context.subject} at ${context.apiUrl}`,
+        `status ${failure.status}: ${failure.message}`,
+        ...(waitMs === undefined ? [] : [`retry after ${waitMs} ms`]),
+      ].join("\n"),
+      context.token,
+    ),
+    ...(fix ? { fix } : {}),
+  });
+}

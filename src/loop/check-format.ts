@@ -1,0 +1,51 @@
+import { formatFailure } from "../completion/check-failure.js";
+import { validateFormat } from "../completion/format.js";
+import type { BackendResponse } from "../ports.js";
+import { decideOnFormatError } from "../retry/retry-handler.js";
+import { queueRetry, warn } from "./end-iteration.js";
+import { emit, type RunContext, updateState } from "./run-context.js";
+import type { Turn } from "./start-iteration.js";
+
+/**
+ * FormatValidator (SPEC §4.4), only when the completion step has a
+ * `responseFormat`: a response without it gets a `format-error` retry, up to
+ * `maxFormatRetries` in a row; past that a warning is recorded and the
+ * checks run anyway. Returns "retry" when a format retry was queued.
+ */
+export async function checkFormat(
+  run: RunContext,
+  turn: Turn,
+  response: BackendResponse,
+): Promise<"retry" | "checked"> {
+  const format = turn.completionStep?.responseFormat;
+  if (turn.completionStep === undefined || format === undefined) return "checked";
+  const check = validateFormat(response, format, {
+    ...(turn.query.schema === undefined ? {} : { schema: turn.query.schema }),
+    validators: run.ports.schemaValidators,
+  });
+  const formatRetries = check.valid ? 0 : run.state.counters.formatRetries + 1;
+  updateState(run, { counters: { ...run.state.counters, formatRetries } });
+  emit(run, {
+    type: "format-check",
+    iteration: turn.iteration,
+    valid: check.valid,
+    ...(check.error === undefined ? {} : { error: check.error }),
+    formatRetries,
+  });
+  if (check.valid) return "checked";
+  const maxFormatRetries = turn.completionStep.maxFormatRetries;
+  if (decideOnFormatError(formatRetries, maxFormatRetries) === "proceed") {
+    warn(
+      run,
+      turn.iteration,
+      `format still wrong after ${maxFormatRetries} format retries (${check.error}); checking anyway`,
+    );
+    return "checked";
+  }
+  const failure = formatFailure(check, format);
+  await queueRetry(run, turn, response, failure, {
+    attempt: formatRetries,
+    maxAttempts: maxFormatRetries,
+  });
+  return "retry";
+}

@@ -1,0 +1,97 @@
+import type { CheckFailure } from "../completion/check-failure.js";
+import { makeCheckId } from "../completion/decision.js";
+import { type IterationFindings, summarizeIteration } from "../completion/iteration-summary.js";
+import type { BackendResponse } from "../ports.js";
+import { renderPrompt } from "../prompts/prompt-resolver.js";
+import { buildRetryPrompt } from "../retry/retry-handler.js";
+import { emit, type RunContext, saveState, updateState } from "./run-context.js";
+import { type Turn, variablesFor } from "./start-iteration.js";
+import { completed, type Terminal } from "./terminal-state.js";
+
+/**
+ * Ends an iteration without a declaration (SPEC §3 rule 1): no checks run,
+ * the loop moves to the step's `next` (or stays), carrying the summary.
+ */
+export function goToNextStep(
+  run: RunContext,
+  turn: Turn,
+  response: BackendResponse,
+  findings: IterationFindings,
+): void {
+  updateState(run, {
+    stepId: turn.step.next ?? turn.step.id,
+    pendingPrompt: undefined,
+    previousSummary: summarizeIteration(turn.iteration, response, findings),
+  });
+  saveState(run);
+}
+
+/** Which counter a retry answers, for the prompt's `attempt` and the record. */
+export interface RetryCount {
+  readonly attempt: number;
+  readonly maxAttempts: number;
+}
+
+/**
+ * Ends an iteration whose check found a gap (SPEC §3 rule 2): the retry
+ * prompt chosen by the failure pattern, filled with what the check found, is
+ * rendered now and sent as the next iteration's prompt. The summary carries
+ * the declaration and the finding forward (rule 3).
+ */
+export async function queueRetry(
+  run: RunContext,
+  turn: Turn,
+  response: BackendResponse,
+  failure: CheckFailure,
+  count: RetryCount,
+  findings: IterationFindings = {},
+): Promise<void> {
+  const previousSummary = summarizeIteration(turn.iteration, response, { ...findings, failure });
+  const nextCheckId = makeCheckId(run.ports.clock.randomId);
+  const retry = await buildRetryPrompt({
+    agentDir: run.agent.dir,
+    c1: run.agent.registry.c1,
+    completionStep: turn.completionStep ?? { c2: "retry", c3: turn.step.c3 },
+    patternName: failure.pattern,
+    patterns: run.agent.registry.completionPatterns,
+    params: failure.params,
+    attempt: count.attempt,
+    variables: variablesFor(run, turn.iteration + 1, nextCheckId, previousSummary),
+    render: renderPrompt,
+  });
+  updateState(run, {
+    pendingPrompt: {
+      text: retry.text,
+      kind: retry.kind,
+      pattern: retry.pattern,
+      templatePath: retry.templatePath,
+      checkId: nextCheckId,
+    },
+    previousSummary,
+  });
+  emit(run, {
+    type: "retry-select",
+    iteration: turn.iteration,
+    pattern: retry.pattern,
+    templatePath: retry.templatePath,
+    attempt: count.attempt,
+    maxAttempts: count.maxAttempts,
+  });
+  saveState(run);
+}
+
+/** Adds a warning to the run state and the event stream. */
+export function warn(run: RunContext, iteration: number, message: string): void {
+  updateState(run, { warnings: [...run.state.warnings, message] });
+  emit(run, { type: "warning", iteration, message });
+}
+
+/** The checks confirmed the declaration: the run is complete. */
+export function acceptCompletion(run: RunContext, turn: Turn, response: BackendResponse): Terminal {
+  updateState(run, {
+    counters: { ...run.state.counters, failedChecks: 0 },
+    pendingPrompt: undefined,
+    previousSummary: summarizeIteration(turn.iteration, response),
+  });
+  return completed(`verified in iteration ${turn.iteration}`);
+}

@@ -1,0 +1,83 @@
+import { type CheckFailure, undecidableFailure } from "../completion/check-failure.js";
+import type { CompletionDecision } from "../completion/decision.js";
+import { summarizeIteration } from "../completion/iteration-summary.js";
+import type { BackendResponse } from "../ports.js";
+import { decideOnFailure } from "../retry/retry-handler.js";
+import { queueRetry, warn } from "./end-iteration.js";
+import { type RunContext, updateState } from "./run-context.js";
+import type { Turn } from "./start-iteration.js";
+import { completed, failed, stopped, type Terminal } from "./terminal-state.js";
+
+/**
+ * A declaration the checks did not confirm, by the completion step's
+ * `onFailure` (SPEC §4.4): `retry` queues the retry prompt for the next
+ * iteration until the attempts are spent (`retries_exhausted`), `abort` stops
+ * (`aborted`), `skip` accepts the work with a warning (`completed`).
+ * Returns the end of the run, or undefined when the loop goes on.
+ */
+export async function handleFailedCheck(
+  run: RunContext,
+  turn: Turn,
+  response: BackendResponse,
+  failure: CheckFailure,
+): Promise<Terminal | undefined> {
+  const onFailure = turn.completionStep?.onFailure ?? { action: "retry", maxAttempts: 3 };
+  const failedChecks = run.state.counters.failedChecks + 1;
+  // A run that ends here and is resumed later starts from the step prompt and this summary.
+  updateState(run, {
+    counters: { ...run.state.counters, failedChecks },
+    pendingPrompt: undefined,
+    previousSummary: summarizeIteration(turn.iteration, response, { failure }),
+  });
+  const found = `${failure.name} failed (${failure.pattern}): ${failure.detail}`;
+  switch (decideOnFailure(onFailure, failedChecks)) {
+    case "retry":
+      await queueRetry(run, turn, response, failure, {
+        attempt: failedChecks,
+        maxAttempts: onFailure.maxAttempts,
+      });
+      return undefined;
+    case "retries_exhausted":
+      return stopped(
+        "retries_exhausted",
+        `${failedChecks} failed checks in a row, after ${onFailure.maxAttempts} retries; last: ${found}`,
+      );
+    case "aborted":
+      return stopped("aborted", `onFailure is abort and a check failed: ${found}`);
+    case "skip":
+      warn(run, turn.iteration, `accepted despite a failed check (onFailure skip): ${found}`);
+      return completed(`completed in iteration ${turn.iteration}, skipping a failed check`);
+  }
+}
+
+/**
+ * A declaration that could not be read (SPEC §4.2) is INCOMPLETE, not a
+ * failure: the model gets a retry prompt saying what was wrong with it,
+ * until `maxUndecidable` such results in a row end the run with `error`.
+ */
+export async function handleUndecidable(
+  run: RunContext,
+  turn: Turn,
+  response: BackendResponse,
+  decision: CompletionDecision,
+): Promise<Terminal | undefined> {
+  if (decision.exhausted) {
+    updateState(run, {
+      pendingPrompt: undefined,
+      previousSummary: summarizeIteration(turn.iteration, response, { decision }),
+    });
+    return failed("backend_error", decision.message ?? decision.detail);
+  }
+  await queueRetry(
+    run,
+    turn,
+    response,
+    undecidableFailure(decision),
+    {
+      attempt: decision.undecidableStreak,
+      maxAttempts: run.agent.runner.maxUndecidable,
+    },
+    { decision },
+  );
+  return undefined;
+}

@@ -1,0 +1,248 @@
+import { formatIterationSummary } from "../completion/iteration-summary.js";
+import type { JsonSchema } from "../definition/types.js";
+import type { BackendError, BackendRequest, BackendResponse } from "../ports.js";
+import { BACKOFF_LIMITS, backoffMs } from "./backoff.js";
+import { emit, keep, type RunContext, updateState, waitForState } from "./run-context.js";
+import { failed, stopped, type Terminal } from "./terminal-state.js";
+
+/** One query of an iteration. */
+export interface Query {
+  readonly iteration: number;
+  readonly prompt: string;
+  readonly schema?: JsonSchema;
+  readonly checkId: string;
+  readonly model?: string;
+  /** Names an extra query of the iteration in the record (e.g. `closure-review`). */
+  readonly label?: string;
+}
+
+export type QueryOutcome =
+  | { readonly response: BackendResponse; readonly terminal?: undefined }
+  | { readonly terminal: Terminal };
+
+/** Time a backend gets past its own timeout before the loop stops waiting for it (at most). */
+const DEADLINE_GRACE_MS = 5_000;
+
+type Recovery = "wait" | "repeat" | "new-session" | "accept" | "end";
+
+function recoveryFor(error: BackendError): Recovery {
+  if (error.kind === "rate_limit" || error.kind === "overloaded") return "wait";
+  if (error.kind === "timeout" || error.kind === "connection") return "repeat";
+  if (error.kind === "session_expired") return "new-session";
+  // The query ran out of turns: what it did stands, the loop reads its declaration as usual.
+  if (error.kind === "max_turns") return "accept";
+  return error.retryable ? "repeat" : "end";
+}
+
+function terminalFor(error: BackendError): Terminal {
+  const reason = `backend ${error.kind}: ${error.message}`;
+  if (error.kind === "aborted") return stopped("aborted", reason);
+  if (error.kind === "max_budget") return stopped("budget_exhausted", reason);
+  if (error.kind === "auth") return failed("auth_error", reason);
+  if (error.kind === "config") return failed("config_error", reason);
+  return failed("backend_error", reason);
+}
+
+/**
+ * Sends a query and gets an answer the loop can use (SPEC §3 rules 4, 5 and
+ * §3.1). A rate limit or overload waits (exponential backoff, or the reset
+ * time the backend gave) and repeats; a timeout or lost connection repeats a
+ * bounded number of times; an expired session is dropped and the query
+ * repeated in a new one with the previous summary. None of these repeats
+ * counts as an iteration or a retry attempt. Anything unrecoverable ends
+ * the run.
+ */
+export async function askBackend(run: RunContext, query: Query): Promise<QueryOutcome> {
+  let sessionId =
+    run.agent.runner.backend.sessionPolicy === "continue" ? run.state.sessionId : undefined;
+  let prompt = query.prompt;
+  let waits = 0;
+  let repeats = 0;
+  for (;;) {
+    const response = await queryOnce(run, query, prompt, sessionId);
+    if (run.signal.aborted) return { terminal: stopped("aborted", "the run was aborted") };
+    const error = response.error;
+    if (error === undefined) return { response };
+    const recovery = recoveryFor(error);
+    if (recovery === "accept") return { response };
+    if (recovery === "end") return { terminal: terminalFor(error) };
+    if (recovery === "new-session") {
+      if (sessionId === undefined) return { terminal: terminalFor(error) };
+      sessionId = undefined;
+      prompt = withSummary(run, query.prompt);
+      updateState(run, { sessionId: undefined });
+      emit(run, {
+        type: "warning",
+        iteration: query.iteration,
+        message: "the session expired; continuing in a new one",
+      });
+      continue;
+    }
+    const count = recovery === "wait" ? waits++ : repeats++;
+    const limit =
+      recovery === "wait" ? BACKOFF_LIMITS.maxRateLimitWaits : BACKOFF_LIMITS.maxTimeoutRepeats;
+    if (count >= limit) {
+      return {
+        terminal: failed(
+          "backend_error",
+          `backend ${error.kind} ${count + 1} times in a row: ${error.message}`,
+        ),
+      };
+    }
+    const waitEnd = await waitBeforeRepeat(run, query.iteration, error, count);
+    if (waitEnd) return { terminal: waitEnd };
+  }
+}
+
+async function waitBeforeRepeat(
+  run: RunContext,
+  iteration: number,
+  error: BackendError,
+  attempt: number,
+): Promise<Terminal | undefined> {
+  const waitMs = backoffMs(attempt, error.kind === "rate_limit" ? error.retryAfterMs : undefined);
+  const { maxWallTimeMs } = run.agent.runner.budgets;
+  const elapsedMs = run.ports.clock.now() - run.startedAtMs;
+  if (maxWallTimeMs !== undefined && elapsedMs + waitMs > maxWallTimeMs) {
+    return stopped(
+      "budget_exhausted",
+      `waiting ${waitMs} ms after a backend ${error.kind} would exceed the wall-time budget`,
+    );
+  }
+  emit(run, {
+    type: "backend-wait",
+    iteration,
+    reason: error.kind,
+    waitMs,
+    attempt: attempt + 1,
+  });
+  try {
+    await run.ports.clock.sleep(waitMs, run.signal);
+  } catch {
+    return stopped("aborted", "the run was aborted while waiting for the backend");
+  }
+  return undefined;
+}
+
+function withSummary(run: RunContext, prompt: string): string {
+  const summary = run.state.previousSummary;
+  if (summary === undefined) return prompt;
+  return `${formatIterationSummary(summary)}\n\n${prompt}`;
+}
+
+async function queryOnce(
+  run: RunContext,
+  query: Query,
+  prompt: string,
+  sessionId: string | undefined,
+): Promise<BackendResponse> {
+  const { backend, record } = run.ports;
+  const { runner } = run.agent;
+  const model = query.model ?? runner.backend.model;
+  await waitForState(run);
+  emit(run, {
+    type: "backend-start",
+    iteration: query.iteration,
+    backend: backend.name,
+    ...(model === undefined ? {} : { model }),
+    ...(sessionId === undefined ? {} : { sessionId }),
+  });
+  const response = await queryWithDeadline(run, {
+    prompt,
+    ...(query.schema === undefined ? {} : { schema: query.schema }),
+    ...(sessionId === undefined ? {} : { sessionId }),
+    cwd: run.cwd,
+    ...(model === undefined ? {} : { model }),
+    allowedTools: runner.backend.allowedTools,
+    disallowedTools: runner.backend.disallowedTools,
+    permissionMode: runner.backend.permissionMode,
+    ...(run.systemPrompt === undefined ? {} : { systemPrompt: run.systemPrompt }),
+    env: { CLOSER_CHECK_ID: query.checkId, CLOSER_RUN_ID: run.runId },
+    timeoutMs: runner.budgets.queryTimeoutMs,
+    signal: run.signal,
+  });
+  addToTotals(run, response);
+  emit(run, {
+    type: "backend-end",
+    iteration: query.iteration,
+    durationMs: response.durationMs,
+    costUsd: response.costUsd,
+    totalCostUsd: run.state.totals.costUsd,
+    ...(response.usage === undefined ? {} : { usage: response.usage }),
+    ...(response.sessionId === undefined ? {} : { sessionId: response.sessionId }),
+    hasStructuredOutput: response.structuredOutput !== undefined,
+    ...(response.error === undefined ? {} : { error: response.error }),
+  });
+  keep(record.saveTranscript(query.iteration, response.transcript, query.label));
+  return response;
+}
+
+/**
+ * Every wait is bounded even when a backend ignores its own timeout: past the
+ * timeout and a grace period the query is aborted and answered as a timeout.
+ * A backend that throws (it should answer with an error) is answered as a crash.
+ */
+async function queryWithDeadline(
+  run: RunContext,
+  request: Omit<BackendRequest, "signal"> & { signal: AbortSignal },
+): Promise<BackendResponse> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  request.signal.addEventListener("abort", stop, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<BackendResponse>((settle) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      settle(errorResponse("timeout", `no answer within ${request.timeoutMs} ms`, true));
+    }, request.timeoutMs + Math.min(DEADLINE_GRACE_MS, request.timeoutMs));
+  });
+  const answer = run.ports.backend
+    .query({ ...request, signal: controller.signal })
+    .catch((error: unknown) =>
+      errorResponse(
+        "crash",
+        `the backend failed: ${error instanceof Error ? error.message : String(error)}`,
+        false,
+      ),
+    );
+  try {
+    return await Promise.race([answer, deadline]);
+  } finally {
+    clearTimeout(timer);
+    request.signal.removeEventListener("abort", stop);
+  }
+}
+
+function errorResponse(
+  kind: BackendError["kind"],
+  message: string,
+  retryable: boolean,
+): BackendResponse {
+  return {
+    text: "",
+    costUsd: 0,
+    durationMs: 0,
+    toolsUsed: [],
+    transcript: [],
+    error: { kind, message, retryable },
+  };
+}
+
+function addToTotals(run: RunContext, response: BackendResponse): void {
+  const { totals } = run.state;
+  const usage = response.usage;
+  const keepSession = run.agent.runner.backend.sessionPolicy === "continue" && response.sessionId;
+  updateState(run, {
+    totals: {
+      costUsd: totals.costUsd + response.costUsd,
+      backendMs: totals.backendMs + response.durationMs,
+      usage: {
+        inputTokens: totals.usage.inputTokens + (usage?.inputTokens ?? 0),
+        outputTokens: totals.usage.outputTokens + (usage?.outputTokens ?? 0),
+        cacheReadTokens: totals.usage.cacheReadTokens + (usage?.cacheReadTokens ?? 0),
+        cacheCreationTokens: totals.usage.cacheCreationTokens + (usage?.cacheCreationTokens ?? 0),
+      },
+    },
+    ...(keepSession ? { sessionId: response.sessionId } : {}),
+  });
+}

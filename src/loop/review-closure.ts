@@ -1,0 +1,55 @@
+import {
+  CLOSURE_REVIEW_SCHEMA,
+  type ClosureReviewReading,
+  closureReviewWords,
+  readClosureReview,
+} from "../completion/closure-review.js";
+import { renderPrompt } from "../prompts/prompt-resolver.js";
+import { askBackend } from "./query-backend.js";
+import { emit, keep, type RunContext } from "./run-context.js";
+import type { Turn } from "./start-iteration.js";
+import { variablesFor } from "./start-iteration.js";
+import type { Terminal } from "./terminal-state.js";
+
+const LABEL = "closure-review";
+
+/**
+ * Closure review (SPEC §4.5): after the validators pass, one extra query in
+ * the same iteration asks the model to review its work as a checklist, in a
+ * fixed schema. It waits out rate limits like any query.
+ */
+export async function reviewClosure(
+  run: RunContext,
+  turn: Turn,
+  closureReview: { readonly c2: string; readonly c3: string },
+): Promise<ClosureReviewReading | Terminal> {
+  const prompt = await renderPrompt({
+    agentDir: run.agent.dir,
+    words: closureReviewWords(run.agent.registry.c1, closureReview),
+    variables: variablesFor(run, turn.iteration, turn.checkId, run.state.previousSummary),
+  });
+  keep(run.ports.record.savePrompt(turn.iteration, prompt.text, LABEL));
+  emit(run, {
+    type: "prompt",
+    iteration: turn.iteration,
+    step: turn.step.id,
+    templatePath: prompt.templatePath,
+    kind: "closure-review",
+    chars: prompt.text.length,
+  });
+  const answer = await askBackend(run, {
+    ...turn.query,
+    prompt: prompt.text,
+    schema: CLOSURE_REVIEW_SCHEMA,
+    label: LABEL,
+  });
+  if (answer.terminal) return answer.terminal;
+  const reading = readClosureReview(answer.response, run.ports.schemaValidators);
+  emit(run, {
+    type: "closure-review",
+    iteration: turn.iteration,
+    allComplete: reading.ok && reading.complete,
+    pendingActions: reading.ok ? [...reading.pendingActions] : [reading.error],
+  });
+  return reading;
+}

@@ -1,0 +1,110 @@
+import type { ExternalCondition } from "../completion/completion-handler.js";
+import type { SchemaValidators } from "../completion/schema-validators.js";
+import type { JsonSchema, OutputSchemaRef, ResolvedAgent } from "../definition/types.js";
+import {
+  EVENT_FORMAT_VERSION,
+  type EventListener,
+  type RunEvent,
+  type RunEventBody,
+} from "../events.js";
+import type { Backend, CheckContext, Clock, RecordSink, ValidatorOutcome } from "../ports.js";
+import type { FileSnapshot } from "../record/read-optional-file.js";
+import type { RunState } from "../record/run-state.js";
+
+/** The collaborators the loop reaches the outside world through. */
+export interface RunPorts {
+  readonly backend: Backend;
+  readonly record: RecordSink;
+  readonly clock: Clock;
+  readonly listener?: EventListener;
+  /** Resolves a step's output schema (cached per run). */
+  readonly resolveSchema: (ref: OutputSchemaRef) => Promise<JsonSchema>;
+  /** Reads a file that may not exist (the decision file). */
+  readonly readFile: (path: string) => Promise<FileSnapshot | undefined>;
+  readonly runValidator: (
+    validatorName: string,
+    context: CheckContext & { defaultTimeoutMs: number },
+  ) => Promise<ValidatorOutcome>;
+  readonly schemaValidators: SchemaValidators;
+}
+
+/**
+ * Everything one run works with. All of it is fixed when the run starts
+ * except `state`, the run's progress, which the loop replaces as it goes
+ * and which is saved as run.json.
+ */
+export interface RunContext {
+  readonly agent: ResolvedAgent;
+  readonly ports: RunPorts;
+  readonly cwd: string;
+  readonly runId: string;
+  readonly runDir: string;
+  readonly maxIterations: number;
+  readonly signal: AbortSignal;
+  /** Absolute path of the decision file (inside the working tree). */
+  readonly decisionPath: string;
+  readonly systemPrompt?: string;
+  readonly externalConditions: readonly ExternalCondition[];
+  /** Clock time this process started (or resumed) the run: the wall-time budget counts from here. */
+  readonly startedAtMs: number;
+  state: RunState;
+  /** The last run.json write (see `saveState`). */
+  stateWritten: Promise<void>;
+}
+
+/**
+ * Records an event and hands it to the listener. The loop does not wait for
+ * the write: the record keeps the order, and a failed write surfaces at the
+ * next `saveState` (see RecordSink).
+ */
+export function emit(run: RunContext, body: RunEventBody): void {
+  keep(emitWritten(run, body));
+}
+
+/** Records an event and resolves once it is written (for the last event of a run). */
+export function emitWritten(run: RunContext, body: RunEventBody): Promise<void> {
+  const event: RunEvent = {
+    v: EVENT_FORMAT_VERSION,
+    at: run.ports.clock.now(),
+    runId: run.runId,
+    ...body,
+  };
+  const written = run.ports.record.emit(event);
+  try {
+    run.ports.listener?.(event);
+  } catch {
+    // A failing display must not end the run; the event is in the record.
+  }
+  return written;
+}
+
+/** Hands a prompt or transcript to the record without waiting for it (like `emit`). */
+export function keep(write: Promise<void>): void {
+  write.catch(() => undefined);
+}
+
+/** Replaces part of the run state (in memory; `saveState` writes it). */
+export function updateState(run: RunContext, change: Partial<RunState>): void {
+  run.state = { ...run.state, ...change };
+}
+
+/**
+ * Starts writing run.json (atomically and durably). The loop goes on while it
+ * is written; `waitForState` is called before the next backend query, so an
+ * iteration's state is on disk before the next one sends anything (rule 7).
+ */
+export function saveState(run: RunContext): void {
+  run.state = { ...run.state, updatedAt: isoTime(run) };
+  const written = run.ports.record.saveState(run.state);
+  keep(written);
+  run.stateWritten = written;
+}
+
+/** Resolves once the last run.json write is on disk; rejects if it failed. */
+export function waitForState(run: RunContext): Promise<void> {
+  return run.stateWritten;
+}
+
+export function isoTime(run: RunContext): string {
+  return new Date(run.ports.clock.now()).toISOString();
+}

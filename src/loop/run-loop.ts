@@ -1,0 +1,51 @@
+import { checkFormat } from "./check-format.js";
+import { checkLimits } from "./check-limits.js";
+import { acceptCompletion, goToNextStep } from "./end-iteration.js";
+import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
+import { askBackend } from "./query-backend.js";
+import { readDeclaration } from "./read-declaration.js";
+import type { RunContext } from "./run-context.js";
+import { startIteration } from "./start-iteration.js";
+import { isTerminal, type Terminal } from "./terminal-state.js";
+import { verifyCompletion } from "./verify-completion.js";
+
+/**
+ * The loop of SPEC §3. It leaves only through a terminal state.
+ *
+ * An iteration is one backend query for the work: the step prompt or a
+ * retry prompt (condition, format or undecidable retries all count). Repeats
+ * of the same query after a rate limit, overload, timeout or expired session
+ * do not count, nor does the closure review query, which belongs to the
+ * iteration whose declaration it reviews.
+ */
+export async function runLoop(run: RunContext): Promise<Terminal> {
+  for (;;) {
+    const limit = await checkLimits(run); // abort, budgets, iteration cap (rule 6)
+    if (limit) return limit;
+
+    const turn = await startIteration(run); // pending retry prompt ?? step prompt (rules 2, 3)
+    const answer = await askBackend(run, turn.query); // waits out rate limits (rules 4, 5)
+    if (answer.terminal) return answer.terminal;
+    const { response } = answer;
+
+    const decision = await readDeclaration(run, turn, response); // §4.1, §4.2
+    if (decision.decision === "incomplete") {
+      goToNextStep(run, turn, response, { decision }); // rule 1: no signal, no checks
+      continue;
+    }
+    if (decision.decision === "undecidable") {
+      const end = await handleUndecidable(run, turn, response, decision); // INCOMPLETE + retry
+      if (end) return end;
+      continue;
+    }
+
+    if ((await checkFormat(run, turn, response)) === "retry") continue; // §4.4 format retries
+
+    const verdict = await verifyCompletion(run, turn); // validators, closure review, external
+    if (isTerminal(verdict)) return verdict;
+    if (verdict.complete) return acceptCompletion(run, turn, response);
+
+    const end = await handleFailedCheck(run, turn, response, verdict.failure); // onFailure
+    if (end) return end;
+  }
+}

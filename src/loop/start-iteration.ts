@@ -1,0 +1,116 @@
+import { makeCheckId } from "../completion/decision.js";
+import type { CompletionStepDefinition, StepDefinition } from "../definition/types.js";
+import { CloserError } from "../errors.js";
+import { renderPrompt } from "../prompts/prompt-resolver.js";
+import { makeVariables } from "../prompts/variables.js";
+import type { FileSnapshot } from "../record/read-optional-file.js";
+import type { IterationSummary } from "../record/run-state.js";
+import type { Query } from "./query-backend.js";
+import { emit, keep, type RunContext, updateState } from "./run-context.js";
+
+/** One iteration under way: its number, check id, step and the query it sends. */
+export interface Turn {
+  readonly iteration: number;
+  /** Fresh for every iteration: the model may declare completion in it (SPEC §4.2). */
+  readonly checkId: string;
+  readonly step: StepDefinition;
+  /** The completion step the step declares completion against, when it has one. */
+  readonly completionStep?: CompletionStepDefinition;
+  readonly query: Query;
+  /** The decision file as it was before the query, to tell a fresh file from an old one. */
+  readonly decisionBefore?: FileSnapshot;
+}
+
+/**
+ * Starts the next iteration: the pending retry prompt when a check failed
+ * last time (SPEC §3 rule 2), else the step's prompt rendered with the
+ * previous summary (rule 3). The prompt is kept in the record before it is sent.
+ */
+export async function startIteration(run: RunContext): Promise<Turn> {
+  const iteration = run.state.iteration + 1;
+  const decisionBefore = run.ports.readFile(run.decisionPath);
+  decisionBefore.catch(() => undefined); // awaited below, once the prompt is ready
+  const pending = run.state.pendingPrompt;
+  const checkId = pending?.checkId ?? makeCheckId(run.ports.clock.randomId);
+  const step = findStep(run, run.state.stepId);
+  emit(run, { type: "iteration-start", iteration, step: step.id });
+  const prompt =
+    pending ??
+    (await renderPrompt({
+      agentDir: run.agent.dir,
+      words: {
+        c1: run.agent.registry.c1,
+        c2: step.c2,
+        c3: step.c3,
+        edition: step.edition,
+        ...(step.adaptation === undefined ? {} : { adaptation: step.adaptation }),
+      },
+      variables: variablesFor(run, iteration, checkId, run.state.previousSummary),
+    }));
+  const kind = pending?.kind ?? "step";
+  keep(run.ports.record.savePrompt(iteration, prompt.text));
+  emit(run, {
+    type: "prompt",
+    iteration,
+    step: step.id,
+    templatePath: prompt.templatePath,
+    kind,
+    chars: prompt.text.length,
+  });
+  const schema = step.outputSchemaRef && (await run.ports.resolveSchema(step.outputSchemaRef));
+  const model = step.model ?? run.agent.runner.backend.model;
+  // Counted from here: the query is about to be sent.
+  updateState(run, { iteration });
+  const completionStep = step.completionStep
+    ? run.agent.registry.completionSteps[step.completionStep]
+    : undefined;
+  return {
+    iteration,
+    checkId,
+    step,
+    ...(completionStep === undefined ? {} : { completionStep }),
+    query: {
+      iteration,
+      prompt: prompt.text,
+      checkId,
+      ...(schema ? { schema } : {}),
+      ...(model === undefined ? {} : { model }),
+    },
+    decisionBefore: await decisionBefore,
+  };
+}
+
+/** The variables every template of an iteration is rendered from (one place: makeVariables). */
+export function variablesFor(
+  run: RunContext,
+  iteration: number,
+  checkId: string,
+  previousSummary: IterationSummary | undefined,
+): Record<string, unknown> {
+  return makeVariables({
+    parameters: run.state.args,
+    parameterDefinitions: run.agent.parameters,
+    iteration,
+    maxIterations: run.maxIterations,
+    runId: run.runId,
+    checkId,
+    ...(previousSummary === undefined ? {} : { previousSummary }),
+    task: run.state.task,
+  });
+}
+
+export function findStep(run: RunContext, stepId: string): StepDefinition {
+  const step = run.agent.registry.steps[stepId];
+  if (step !== undefined) return step;
+  throw new CloserError(
+    "config_error",
+    `the run is at step "${stepId}", which the registry does not define`,
+    {
+      file: run.agent.files.registry,
+      jsonPath: `steps["${stepId}"]`,
+      expected: `one of ${Object.keys(run.agent.registry.steps).join(", ")}`,
+      found: stepId,
+      fix: "define the step in steps_registry.json, or correct the entry step or a step's `next`",
+    },
+  );
+}

@@ -1,0 +1,87 @@
+import { type CloserErrorCode, isCloserError } from "../errors.js";
+import type { TerminalStatus } from "../events.js";
+import {
+  emitWritten,
+  isoTime,
+  type RunContext,
+  saveState,
+  updateState,
+  waitForState,
+} from "./run-context.js";
+import type { AgentResult } from "./run-options.js";
+
+/** How the loop ended (SPEC §3 rule 6): the only way out of it. */
+export interface Terminal {
+  readonly status: TerminalStatus;
+  readonly reason: string;
+  /** For `error`: what kind of error, for the CLI's exit code. */
+  readonly errorCode?: CloserErrorCode;
+}
+
+export function isTerminal(value: object): value is Terminal {
+  return "status" in value && "reason" in value;
+}
+
+export function completed(reason: string): Terminal {
+  return { status: "completed", reason };
+}
+
+export function stopped(
+  status: Exclude<TerminalStatus, "completed" | "error">,
+  reason: string,
+): Terminal {
+  return { status, reason };
+}
+
+export function failed(errorCode: CloserErrorCode, reason: string): Terminal {
+  return { status: "error", reason, errorCode };
+}
+
+/** An exception that escaped a stage: a configuration error, or a bug. */
+export function terminalFromError(error: unknown): Terminal {
+  if (isCloserError(error)) return failed(error.code, error.describe());
+  const message = error instanceof Error ? error.message : String(error);
+  return failed("internal_error", `unexpected error: ${message}`);
+}
+
+/** Placeholder the single `finally` sees when even the end could not be decided. */
+export const UNDECIDED_END: Terminal = failed(
+  "internal_error",
+  "the run ended without a terminal state",
+);
+
+/**
+ * The one place that writes the end of a run (DESIGN principle 12): the final
+ * run.json and the `run-end` event.
+ */
+export async function finishRun(run: RunContext, terminal: Terminal): Promise<void> {
+  updateState(run, { status: terminal.status, reason: terminal.reason, endedAt: isoTime(run) });
+  saveState(run);
+  await waitForState(run);
+  const { iteration, totals } = run.state;
+  await emitWritten(run, {
+    type: "run-end",
+    status: terminal.status,
+    success: terminal.status === "completed",
+    reason: terminal.reason,
+    iterations: iteration,
+    costUsd: totals.costUsd,
+  });
+  await run.ports.record.flush?.();
+}
+
+export function resultOf(run: RunContext, terminal: Terminal): AgentResult {
+  const { iteration, totals, worktree, warnings } = run.state;
+  return {
+    success: terminal.status === "completed",
+    status: terminal.status,
+    reason: terminal.reason,
+    iterations: iteration,
+    runId: run.runId,
+    runDir: run.runDir,
+    costUsd: totals.costUsd,
+    ...(worktree === undefined ? {} : { worktree }),
+    ...(terminal.errorCode === undefined ? {} : { errorCode: terminal.errorCode }),
+    warnings,
+  };
+}

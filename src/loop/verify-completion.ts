@@ -1,0 +1,79 @@
+import type { ClosureReviewReading } from "../completion/closure-review.js";
+import { type CompletionVerdict, isComplete } from "../completion/completion-handler.js";
+import { checkCompletion } from "../completion/completion-validator.js";
+import type { ValidatorOutcome } from "../ports.js";
+import { reviewClosure } from "./review-closure.js";
+import { emit, type RunContext } from "./run-context.js";
+import type { Turn } from "./start-iteration.js";
+import { failed, isTerminal, stopped, type Terminal } from "./terminal-state.js";
+
+/**
+ * The checks a declaration starts (SPEC §4.3, §4.5, §4.6): the completion
+ * step's validators in order, then (when they pass) the closure review, then
+ * the task's external conditions. A validator whose definition is wrong
+ * (exit 126/127, a bad module) ends the run with `error`.
+ */
+export async function verifyCompletion(
+  run: RunContext,
+  turn: Turn,
+): Promise<CompletionVerdict | Terminal> {
+  const conditions = turn.completionStep?.completionConditions ?? [];
+  const validation = await checkCompletion(conditions, (name) => runOneValidator(run, turn, name));
+  if (run.signal.aborted) return stopped("aborted", "the run was aborted during the checks");
+  if (!validation.valid && validation.configError !== undefined) {
+    return failed(
+      "config_error",
+      `validator "${validation.validator}" cannot run: ${validation.configError}`,
+    );
+  }
+  let closureReview: ClosureReviewReading | undefined;
+  const review = turn.completionStep?.closureReview;
+  if (validation.valid && review !== undefined) {
+    const reading = await reviewClosure(run, turn, review);
+    if (isTerminal(reading)) return reading;
+    closureReview = reading;
+  }
+  return isComplete({
+    validation,
+    ...(closureReview === undefined ? {} : { closureReview }),
+    external: run.externalConditions,
+  });
+}
+
+async function runOneValidator(
+  run: RunContext,
+  turn: Turn,
+  name: string,
+): Promise<ValidatorOutcome> {
+  const definition = run.agent.registry.validators[name];
+  const command = definition?.type === "command" ? definition.command : undefined;
+  emit(run, {
+    type: "validator-start",
+    iteration: turn.iteration,
+    validator: name,
+    ...(command === undefined ? {} : { command }),
+  });
+  const outcome = await run.ports.runValidator(name, {
+    cwd: run.cwd,
+    agentDir: run.agent.dir,
+    checkId: turn.checkId,
+    env: { CLOSER_CHECK_ID: turn.checkId, CLOSER_RUN_ID: run.runId },
+    signal: run.signal,
+    defaultTimeoutMs: run.agent.runner.budgets.validatorTimeoutMs,
+  });
+  emit(run, {
+    type: "validator-end",
+    iteration: turn.iteration,
+    validator: name,
+    valid: outcome.valid,
+    ...(outcome.pattern === undefined ? {} : { pattern: outcome.pattern }),
+    ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
+    durationMs: outcome.durationMs,
+    ...(outcome.timedOut === undefined ? {} : { timedOut: outcome.timedOut }),
+    params: { ...outcome.params },
+    ...(outcome.stdout === undefined ? {} : { stdout: outcome.stdout }),
+    ...(outcome.stderr === undefined ? {} : { stderr: outcome.stderr }),
+    ...(outcome.configError === undefined ? {} : { configError: outcome.configError }),
+  });
+  return outcome;
+}

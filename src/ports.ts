@@ -1,0 +1,155 @@
+/**
+ * The whole architecture in one file: the small ports through which the loop
+ * asks the outside world for things. Implementations live in backends/,
+ * validators/, workspace/ and record/; tests swap only what is outside the
+ * machine (the model, GitHub).
+ */
+import type { JsonSchema, PermissionMode } from "./definition/types.js";
+import type { RunEvent } from "./events.js";
+
+// ── Backend ────────────────────────────────────────────────────────────────
+
+export interface BackendRequest {
+  readonly prompt: string;
+  /** Resolved output schema of the step; undefined = free text. */
+  readonly schema?: JsonSchema;
+  /** Session to continue (policy `continue`); undefined = start a new one. */
+  readonly sessionId?: string;
+  readonly cwd: string;
+  readonly model?: string;
+  readonly allowedTools: readonly string[];
+  readonly disallowedTools: readonly string[];
+  readonly permissionMode: PermissionMode;
+  /** Text appended to the backend's own system prompt. */
+  readonly systemPrompt?: string;
+  /** What closer adds to its own environment for the backend (e.g. CLOSER_CHECK_ID). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+}
+
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheCreationTokens: number;
+}
+
+export type BackendErrorKind =
+  | "rate_limit"
+  | "overloaded"
+  | "timeout"
+  | "connection"
+  | "session_expired"
+  | "auth"
+  | "max_turns"
+  | "max_budget"
+  | "aborted"
+  | "crash"
+  | "config"
+  | "unknown";
+
+/** A backend failure as fields; retries read these, never the message text. */
+export interface BackendError {
+  readonly kind: BackendErrorKind;
+  readonly message: string;
+  /** Repeat the same iteration after waiting; does not count against the work. */
+  readonly retryable: boolean;
+  /** When the backend said how long to wait (e.g. a rate-limit reset time). */
+  readonly retryAfterMs?: number;
+}
+
+export interface BackendResponse {
+  /** Schema-checked structured output, when the backend produced one. */
+  readonly structuredOutput?: unknown;
+  /** Final assistant text. */
+  readonly text: string;
+  readonly sessionId?: string;
+  /** Usage of this query alone (not cumulative). */
+  readonly usage?: Usage;
+  /** Cost of this query alone, in USD. */
+  readonly costUsd: number;
+  readonly durationMs: number;
+  /** Names of the tools the model used, in order. */
+  readonly toolsUsed: readonly string[];
+  /** Raw messages or lines, kept in the run record as the transcript. */
+  readonly transcript: readonly unknown[];
+  readonly error?: BackendError;
+}
+
+export interface Backend {
+  readonly name: string;
+  query(request: BackendRequest): Promise<BackendResponse>;
+}
+
+// ── Validators ─────────────────────────────────────────────────────────────
+
+export interface CheckContext {
+  /** The working tree the checks run in. */
+  readonly cwd: string;
+  readonly agentDir: string;
+  readonly checkId: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly signal: AbortSignal;
+}
+
+/** What one validator found. A failing check is data, not an exception. */
+export interface ValidatorOutcome {
+  readonly validator: string;
+  readonly valid: boolean;
+  /** Failure pattern when not valid. */
+  readonly pattern?: string;
+  /** Extracted template params (cut for the prompt by the retry stage, not here). */
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly durationMs: number;
+  readonly command?: string;
+  readonly exitCode?: number;
+  readonly stdout?: string;
+  readonly stderr?: string;
+  readonly timedOut?: boolean;
+  /** Set when the failure is the definition's fault (exit 126/127, bad module). */
+  readonly configError?: string;
+}
+
+// ── Workspace (the only place that runs git) ───────────────────────────────
+
+export interface Workspace {
+  /** Working tree of the run. */
+  readonly cwd: string;
+  isClean(): Promise<boolean>;
+  /** Commit everything that is left; returns false when there was nothing to commit. */
+  commitAll(message: string): Promise<boolean>;
+}
+
+// ── Record ─────────────────────────────────────────────────────────────────
+
+/**
+ * The run folder. Writes happen in the order they are asked for. The loop
+ * waits only for `saveState` (and the final event): an implementation reports
+ * a failed event, prompt or transcript write at the latest by rejecting the
+ * next `saveState`.
+ */
+export interface RecordSink {
+  readonly runDir: string;
+  /** Resolves once the event is written. */
+  emit(event: RunEvent): Promise<void>;
+  /** Rewrite run.json atomically and durably (it is where a resumed run starts). */
+  saveState(state: import("./record/run-state.js").RunState): Promise<void>;
+  /**
+   * Keep an iteration's prompt (and, separately, its transcript). `label` names
+   * an extra query of the same iteration (e.g. `closure-review`).
+   */
+  savePrompt(iteration: number, prompt: string, label?: string): Promise<void>;
+  saveTranscript(iteration: number, transcript: readonly unknown[], label?: string): Promise<void>;
+  /** Resolves once everything asked for is written; rejects if a write failed. */
+  flush?(): Promise<void>;
+}
+
+// ── Clock ──────────────────────────────────────────────────────────────────
+
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or rejects with an AbortError when the signal aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  randomId(): string;
+}

@@ -1,0 +1,112 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CloserError } from "../errors.js";
+import {
+  BUILTIN_RETRY_PATH,
+  type C3lWords,
+  checkC3lWords,
+  listPromptCandidates,
+  type PromptCandidate,
+} from "./c3l.js";
+import { renderTemplate } from "./render.js";
+import { renderParams } from "./variables.js";
+
+/** A prompt to render: the five C3L words, the variables, and for a retry its pattern. */
+export interface PromptRequest {
+  /** Absolute path of the agent folder. */
+  readonly agentDir: string;
+  readonly words: C3lWords;
+  readonly variables: Readonly<Record<string, unknown>>;
+  /** Present for retry prompts: enables the `f_failed.md` and built-in fallbacks. */
+  readonly retry?: { readonly pattern: string; readonly params: readonly string[] };
+}
+
+export interface RenderedPrompt {
+  readonly text: string;
+  /** Relative to the agent folder, or `builtin:retry` for the built-in generic text. */
+  readonly templatePath: string;
+}
+
+/** Where a prompt was found: the candidates in lookup order and the first that exists. */
+export interface LocatedPrompt {
+  readonly candidates: readonly PromptCandidate[];
+  /** The candidate used; undefined when none exists and there is no built-in fallback. */
+  readonly found?: PromptCandidate;
+  /** The file text (undefined for the built-in text). */
+  readonly source?: string;
+}
+
+/** Walks the C3L fallback chain and reads the first template file that exists. */
+export async function locatePrompt(
+  agentDir: string,
+  words: C3lWords,
+  options: { readonly retry: boolean },
+): Promise<LocatedPrompt> {
+  checkC3lWords(words);
+  const candidates = listPromptCandidates(words, options);
+  for (const candidate of candidates) {
+    if (candidate.kind === "builtin") return { candidates, found: candidate };
+    const source = await readIfExists(join(agentDir, candidate.path));
+    if (source !== undefined) return { candidates, found: candidate, source };
+  }
+  return { candidates };
+}
+
+/** Finds the template through the C3L fallback chain and renders it strictly. */
+export async function renderPrompt(request: PromptRequest): Promise<RenderedPrompt> {
+  const located = await locatePrompt(request.agentDir, request.words, {
+    retry: request.retry !== undefined,
+  });
+  const { found, source } = located;
+  if (found === undefined) {
+    const tried = located.candidates.map((candidate) => candidate.path);
+    throw new CloserError("not_found", `no prompt template found; looked for ${tried.join(", ")}`, {
+      file: tried[0] ?? "prompts",
+      expected: "a template file",
+      found: "none of the candidates",
+      fix: `create ${tried[0] ?? "the template"} in the agent folder`,
+    });
+  }
+  if (source === undefined) {
+    return {
+      text: renderBuiltinRetry(request.variables, request.retry),
+      templatePath: BUILTIN_RETRY_PATH,
+    };
+  }
+  const text = renderTemplate({ source, templatePath: found.path, variables: request.variables });
+  return { text, templatePath: found.path };
+}
+
+/** The generic retry text used when an agent has no template for a pattern. */
+export function renderBuiltinRetry(
+  variables: Readonly<Record<string, unknown>>,
+  retry: PromptRequest["retry"],
+): string {
+  const pattern = retry?.pattern ?? String(variables.pattern ?? "unknown");
+  const params = Object.fromEntries((retry?.params ?? []).map((name) => [name, variables[name]]));
+  const attempt = typeof variables.attempt === "number" ? ` (attempt ${variables.attempt})` : "";
+  const summary = typeof variables.previousSummary === "string" ? variables.previousSummary : "";
+  return [
+    `The completion check failed with the pattern "${pattern}"${attempt}. The work is not done yet.`,
+    ...(summary ? ["", summary] : []),
+    "",
+    "What the check found:",
+    renderParams(params),
+    "",
+    "Fix exactly what is listed above, make sure the checks pass, then declare completion again.",
+    "",
+  ].join("\n");
+}
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new CloserError("not_found", `cannot read prompt template: ${(error as Error).message}`, {
+      file: path,
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,164 @@
+import Handlebars from "handlebars";
+import { parse as parseYaml } from "yaml";
+import { CloserError } from "../errors.js";
+
+export type { TemplateUsage, TemplateVariable } from "./template-variables.js";
+export { listTemplateVariables } from "./template-variables.js";
+
+/** A template file split into its front matter and its Handlebars body. */
+export interface ParsedTemplate {
+  readonly body: string;
+  /** Variables the template declares it needs (front matter `params:`). */
+  readonly params: readonly string[];
+  /** Lines taken by the front matter, to turn body line numbers into file line numbers. */
+  readonly bodyLineOffset: number;
+}
+
+export interface RenderTemplateOptions {
+  /** The file text, front matter included. */
+  readonly source: string;
+  /** Shown in every error, e.g. `prompts/steps/retry/issue/f_failed.md`. */
+  readonly templatePath: string;
+  readonly variables: Readonly<Record<string, unknown>>;
+}
+
+const FRONT_MATTER_FENCE = /^---[ \t]*$/;
+
+/** Splits off YAML front matter (`---\nparams:\n  - failedTests\n---\n`) and reads its `params`. */
+export function parseTemplate(source: string, templatePath: string): ParsedTemplate {
+  const lines = source.split(/\r?\n/);
+  if (!FRONT_MATTER_FENCE.test(lines[0] ?? "")) {
+    return { body: source, params: [], bodyLineOffset: 0 };
+  }
+  const closing = lines.findIndex((line, index) => index > 0 && FRONT_MATTER_FENCE.test(line));
+  if (closing === -1) {
+    throw new CloserError("parse_error", "front matter starts with --- but never ends", {
+      file: templatePath,
+      line: 1,
+      fix: "close the front matter with a line holding only ---",
+    });
+  }
+  const params = readParams(lines.slice(1, closing).join("\n"), templatePath);
+  return {
+    body: lines.slice(closing + 1).join("\n"),
+    params,
+    bodyLineOffset: closing + 1,
+  };
+}
+
+function readParams(yamlText: string, templatePath: string): string[] {
+  let data: unknown;
+  try {
+    data = parseYaml(yamlText);
+  } catch (error) {
+    throw new CloserError(
+      "parse_error",
+      `front matter is not valid YAML: ${(error as Error).message}`,
+      {
+        file: templatePath,
+        fix: "write the front matter as YAML, e.g. params: [failedTests]",
+        cause: error,
+      },
+    );
+  }
+  if (data === null || data === undefined) return [];
+  if (typeof data !== "object" || Array.isArray(data)) {
+    throw new CloserError("parse_error", "front matter must be a YAML mapping", {
+      file: templatePath,
+      found: Array.isArray(data) ? "a list" : typeof data,
+      fix: "write the front matter as key: value lines, e.g. params: [failedTests]",
+    });
+  }
+  const params = (data as Record<string, unknown>).params;
+  if (params === undefined || params === null) return [];
+  if (!Array.isArray(params) || params.some((param) => typeof param !== "string")) {
+    throw new CloserError("parse_error", "front matter params must be a list of variable names", {
+      file: templatePath,
+      jsonPath: "params",
+      found: JSON.stringify(params),
+      fix: "write params as a YAML list of names, e.g. params: [failedTests, errorOutput]",
+    });
+  }
+  return params as string[];
+}
+
+/**
+ * Renders a template strictly: values go in as plain text (no HTML escaping), a declared param
+ * that was not supplied or a variable nobody supplied is a CloserError naming the template and
+ * the variable — never literal `{{x}}` text in a prompt.
+ */
+export function renderTemplate(options: RenderTemplateOptions): string {
+  const { source, templatePath, variables } = options;
+  const parsed = parseTemplate(source, templatePath);
+  const missing = parsed.params.filter((param) => !(param in variables));
+  if (missing.length > 0) {
+    throw new CloserError(
+      "config_error",
+      `template declares param(s) ${missing.map((name) => `"${name}"`).join(", ")} in its front matter but they were not supplied`,
+      {
+        file: templatePath,
+        jsonPath: "params",
+        expected: `variables ${missing.join(", ")}`,
+        found: `supplied: ${Object.keys(variables).sort().join(", ")}`,
+        fix: "map the param to an extractor in the validator's extractParams, or remove it from params",
+      },
+    );
+  }
+  try {
+    const template = Handlebars.compile(parsed.body, { strict: true, noEscape: true });
+    return template(variables);
+  } catch (error) {
+    throw translateHandlebarsError(error, parsed, templatePath);
+  }
+}
+
+/** Turns Handlebars' `"x" not defined in [object Object] - 2:4` into a message a user can act on. */
+export function translateHandlebarsError(
+  error: unknown,
+  parsed: ParsedTemplate,
+  templatePath: string,
+): CloserError {
+  const message = error instanceof Error ? error.message : String(error);
+  const undefinedName = /^"([^"]+)" not defined in /.exec(message)?.[1];
+  const position = error as { lineNumber?: number; column?: number };
+  if (undefinedName !== undefined) {
+    const bodyLine = position.lineNumber ?? 1;
+    const written = writtenPathAt(parsed.body, bodyLine, position.column) ?? undefinedName;
+    return new CloserError(
+      "config_error",
+      `template uses variable "${written}" but no variable "${undefinedName}" was supplied`,
+      {
+        file: templatePath,
+        line: bodyLine + parsed.bodyLineOffset,
+        ...(position.column === undefined ? {} : { column: position.column + 1 }),
+        expected: `a value for "${written}"`,
+        found: "nothing",
+        fix: `supply "${undefinedName}" (an agent parameter, a runner variable or an extracted param), or remove it from the template`,
+        cause: error,
+      },
+    );
+  }
+  const parseLine = Number(/on line (\d+)/.exec(message)?.[1] ?? position.lineNumber ?? Number.NaN);
+  const got = /got '([^']+)'/.exec(message)?.[1];
+  const firstLine = (message.split("\n")[0] ?? message)
+    .replace(/ on line \d+:?$/, "")
+    .replace(/ - \d+:\d+$/, "");
+  return new CloserError(
+    "parse_error",
+    `template is not valid Handlebars: ${firstLine}${got === undefined ? "" : ` (unexpected ${got})`}`,
+    {
+      file: templatePath,
+      ...(Number.isNaN(parseLine) ? {} : { line: parseLine + parsed.bodyLineOffset }),
+      fix: "fix the {{…}} syntax of the template (every {{ needs its }}, every {{#block}} its {{/block}})",
+      detail: message,
+      cause: error,
+    },
+  );
+}
+
+/** The path expression written at a 1-based line and 0-based column of a template body. */
+function writtenPathAt(body: string, line: number, column: number | undefined): string | undefined {
+  if (column === undefined) return undefined;
+  const text = body.split(/\r?\n/)[line - 1]?.slice(column);
+  return /^[^\s}()~]+/.exec(text ?? "")?.[0];
+}

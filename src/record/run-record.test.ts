@@ -1,0 +1,161 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CloserError } from "../errors.js";
+import { EVENT_FORMAT_VERSION, type RunEvent } from "../events.js";
+import { createRunRecord, readRunState } from "./run-record.js";
+import { RUN_STATE_VERSION, type RunState } from "./run-state.js";
+
+function makeState(overrides: Partial<RunState> = {}): RunState {
+  return {
+    version: RUN_STATE_VERSION,
+    runId: "run-1",
+    agent: "iterator",
+    task: { kind: "text", title: "fix it", body: "fix the bug" },
+    args: {},
+    cwd: "/tmp/work",
+    status: "running",
+    reason: "",
+    iteration: 2,
+    stepId: "continuation.issue",
+    counters: { failedChecks: 1, formatRetries: 0, undecidableStreak: 0 },
+    totals: {
+      costUsd: 0.5,
+      usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 0, cacheCreationTokens: 0 },
+      backendMs: 10,
+    },
+    startedAt: "2030-01-01T00:00:00.000Z",
+    updatedAt: "2030-01-01T00:00:01.000Z",
+    sideEffects: [],
+    warnings: [],
+    ...overrides,
+  };
+}
+
+function warning(message: string): RunEvent {
+  return { v: EVENT_FORMAT_VERSION, at: 1, runId: "run-1", type: "warning", message };
+}
+
+describe("createRunRecord", () => {
+  let runDir: string;
+  beforeEach(async () => {
+    runDir = join(await mkdtemp(join(tmpdir(), "closer-record-")), "run-1");
+  });
+  afterEach(async () => {
+    await rm(join(runDir, ".."), { recursive: true, force: true });
+  });
+
+  it("appends one JSON line per event, in the order given", async () => {
+    const record = createRunRecord(runDir, { env: {} });
+    const writes = ["first", "second", "third"].map((message) => record.emit(warning(message)));
+    await Promise.all(writes);
+    await record.flush();
+    const lines = (await readFile(join(runDir, "events.jsonl"), "utf8")).trim().split("\n");
+    expect(lines.map((line) => JSON.parse(line).message)).toEqual(["first", "second", "third"]);
+  });
+
+  it("rewrites run.json whole and leaves no temp file behind", async () => {
+    const record = createRunRecord(runDir, { env: {} });
+    await record.saveState(makeState({ iteration: 1 }));
+    await record.saveState(makeState({ iteration: 2 }));
+    expect((await readRunState(runDir)).iteration).toBe(2);
+    expect((await readdir(runDir)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("keeps each iteration's prompt and transcript under numbered names", async () => {
+    const record = createRunRecord(runDir, { env: {} });
+    await record.savePrompt(3, "do the work");
+    await record.savePrompt(3, "review the work", "closure-review");
+    await record.saveTranscript(3, [{ role: "assistant", content: "done" }]);
+    expect(await readFile(join(runDir, "prompts", "iteration-003.md"), "utf8")).toBe("do the work");
+    expect(await readdir(join(runDir, "prompts"))).toContain("iteration-003-closure-review.md");
+    const transcript = JSON.parse(
+      await readFile(join(runDir, "transcripts", "iteration-003.json"), "utf8"),
+    );
+    expect(transcript[0].content).toBe("done");
+  });
+
+  it("redacts the values of secret environment variables from everything it writes", async () => {
+    const env = {
+      GITHUB_TOKEN: "ghp_abcdefghijklmnop",
+      ANTHROPIC_API_KEY: "sk-ant-0123456789",
+      MY_DB_PASSWORD: "hunter2hunter2",
+      SERVICE_SECRET: 'quote"and\\slash',
+      PATH: "/usr/bin",
+      KEYBOARD: "us",
+    };
+    const leak = Object.values(env).join(" ");
+    const record = createRunRecord(runDir, { env });
+    await record.emit(warning(leak));
+    await record.saveState(
+      makeState({ reason: leak, task: { kind: "text", title: leak, body: "" } }),
+    );
+    await record.savePrompt(1, `token: ${env.GITHUB_TOKEN}`);
+    await record.saveTranscript(1, [{ content: leak }]);
+    await record.flush();
+    const written = await Promise.all(
+      [
+        "events.jsonl",
+        "run.json",
+        join("prompts", "iteration-001.md"),
+        join("transcripts", "iteration-001.json"),
+      ].map((file) => readFile(join(runDir, file), "utf8")),
+    );
+    for (const text of written) {
+      for (const secret of [env.GITHUB_TOKEN, env.ANTHROPIC_API_KEY, env.MY_DB_PASSWORD]) {
+        expect(text).not.toContain(secret);
+      }
+      expect(text).not.toContain("quote");
+      expect(text).toContain("[redacted]");
+    }
+    expect(JSON.parse(written[0]!.trim()).message).toContain("/usr/bin us");
+  });
+});
+
+describe("readRunState", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "closer-record-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("names the folder and the fix when run.json is missing", async () => {
+    const error = await readRunState(dir).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CloserError);
+    expect((error as CloserError).code).toBe("not_found");
+    expect((error as CloserError).fields.file).toBe(join(dir, "run.json"));
+    expect((error as CloserError).fields.fix).toBeTruthy();
+  });
+
+  it("reports a run.json that is not JSON as a damaged record", async () => {
+    await writeFile(join(dir, "run.json"), '{"version": 1, "runId": ');
+    const error = await readRunState(dir).catch((caught: unknown) => caught);
+    expect((error as CloserError).code).toBe("record_error");
+  });
+
+  it("names the field a run.json lacks", async () => {
+    const { stepId: _dropped, ...partial } = makeState();
+    await writeFile(join(dir, "run.json"), JSON.stringify(partial));
+    const error = await readRunState(dir).catch((caught: unknown) => caught);
+    expect((error as CloserError).code).toBe("record_error");
+    expect((error as CloserError).fields.jsonPath).toBe("stepId");
+  });
+});
+
+describe("createRunRecord failures", () => {
+  it("reports a failed event write at the next saveState and at flush", async () => {
+    const parent = await mkdtemp(join(tmpdir(), "closer-record-"));
+    try {
+      await writeFile(join(parent, "taken"), "a file where the run folder should go");
+      const record = createRunRecord(join(parent, "taken", "run-1"), { env: {} });
+      await record.emit(warning("lost")).catch(() => undefined);
+      await expect(record.saveState(makeState())).rejects.toThrow();
+      await expect(record.flush()).rejects.toThrow();
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
+});

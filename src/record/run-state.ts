@@ -1,0 +1,85 @@
+import type { TerminalStatus } from "../events.js";
+import type { Usage } from "../ports.js";
+
+export const RUN_STATE_VERSION = 1;
+
+/** A retry prompt already rendered, waiting to be sent (kept so a resumed run sends it). */
+export interface PendingPrompt {
+  readonly text: string;
+  readonly kind: "retry" | "format-retry";
+  readonly pattern: string;
+  readonly templatePath: string;
+  /** Check id of the iteration that sends it (the prompt may name it as `checkId`). */
+  readonly checkId?: string;
+}
+
+/** What the model said last and what the harness found: carried into the next prompt. */
+export interface IterationSummary {
+  readonly iteration: number;
+  readonly status?: string;
+  readonly nextAction?: string;
+  readonly reason?: string;
+  readonly summary?: string;
+  readonly toolsUsed: readonly string[];
+  readonly errors: readonly string[];
+  /** Which check failed and why, when one did. */
+  readonly failedCheck?: {
+    readonly validator: string;
+    readonly pattern: string;
+    readonly detail: string;
+  };
+}
+
+export interface TaskInfo {
+  readonly kind: "text" | "issue";
+  readonly title: string;
+  readonly body: string;
+  readonly url?: string;
+  readonly issueNumber?: number;
+}
+
+/** run.json: enough to say where a run stopped and to resume it. */
+export interface RunState {
+  readonly version: typeof RUN_STATE_VERSION;
+  readonly runId: string;
+  readonly agent: string;
+  readonly task: TaskInfo;
+  /** Agent parameters as given (strings from the CLI, typed values from the library). */
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly cwd: string;
+  readonly status: "running" | TerminalStatus;
+  readonly reason: string;
+  /** Iterations finished so far (a backend query counts once it was sent). */
+  readonly iteration: number;
+  readonly stepId: string;
+  readonly sessionId?: string;
+  readonly pendingPrompt?: PendingPrompt;
+  readonly previousSummary?: IterationSummary;
+  readonly counters: {
+    /** Consecutive failed completion checks (against onFailure.maxAttempts). */
+    readonly failedChecks: number;
+    readonly formatRetries: number;
+    readonly undecidableStreak: number;
+  };
+  readonly totals: { readonly costUsd: number; readonly usage: Usage; readonly backendMs: number };
+  readonly startedAt: string;
+  readonly updatedAt: string;
+  readonly endedAt?: string;
+  readonly worktree?: {
+    readonly path: string;
+    readonly branch: string;
+    readonly baseBranch: string;
+  };
+  /** GitHub side effects already performed, so a resumed run never repeats them. */
+  readonly sideEffects: readonly string[];
+  /**
+   * What the verifying iteration reported and which checks passed, kept after
+   * a completed run so the side effects that follow (the completion comment)
+   * can be finished by a resumed run.
+   */
+  readonly completion?: {
+    readonly summary: string;
+    readonly checksPassed: readonly string[];
+  };
+  readonly warnings: readonly string[];
+}

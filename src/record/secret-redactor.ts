@@ -1,0 +1,45 @@
+/** What replaces a secret wherever the run record would have held it. */
+export const REDACTED = "[redacted]";
+
+const SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD/i;
+const ALWAYS_SECRET = new Set(["GITHUB_TOKEN", "ANTHROPIC_API_KEY"]);
+// Shorter values ("1", "true", "us") are settings, not secrets; replacing them would garble the record.
+const MIN_SECRET_LENGTH = 6;
+
+/** Replaces every known secret value in a text. */
+export type Redactor = (text: string) => string;
+
+/** The values of the environment variables that hold secrets, longest first. */
+export function findSecretValues(env: Readonly<Record<string, string | undefined>>): string[] {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || value.trim().length < MIN_SECRET_LENGTH) continue;
+    if (ALWAYS_SECRET.has(name) || SECRET_NAME.test(name)) values.add(value);
+  }
+  return [...values].sort((left, right) => right.length - left.length);
+}
+
+/**
+ * Makes a redactor for the secrets of an environment: any value of a variable
+ * named like *TOKEN*, *KEY*, *SECRET* or *PASSWORD* becomes `[redacted]`.
+ */
+export function makeRedactor(env: Readonly<Record<string, string | undefined>>): Redactor {
+  const secrets = findSecretValues(env);
+  if (secrets.length === 0) return (text) => text;
+  return (text) => {
+    let result = text;
+    for (const secret of secrets) {
+      if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+    }
+    return result;
+  };
+}
+
+/** JSON text of a value with every string redacted before it is escaped. */
+export function stringifyRedacted(value: unknown, redact: Redactor, indent?: number): string {
+  return JSON.stringify(
+    value,
+    (_key, item: unknown) => (typeof item === "string" ? redact(item) : item),
+    indent,
+  );
+}

@@ -1,0 +1,135 @@
+import { BUILTIN_PATTERN_NAMES } from "../completion/check-failure.js";
+import type {
+  CompletionStepDefinition,
+  OnFailure,
+  PatternDefinition,
+} from "../definition/types.js";
+import type { C3lWords } from "../prompts/c3l.js";
+import { renderParams } from "../prompts/variables.js";
+import { BUILTIN_PATTERNS } from "./builtin-patterns.js";
+import { type CutLimits, cutParamsForPrompt, DEFAULT_CUT_LIMITS } from "./cut-for-prompt.js";
+
+/** What the injected renderer is asked (the shape of prompts' `renderPrompt` request). */
+export interface RenderRequest {
+  readonly agentDir: string;
+  readonly words: C3lWords;
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly retry?: { readonly pattern: string; readonly params: readonly string[] };
+}
+
+/** prompts' `renderPrompt`, injected because it reads template files. */
+export type RenderPrompt = (
+  request: RenderRequest,
+) => Promise<{ readonly text: string; readonly templatePath: string }>;
+
+export interface RetryPromptRequest {
+  readonly agentDir: string;
+  /** The registry's `c1` (usually `steps`). */
+  readonly c1: string;
+  /** c2/c3 of the retry template come from here. */
+  readonly completionStep: Pick<CompletionStepDefinition, "c2" | "c3">;
+  readonly patternName: string;
+  /** The registry's `completionPatterns`; built-in patterns fill in what it lacks. */
+  readonly patterns: Readonly<Record<string, PatternDefinition>>;
+  /** Params as extracted (whole); they are cut for the prompt here. */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** 1-based number of this retry (the failed-check, format or undecidable count). */
+  readonly attempt: number;
+  /** The run's template variables (from `makeVariables`); the retry ones are added here. */
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly render: RenderPrompt;
+  readonly limits?: CutLimits;
+}
+
+/** A rendered retry prompt; it has the fields of the run state's `PendingPrompt`. */
+export interface RetryPrompt {
+  readonly text: string;
+  readonly kind: "retry" | "format-retry";
+  readonly pattern: string;
+  readonly templatePath: string;
+  /** Notes of params that were cut for the prompt (the record keeps them whole). */
+  readonly cuts: readonly string[];
+}
+
+/**
+ * RetryHandler (SPEC §4.4): renders `{c1}/{c2}/{c3}/f_{edition}_{adaptation}.md`
+ * of the failing pattern with c2/c3 of the completion step; the renderer
+ * applies the fallback chain of SPEC §2.3. The params are cut for the prompt
+ * (head and tail) and added to the run's variables with the retry variables
+ * (`pattern`, `attempt`, `failureDetails`).
+ * A param the pattern declares but the check did not extract (e.g. after a
+ * timeout) is given as an empty string, so a strict template still renders.
+ * A pattern neither the registry nor closer knows renders `f_failed_<name>`
+ * with the params it has: the definition check reports it before a run.
+ */
+export async function buildRetryPrompt(request: RetryPromptRequest): Promise<RetryPrompt> {
+  const { patternName } = request;
+  const pattern = request.patterns[patternName] ?? BUILTIN_PATTERNS[patternName];
+  const paramNames = pattern?.params ?? Object.keys(request.params);
+  const declared = Object.fromEntries(paramNames.map((name) => [name, ""]));
+  const { params, cuts } = cutParamsForPrompt(
+    { ...declared, ...request.params },
+    request.limits ?? DEFAULT_CUT_LIMITS,
+  );
+  const rendered = await request.render({
+    agentDir: request.agentDir,
+    words: {
+      c1: request.c1,
+      c2: request.completionStep.c2,
+      c3: request.completionStep.c3,
+      edition: pattern?.edition ?? "failed",
+      adaptation: pattern?.adaptation ?? patternName,
+    },
+    variables: {
+      ...request.variables,
+      ...params,
+      pattern: patternName,
+      attempt: request.attempt,
+      failureDetails: renderParams(params),
+    },
+    retry: { pattern: patternName, params: paramNames },
+  });
+  return {
+    text: rendered.text,
+    kind: patternName === BUILTIN_PATTERN_NAMES.formatError ? "format-retry" : "retry",
+    pattern: patternName,
+    templatePath: rendered.templatePath,
+    cuts,
+  };
+}
+
+/** What the loop does after a failed completion check. */
+export type FailureAction = "retry" | "retries_exhausted" | "aborted" | "skip";
+
+/**
+ * SPEC §4.4 `onFailure`. `failedChecks` is the number of consecutive failed
+ * completion checks *including the one just failed* (1 on the first failure).
+ * A failed check is a declaration whose validators, closure review or
+ * external conditions did not all hold; format errors and undecidable
+ * declarations have their own counters and do not count here.
+ *
+ * - `retry`: `maxAttempts` is the number of failed checks allowed in a row.
+ *   Failed checks 1..maxAttempts each get a retry prompt; failed check
+ *   maxAttempts + 1 ends the run with `retries_exhausted`. With the default 3,
+ *   three retries are sent and the fourth failure ends the run.
+ * - `abort`: the first failed check ends the run with `aborted`.
+ * - `skip`: the failure is accepted; the run ends `completed` with a warning.
+ */
+export function decideOnFailure(onFailure: OnFailure, failedChecks: number): FailureAction {
+  if (onFailure.action === "abort") return "aborted";
+  if (onFailure.action === "skip") return "skip";
+  return failedChecks > onFailure.maxAttempts ? "retries_exhausted" : "retry";
+}
+
+/**
+ * SPEC §4.4 format errors. `formatFailures` counts consecutive format errors
+ * *including this one*. Failures 1..maxFormatRetries get a `format-error`
+ * retry; past the limit the loop records a warning and goes on to condition
+ * checking (`proceed`) instead of ending the run.
+ */
+export function decideOnFormatError(
+  formatFailures: number,
+  maxFormatRetries: number,
+): "retry" | "proceed" {
+  return formatFailures > maxFormatRetries ? "proceed" : "retry";
+}

@@ -1,0 +1,99 @@
+import { readDecisionChannels } from "../completion/decision-channels.js";
+import { summarizeIteration } from "../completion/iteration-summary.js";
+import { isPlainObject, lastJsonObject } from "../completion/json-in-text.js";
+import { hasDeclaration } from "../completion/signal.js";
+import type { CompletionSignalConfig } from "../definition/types.js";
+import type { Backend, BackendRequest, BackendResponse } from "../ports.js";
+import { type FileSnapshot, readOptionalFile } from "../record/read-optional-file.js";
+
+/** A backend whose answers closer watches from outside the loop. */
+export interface ObservedBackend extends Backend {
+  /** The summary of the model's latest declaration (status or next action), if any. */
+  lastSummary(): string | undefined;
+}
+
+export interface ObserveOptions {
+  readonly completionSignal: CompletionSignalConfig;
+  /** Absolute path of the decision file the agent may write. */
+  readonly decisionPath: string;
+  /** Called after an answer that declares completion, before the loop checks it. */
+  readonly onDeclaredComplete?: () => Promise<unknown>;
+}
+
+/**
+ * Wraps a backend to keep the model's summary of its work (for the completion
+ * comment and commit messages) and to act between a completion declaration
+ * and its checks (autoCommit). The answers themselves are passed on as given.
+ */
+export function observeBackend(backend: Backend, options: ObserveOptions): ObservedBackend {
+  let summary: string | undefined;
+  return {
+    name: backend.name,
+    lastSummary: () => summary,
+    async query(request) {
+      const before = await readQuietly(options.decisionPath);
+      const response = await backend.query(request);
+      if (response.error !== undefined && response.error.kind !== "max_turns") return response;
+      const after = await readQuietly(options.decisionPath);
+      const complete = declaresComplete(
+        response,
+        request,
+        fresh(before, after),
+        options.completionSignal,
+      );
+      // A closure review's answer carries no declaration, so it never replaces the summary.
+      if (complete || declares(response)) {
+        summary = summarizeIteration(0, response).summary ?? summary;
+      }
+      if (complete && options.onDeclaredComplete !== undefined) {
+        // A failure here must not read as a backend crash: the checks that follow report the tree.
+        await options.onDeclaredComplete().catch(() => undefined);
+      }
+      return response;
+    },
+  };
+}
+
+/** The decision file, or undefined when it can't be read (the loop reports that itself). */
+function readQuietly(path: string): Promise<FileSnapshot | undefined> {
+  return readOptionalFile(path).catch(() => undefined);
+}
+
+/** True when the answer carries a declaration (a status or a next action) at all. */
+function declares(response: BackendResponse): boolean {
+  const output = isPlainObject(response.structuredOutput)
+    ? response.structuredOutput
+    : lastJsonObject(response.text, hasDeclaration);
+  return output !== undefined && hasDeclaration(output);
+}
+
+function fresh(before: FileSnapshot | undefined, after: FileSnapshot | undefined) {
+  if (after === undefined) return undefined;
+  const changed =
+    before === undefined ||
+    before.modifiedAtMs !== after.modifiedAtMs ||
+    before.text !== after.text;
+  return changed ? after : undefined;
+}
+
+/** The same channels the loop reads next (SPEC §4.2), judged on this answer. */
+function declaresComplete(
+  response: BackendResponse,
+  request: BackendRequest,
+  decisionFile: FileSnapshot | undefined,
+  completionSignal: CompletionSignalConfig,
+): boolean {
+  const reading = readDecisionChannels({
+    ...(response.structuredOutput === undefined
+      ? {}
+      : { structuredOutput: response.structuredOutput }),
+    text: response.text,
+    ...(decisionFile === undefined
+      ? {}
+      : { decisionFile: { content: decisionFile.text, modifiedAtMs: decisionFile.modifiedAtMs } }),
+    completionSignal,
+    checkId: request.env.CLOSER_CHECK_ID ?? "",
+    checkStartedAtMs: Number.NEGATIVE_INFINITY,
+  });
+  return reading.decision === "complete";
+}

@@ -1,0 +1,90 @@
+import type { RunOutcome } from "./run-options.js";
+
+/** The `--json` result of one run: SPEC §8's fields, plus the worktree and issue when there are. */
+export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
+  const { worktree, worktreeEnd } = outcome;
+  return {
+    success: outcome.success,
+    status: outcome.status,
+    reason: outcome.reason,
+    iterations: outcome.iterations,
+    runId: outcome.runId,
+    runDir: outcome.runDir,
+    costUsd: outcome.costUsd,
+    ...(worktree === undefined
+      ? {}
+      : {
+          worktree: {
+            ...worktree,
+            ...(worktreeEnd === undefined ? {} : { action: worktreeEnd.action }),
+            ...(worktreeEnd?.pullRequestUrl === undefined
+              ? {}
+              : { pullRequestUrl: worktreeEnd.pullRequestUrl }),
+          },
+        }),
+    ...(outcome.issue === undefined ? {} : { issue: outcome.issue }),
+    ...(outcome.errorCode === undefined ? {} : { errorCode: outcome.errorCode }),
+  };
+}
+
+/** `$0.0123` under a dollar, `$1.23` above. */
+export function formatUsd(costUsd: number): string {
+  return `$${costUsd.toFixed(costUsd < 1 ? 4 : 2)}`;
+}
+
+/** Lines describing how one run ended, for the terminal. */
+export function describeOutcome(outcome: RunOutcome): string[] {
+  const verdict = outcome.success ? "completed" : `not completed (${outcome.status})`;
+  const lines = [
+    `${verdict} after ${outcome.iterations} iteration(s), ${formatUsd(outcome.costUsd)}: ${outcome.reason}`,
+  ];
+  if (outcome.worktreeEnd !== undefined) {
+    lines.push(`worktree: ${outcome.worktreeEnd.detail}`);
+    if (outcome.worktreeEnd.pullRequestUrl !== undefined) {
+      lines.push(`pull request: ${outcome.worktreeEnd.pullRequestUrl}`);
+    }
+  } else if (outcome.worktree !== undefined) {
+    lines.push(`worktree: ${outcome.worktree.path} (branch ${outcome.worktree.branch})`);
+  }
+  const effects = outcome.sideEffects;
+  if (effects !== undefined && effects.performed.length + effects.skipped.length > 0) {
+    const skipped =
+      effects.skipped.length > 0 ? ` (already done: ${effects.skipped.join(", ")})` : "";
+    lines.push(`GitHub: ${effects.performed.join(", ") || "nothing new"}${skipped}`);
+  }
+  for (const warning of outcome.warnings) lines.push(`warning: ${warning}`);
+  if (outcome.runDir !== "") lines.push(`run folder: ${outcome.runDir}`);
+  return lines;
+}
+
+/** The batch summary: one row per issue (issue, status, iterations, cost, worktree). */
+export function formatBatchTable(outcomes: readonly RunOutcome[]): string {
+  const header = ["issue", "status", "iterations", "cost", "worktree"];
+  const rows = outcomes.map((outcome) => [
+    outcome.issue === undefined ? "-" : `#${outcome.issue}`,
+    outcome.success
+      ? outcome.status
+      : outcome.status === "completed"
+        ? "incomplete"
+        : outcome.status,
+    String(outcome.iterations),
+    formatUsd(outcome.costUsd),
+    worktreeCell(outcome),
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const format = (row: readonly string[]) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return [format(header), ...rows.map(format)].join("\n");
+}
+
+function worktreeCell(outcome: RunOutcome): string {
+  if (outcome.worktreeEnd?.action === "merged") return `merged (${outcome.worktree?.branch ?? ""})`;
+  if (outcome.worktreeEnd?.action === "pushed") return `pushed (${outcome.worktree?.branch ?? ""})`;
+  if (outcome.worktree !== undefined) return outcome.worktree.path;
+  return outcome.status === "error" ? (outcome.reason.split("\n")[0] ?? "") : "-";
+}

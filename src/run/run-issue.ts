@@ -1,0 +1,51 @@
+import { CloserError } from "../errors.js";
+import { githubClientFor } from "./github-client-for.js";
+import { makeIssueTask } from "./issue-task.js";
+import { resolveBackend, runInTree } from "./run-in-tree.js";
+import type { GithubRunOptions, RunBaseOptions, RunOutcome } from "./run-options.js";
+
+/** A run on one GitHub issue. */
+export interface IssueRunOptions extends RunBaseOptions, GithubRunOptions {
+  readonly issue: number;
+}
+
+/**
+ * Runs the agent on a GitHub issue (SPEC §7): the issue's title, body,
+ * labels and comments become template variables; the run works in the
+ * issue's own worktree (unless `worktree: false`), under a lock per issue;
+ * completion also needs the work committed on the branch and the tree clean;
+ * after verified completion closer applies the issue's side effects once and
+ * merges, pushes or keeps the worktree. A GitHub failure before the run
+ * (401, 404, rate limit) is thrown as a CloserError `github_error`.
+ */
+export async function runIssue(options: IssueRunOptions): Promise<RunOutcome> {
+  checkIssueNumber(options.issue);
+  const backend = resolveBackend(options);
+  const client = await githubClientFor(options);
+  const issue = await client.getIssue(options.issue);
+  if (issue.state === "closed") {
+    throw new CloserError("usage_error", `issue #${issue.number} is closed`, {
+      found: "closed",
+      expected: "an open issue",
+      fix: `reopen ${issue.url} to run on it again`,
+    });
+  }
+  const { task, args } = makeIssueTask(issue, options.args);
+  return runInTree({
+    ...options,
+    backend,
+    task,
+    args,
+    issue: { number: issue.number, title: issue.title, client },
+    useWorktree: options.worktree !== false,
+  });
+}
+
+export function checkIssueNumber(issue: number): void {
+  if (Number.isInteger(issue) && issue > 0) return;
+  throw new CloserError("usage_error", "--issue must be an issue number", {
+    expected: "a whole number of at least 1",
+    found: String(issue),
+    fix: "pass e.g. --issue 12",
+  });
+}

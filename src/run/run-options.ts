@@ -1,0 +1,79 @@
+import type { ResolvedAgent } from "../definition/types.js";
+import type { EventListener } from "../events.js";
+import type { GithubClient } from "../github/index.js";
+import type { AgentResult } from "../loop/index.js";
+import type { Backend, Clock } from "../ports.js";
+
+/** What every kind of run (a written task, an issue, a batch of issues) is given. */
+export interface RunBaseOptions {
+  /** The agent, with the command line's overrides already applied (applyCliOverrides). */
+  readonly agent: ResolvedAgent;
+  /** The project folder that holds `.agent/` (the main checkout). */
+  readonly cwd: string;
+  /** The backend; default: the one agent.json configures (makeBackend). */
+  readonly backend?: Backend;
+  /** The backend used when agent.json says `kind: "scripted"`. */
+  readonly scripted?: Backend;
+  /** Agent parameter values given on the command line. */
+  readonly args?: Readonly<Record<string, unknown>>;
+  /** Where run folders go; default agent.json's `logging.runsDir`, else `<git dir>/closer/runs`. Relative to `cwd`. */
+  readonly runsDir?: string;
+  /** Id of a new run (default: made from the clock). */
+  readonly runId?: string;
+  readonly clock?: Clock;
+  /** Aborting ends the run with status `aborted`; the record and the worktree are kept. */
+  readonly signal?: AbortSignal;
+  /** Every event of the run, including the side effects after it. */
+  readonly onEvent?: EventListener;
+  /** closer's environment: GITHUB_TOKEN, GITHUB_API_URL; its secrets never reach the record. Default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** False (`--no-worktree`): work in `cwd` itself, never in a worktree. */
+  readonly worktree?: boolean;
+  /** Branch of the run's worktree (`--branch`); default from `runner.worktree.branch`. */
+  readonly branch?: string;
+  /** Branch the work starts from and merges into (`--base-branch`); default the current branch. */
+  readonly baseBranch?: string;
+  /**
+   * Runs git operations on the repository's shared state (creating and
+   * merging worktrees) one at a time; a batch passes one for all its runs.
+   */
+  readonly serialize?: Serializer;
+}
+
+/** Options of a run that talks to GitHub. */
+export interface GithubRunOptions {
+  /** `owner/name` of the repository; default: read from the `origin` remote. */
+  readonly repo?: string;
+  /** The GitHub client; default: one for the repository, from GITHUB_TOKEN and GITHUB_API_URL. */
+  readonly github?: GithubClient;
+}
+
+/** Runs one task at a time. */
+export type Serializer = <T>(task: () => Promise<T>) => Promise<T>;
+
+/** What happened to the run's worktree after the run. */
+export interface WorktreeEnd {
+  readonly action: "merged" | "pushed" | "kept";
+  /** One sentence: where it was merged, or why it was kept. */
+  readonly detail: string;
+  readonly pullRequestUrl?: string;
+}
+
+/** The GitHub side effects of this attempt. */
+export interface SideEffectsReport {
+  readonly performed: readonly string[];
+  /** Done by an earlier attempt of the same run, so not repeated. */
+  readonly skipped: readonly string[];
+  readonly failed?: { readonly key: string; readonly message: string };
+}
+
+/**
+ * How a run ended, with what closer did after the loop. `success` is true
+ * only when the work was verified and every side effect went through.
+ */
+export interface RunOutcome extends AgentResult {
+  /** The issue of an issue run. */
+  readonly issue?: number;
+  readonly worktreeEnd?: WorktreeEnd;
+  readonly sideEffects?: SideEffectsReport;
+}

@@ -1,0 +1,32 @@
+import { makeRunId, makeSystemClock } from "../loop/index.js";
+import type { TaskInfo } from "../record/run-state.js";
+import { resolveBackend, runInTree } from "./run-in-tree.js";
+import type { RunBaseOptions, RunOutcome } from "./run-options.js";
+
+/** A run on a written task. */
+export interface TaskRunOptions extends RunBaseOptions {
+  readonly task: TaskInfo;
+}
+
+/**
+ * Runs the agent on a written task. It works in the project folder, or in a
+ * worktree when a branch is given or agent.json enables worktrees (branch
+ * `closer/task-<run id>` unless named); a run in a worktree needs its work
+ * committed and its tree clean, and ends like an issue run's worktree.
+ */
+export async function runTask(options: TaskRunOptions): Promise<RunOutcome> {
+  const backend = resolveBackend(options);
+  const clock = options.clock ?? makeSystemClock();
+  const runId = options.runId ?? makeRunId(clock);
+  const useWorktree =
+    options.worktree !== false &&
+    (options.branch !== undefined || options.agent.runner.worktree.enabled);
+  return runInTree({
+    ...options,
+    backend,
+    clock,
+    runId,
+    useWorktree,
+    ...(useWorktree ? { branch: options.branch ?? `closer/task-${runId}` } : {}),
+  });
+}

@@ -1,0 +1,134 @@
+/** Failed tests from `node --test` (spec reporter) and from TAP (node's tap reporter and others). */
+import { type FailedTest, SUITE_SEPARATOR, stripDuration, summarizeError } from "./failed-test.js";
+
+const SPEC_LINE = /^(\s*)([▶✔✖﹣]) (.+)$/;
+const SPEC_HAS_DURATION = /\(\d+(?:\.\d+)?m?s\)\s*$/;
+const SPEC_SUMMARY = /^\s*✖ failing tests:\s*$/;
+
+function indentOf(line: string): number {
+  return line.length - line.trimStart().length;
+}
+
+/** Lines under a result line that are indented deeper than it: its error report. */
+function readIndentedBlock(lines: readonly string[], start: number, indent: number): string[] {
+  const block: string[] = [];
+  for (let index = start + 1; index < lines.length; index++) {
+    const line = lines[index] as string;
+    if (line.trim() !== "" && indentOf(line) <= indent) break;
+    block.push(line);
+  }
+  return block;
+}
+
+export function parseNodeSpecOutput(lines: readonly string[]): FailedTest[] {
+  const failed: FailedTest[] = [];
+  const suites: { indent: number; name: string }[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    if (SPEC_SUMMARY.test(line)) break;
+    const match = SPEC_LINE.exec(line);
+    if (!match) continue;
+    const indent = (match[1] as string).length;
+    const mark = match[2];
+    const name = stripDuration(match[3] as string);
+    const top = suites.at(-1);
+    if (mark === "✖" && top?.indent === indent && top.name === name) {
+      suites.pop(); // the suite's own closing line
+      continue;
+    }
+    while ((suites.at(-1)?.indent ?? -1) >= indent) suites.pop();
+    if (mark === "▶") suites.push({ indent, name });
+    if (mark !== "✖" || !SPEC_HAS_DURATION.test(match[3] as string)) continue;
+    const path = [...suites.map((suite) => suite.name), name].join(SUITE_SEPARATOR);
+    failed.push({ name: path, error: summarizeError(readIndentedBlock(lines, index, indent)) });
+  }
+  return failed;
+}
+
+const TAP_SUBTEST = /^(\s*)# Subtest: (.+)$/;
+const TAP_RESULT = /^(\s*)(not ok|ok)\b\s*\d*\s*(?:-\s*)?(.*)$/;
+const TAP_DIRECTIVE = /\s#\s*(?:SKIP|TODO)\b/i;
+
+function unquoteYaml(value: string): string {
+  const text = value.trim();
+  if (text.startsWith("'") && text.endsWith("'") && text.length >= 2) {
+    return text.slice(1, -1).replace(/''/g, "'");
+  }
+  if (text.startsWith('"') && text.endsWith('"') && text.length >= 2) {
+    try {
+      return JSON.parse(text) as string;
+    } catch {
+      return text.slice(1, -1);
+    }
+  }
+  return text;
+}
+
+interface TapDiagnostics {
+  readonly fields: Map<string, string>;
+  readonly end: number;
+}
+
+/** Reads the YAML block (`---` … `...`) after a result line into top-level fields. */
+function readTapDiagnostics(lines: readonly string[], start: number): TapDiagnostics {
+  const fields = new Map<string, string>();
+  if ((lines[start + 1] ?? "").trim() !== "---") return { fields, end: start };
+  let index = start + 2;
+  let keyIndent = -1;
+  while (index < lines.length && (lines[index] as string).trim() !== "...") {
+    const line = lines[index] as string;
+    const field = /^(\s*)([A-Za-z_]\w*):\s?(.*)$/.exec(line);
+    if (field && (keyIndent === -1 || (field[1] as string).length === keyIndent)) {
+      keyIndent = (field[1] as string).length;
+      const value = field[3] as string;
+      if (/^[|>][-+]?$/.test(value.trim())) {
+        const block = readIndentedBlock(lines, index, keyIndent);
+        fields.set(field[2] as string, block.map((blockLine) => blockLine.trim()).join("\n"));
+        index += block.length + 1;
+        continue;
+      }
+      fields.set(field[2] as string, unquoteYaml(value));
+    }
+    index += 1;
+  }
+  return { fields, end: index };
+}
+
+function isSuiteFailure(fields: Map<string, string>): boolean {
+  return fields.get("type") === "suite" || fields.get("failureType") === "subtestsFailed";
+}
+
+export function parseTapOutput(lines: readonly string[]): FailedTest[] {
+  const failed: FailedTest[] = [];
+  const subtests: { indent: number; name: string }[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    const subtest = TAP_SUBTEST.exec(line);
+    if (subtest) {
+      const indent = (subtest[1] as string).length;
+      while ((subtests.at(-1)?.indent ?? -1) >= indent) subtests.pop();
+      subtests.push({ indent, name: (subtest[2] as string).trim() });
+      continue;
+    }
+    const result = TAP_RESULT.exec(line);
+    if (!result) continue;
+    const indent = (result[1] as string).length;
+    while ((subtests.at(-1)?.indent ?? -1) > indent) subtests.pop();
+    const own = subtests.at(-1)?.indent === indent ? subtests.pop() : undefined;
+    const diagnostics = readTapDiagnostics(lines, index);
+    index = diagnostics.end;
+    const title = (result[3] as string).trim();
+    if (result[2] !== "not ok" || TAP_DIRECTIVE.test(title) || isSuiteFailure(diagnostics.fields)) {
+      continue;
+    }
+    const name = [...subtests.map((entry) => entry.name), title || own?.name || "(unnamed)"];
+    const message = diagnostics.fields.get("error") ?? diagnostics.fields.get("message") ?? "";
+    const location = diagnostics.fields.get("location")?.replace(/:\d+:\d+$/, "");
+    failed.push({
+      name: name.join(SUITE_SEPARATOR),
+      error: summarizeError(message.split("\n")),
+      ...(location ? { file: location } : {}),
+    });
+  }
+  return failed;
+}

@@ -1,0 +1,84 @@
+import { stat } from "node:fs/promises";
+import type { CommandValidatorDefinition } from "../definition/types.js";
+import type { ValidatorOutcome } from "../ports.js";
+import { type CommandResult, runCommand } from "../process/run-command.js";
+import { extractParams } from "./extract/extract-param.js";
+import { isSuccess } from "./success-when.js";
+import {
+  elapsedMs,
+  makeCheckEnv,
+  makeConfigErrorOutcome,
+  type ValidatorContext,
+} from "./validator-outcome.js";
+
+/** `sh: 1: foo: not found` (dash), `sh: foo: command not found` (bash), `foo: No such file…`. */
+const NOT_FOUND = /([^\s:]+): (?:command )?not found\s*$|([^\s:]+): No such file or directory\s*$/m;
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function describeNotRunnable(
+  definition: CommandValidatorDefinition,
+  context: ValidatorContext,
+  result: CommandResult,
+): Promise<string> {
+  const { exitCode, stderr } = result;
+  if (!(await isDirectory(context.cwd))) {
+    return `cannot run validator "${definition.name}": the working tree ${context.cwd} is not a directory`;
+  }
+  const match = NOT_FOUND.exec(stderr);
+  const named = match?.[1] ?? match?.[2] ?? definition.command.trim().split(/\s+/)[0] ?? "";
+  const where = `\`command\` of validator "${definition.name}"`;
+  if (exitCode === 127) {
+    return `command not found: ${named} (exit 127 from \`${definition.command}\`) — install it or fix ${where}`;
+  }
+  return `command cannot be run: ${named} (exit 126 from \`${definition.command}\`) — make it executable or fix ${where}`;
+}
+
+/** Runs a `command` validator in the working tree; `successWhen` decides (SPEC §4.3). */
+export async function runCommandValidator(
+  definition: CommandValidatorDefinition,
+  context: ValidatorContext,
+): Promise<ValidatorOutcome> {
+  const startedMs = performance.now();
+  const result = await runCommand({
+    command: definition.command,
+    cwd: context.cwd,
+    env: makeCheckEnv(context),
+    timeoutMs: definition.timeoutMs > 0 ? definition.timeoutMs : context.defaultTimeoutMs,
+    signal: context.signal,
+  });
+  const durationMs = elapsedMs(startedMs);
+  const stopped = result.timedOut || result.aborted;
+  if (!stopped && (result.exitCode === 126 || result.exitCode === 127)) {
+    return {
+      ...makeConfigErrorOutcome(
+        definition,
+        await describeNotRunnable(definition, context, result),
+        durationMs,
+      ),
+      command: definition.command,
+      exitCode: result.exitCode,
+      stdout: result.stdout,
+      stderr: result.stderr,
+    };
+  }
+  const valid = !stopped && isSuccess(definition.successWhen, result);
+  return {
+    validator: definition.name,
+    valid,
+    ...(valid ? {} : { pattern: definition.failurePattern }),
+    params: valid ? {} : extractParams(definition.extractParams, result),
+    durationMs,
+    command: definition.command,
+    exitCode: result.exitCode,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    ...(result.timedOut ? { timedOut: true } : {}),
+  };
+}

@@ -1,0 +1,333 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type {
+  CommandValidatorDefinition,
+  CustomValidatorDefinition,
+  FileValidatorDefinition,
+} from "../definition/types.js";
+import { runValidator, type ValidatorContext } from "./run-validator.js";
+import { parseSuccessWhen } from "./success-when.js";
+
+let repo: string;
+let agentDir: string;
+let context: ValidatorContext;
+
+const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, encoding: "utf8" });
+
+beforeEach(async () => {
+  repo = await mkdtemp(join(tmpdir(), "closer-validator-repo-"));
+  agentDir = await mkdtemp(join(tmpdir(), "closer-validator-agent-"));
+  git("init", "-q");
+  git("config", "user.email", "closer@example.com");
+  git("config", "user.name", "closer");
+  await writeFile(join(repo, "a.txt"), "first\n");
+  git("add", ".");
+  git("commit", "-qm", "start");
+  context = {
+    cwd: repo,
+    agentDir,
+    checkId: "check-123",
+    env: { CLOSER_TEST_MARK: "marked" },
+    signal: new AbortController().signal,
+    defaultTimeoutMs: 10_000,
+  };
+});
+afterEach(async () => {
+  await rm(repo, { recursive: true, force: true });
+  await rm(agentDir, { recursive: true, force: true });
+});
+
+function commandValidator(
+  fields: Partial<CommandValidatorDefinition> & { command: string; successWhenText: string },
+): CommandValidatorDefinition {
+  const parsed = parseSuccessWhen(fields.successWhenText);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return {
+    type: "command",
+    name: "check",
+    failurePattern: "check-failed",
+    extractParams: {},
+    timeoutMs: 10_000,
+    successWhen: parsed.value,
+    ...fields,
+  };
+}
+
+describe("command validator", () => {
+  const gitClean = commandValidator({
+    name: "git-clean",
+    command: "git status --porcelain",
+    successWhenText: "empty",
+    failurePattern: "git-dirty",
+    extractParams: { changedFiles: "parseChangedFiles", untrackedFiles: "parseUntrackedFiles" },
+  });
+
+  it("passes on a clean working tree", async () => {
+    const outcome = await runValidator(gitClean, context);
+    expect(outcome).toMatchObject({ validator: "git-clean", valid: true, exitCode: 0, stdout: "" });
+    expect(outcome.pattern).toBeUndefined();
+    expect(outcome.configError).toBeUndefined();
+  });
+
+  it("fails on a dirty tree with the changed and untracked files as params", async () => {
+    await writeFile(join(repo, "a.txt"), "changed\n");
+    await writeFile(join(repo, "new file.txt"), "new\n");
+    const outcome = await runValidator(gitClean, context);
+    expect(outcome.valid).toBe(false);
+    expect(outcome.pattern).toBe("git-dirty");
+    expect(outcome.params).toEqual({ changedFiles: ["a.txt"], untrackedFiles: ["new file.txt"] });
+    expect(outcome.stdout).toBe(' M a.txt\n?? "new file.txt"\n');
+    expect(outcome.command).toBe("git status --porcelain");
+  });
+
+  it("names the failed tests of a real node --test run", async () => {
+    await writeFile(
+      join(repo, "math.test.mjs"),
+      [
+        'import { strictEqual } from "node:assert";',
+        'import { describe, it, test } from "node:test";',
+        'describe("math", () => {',
+        '  it("adds", () => strictEqual(1 + 1, 2));',
+        '  it("subtracts", () => strictEqual(3 - 1, 1));',
+        "});",
+        'test("divides by zero", () => { throw new Error("boom: division by zero"); });',
+      ].join("\n"),
+    );
+    const outcome = await runValidator(
+      commandValidator({
+        name: "tests",
+        command: "node --test math.test.mjs",
+        successWhenText: "exitCode:0",
+        failurePattern: "test-failed",
+        extractParams: { failedTests: "parseTestOutput", code: "exitCode" },
+      }),
+      context,
+    );
+    expect(outcome.valid).toBe(false);
+    expect(outcome.pattern).toBe("test-failed");
+    expect(outcome.params.code).toBe(1);
+    const failedTests = outcome.params.failedTests as { name: string; error: string }[];
+    expect(failedTests.map((test) => test.name)).toEqual(["math > subtracts", "divides by zero"]);
+    expect(failedTests[1]?.error).toContain("boom: division by zero");
+  });
+
+  it("gives the command closer's environment, the context's and the check id", async () => {
+    const outcome = await runValidator(
+      commandValidator({
+        command: 'echo "$CLOSER_CHECK_ID $CLOSER_TEST_MARK"; test -n "$PATH"',
+        successWhenText: "contains:check-123 marked",
+      }),
+      context,
+    );
+    expect(outcome.valid).toBe(true);
+  });
+
+  it("reports a command that is not found as a configuration error", async () => {
+    const outcome = await runValidator(
+      commandValidator({
+        name: "lint",
+        command: "closer-missing-linter --fix",
+        successWhenText: "exitCode:0",
+      }),
+      context,
+    );
+    expect(outcome.valid).toBe(false);
+    expect(outcome.exitCode).toBe(127);
+    expect(outcome.configError).toContain("closer-missing-linter");
+    expect(outcome.configError).toContain('validator "lint"');
+    expect(outcome.configError).toMatch(/install it/);
+  });
+
+  it("says so when the working tree itself is missing", async () => {
+    const outcome = await runValidator(
+      commandValidator({ command: "git status --porcelain", successWhenText: "empty" }),
+      { ...context, cwd: join(repo, "gone") },
+    );
+    expect(outcome.valid).toBe(false);
+    expect(outcome.configError).toContain("is not a directory");
+  });
+
+  it("reports a timeout as a failure with what the command printed", async () => {
+    const outcome = await runValidator(
+      commandValidator({
+        command: "echo started; sleep 30",
+        successWhenText: "exitCode:0",
+        timeoutMs: 300,
+        extractParams: { output: "stdout" },
+      }),
+      context,
+    );
+    expect(outcome).toMatchObject({ valid: false, timedOut: true, pattern: "check-failed" });
+    expect(outcome.params).toEqual({ output: "started\n" });
+    expect(outcome.configError).toBeUndefined();
+    expect(outcome.durationMs).toBeLessThan(10_000);
+  });
+
+  it("does not pass a check whose run was aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const outcome = await runValidator(
+      commandValidator({ command: "sleep 30", successWhenText: "empty" }),
+      { ...context, signal: controller.signal },
+    );
+    expect(outcome.valid).toBe(false);
+  });
+});
+
+function fileValidator(fields: Partial<FileValidatorDefinition> & { path: string }) {
+  return {
+    type: "file",
+    name: "docs",
+    failurePattern: "file-missing",
+    extractParams: {},
+    ...fields,
+  } satisfies FileValidatorDefinition;
+}
+
+describe("file validator", () => {
+  beforeEach(async () => {
+    await mkdir(join(repo, "docs", "guide"), { recursive: true });
+    await writeFile(join(repo, "docs", "guide", "usage.md"), "# Usage\nRun closer.\n");
+    await writeFile(join(repo, "docs", "intro.md"), "# Intro\n");
+    await writeFile(join(repo, "[id].ts"), "export {};\n");
+  });
+
+  it("passes when a glob matches", async () => {
+    const outcome = await runValidator(fileValidator({ path: "docs/**/*.md" }), context);
+    expect(outcome.valid).toBe(true);
+    expect(outcome.params.matchedFiles).toEqual(["docs/guide/usage.md", "docs/intro.md"]);
+  });
+
+  it("takes a path without glob characters literally", async () => {
+    expect((await runValidator(fileValidator({ path: "a.txt" }), context)).valid).toBe(true);
+    expect((await runValidator(fileValidator({ path: "docs" }), context)).valid).toBe(true);
+  });
+
+  it("fails with the missing path when nothing matches", async () => {
+    const outcome = await runValidator(
+      fileValidator({ path: "CHANGELOG.md", extractParams: { problem: "stderr" } }),
+      context,
+    );
+    expect(outcome).toMatchObject({ valid: false, pattern: "file-missing" });
+    expect(outcome.params.missingFiles).toEqual(["CHANGELOG.md"]);
+    expect(outcome.params.problem).toBe("no file matches CHANGELOG.md");
+  });
+
+  it("with contains, requires the text in every matched file", async () => {
+    const some = await runValidator(
+      fileValidator({ path: "docs/**/*.md", contains: "Run closer" }),
+      context,
+    );
+    expect(some.valid).toBe(false);
+    expect(some.params.filesWithoutText).toEqual(["docs/intro.md"]);
+    const all = await runValidator(
+      fileValidator({ path: "docs/**/*.md", contains: "# " }),
+      context,
+    );
+    expect(all.valid).toBe(true);
+  });
+
+  it("reads /regex/flags in contains as a regular expression", async () => {
+    const outcome = await runValidator(
+      fileValidator({ path: "docs/guide/usage.md", contains: "/^run CLOSER\\.$/mi" }),
+      context,
+    );
+    expect(outcome.valid).toBe(true);
+    const literal = await runValidator(
+      fileValidator({ path: "docs/guide/usage.md", contains: "/^run CLOSER/" }),
+      context,
+    );
+    expect(literal.valid).toBe(false);
+  });
+
+  it.each(["../outside.txt", "docs/../../outside.txt", "/etc/passwd"])(
+    "reports path %s, which leaves the working tree, as a configuration error",
+    async (path) => {
+      const outcome = await runValidator(fileValidator({ path }), context);
+      expect(outcome.valid).toBe(false);
+      expect(outcome.configError).toContain("leaves the working tree");
+      expect(outcome.configError).toContain('validator "docs"');
+    },
+  );
+
+  it("reports a broken regular expression as a configuration error", async () => {
+    const outcome = await runValidator(fileValidator({ path: "a.txt", contains: "/([/" }), context);
+    expect(outcome.configError).toContain("not a valid regular expression");
+  });
+});
+
+function customValidator(module: string): CustomValidatorDefinition {
+  return {
+    type: "custom",
+    name: "review",
+    failurePattern: "review-failed",
+    extractParams: {},
+    module: join(agentDir, module),
+  };
+}
+
+describe("custom validator", () => {
+  beforeEach(async () => {
+    const modules: Record<string, string> = {
+      "echo.mjs":
+        "export default ({ cwd, agentDir, checkId, env, signal }) => ({ valid: true, params: { cwd, agentDir, checkId, envCheckId: env.CLOSER_CHECK_ID, mark: env.CLOSER_TEST_MARK, hasSignal: signal instanceof AbortSignal } });",
+      "invalid.mjs":
+        "export async function validate() { await new Promise((r) => setTimeout(r, 5)); return { valid: false, params: { missing: ['README.md'] } }; }",
+      "throws.mjs": "export default () => { throw new Error('cannot reach the tracker'); };",
+      "no-function.mjs": "export const validate = 42;",
+      "bad-result.mjs": "export default () => 'yes';",
+      "slow.mjs":
+        "export default ({ signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ valid: true })));",
+      "common.cjs": "module.exports = () => ({ valid: true });",
+    };
+    for (const [name, source] of Object.entries(modules)) {
+      await writeFile(join(agentDir, name), source);
+    }
+  });
+
+  it("passes the check context to the module and keeps its params", async () => {
+    const outcome = await runValidator(customValidator("echo.mjs"), context);
+    expect(outcome).toMatchObject({ validator: "review", valid: true });
+    expect(outcome.params).toEqual({
+      cwd: repo,
+      agentDir,
+      checkId: "check-123",
+      envCheckId: "check-123",
+      mark: "marked",
+      hasSignal: true,
+    });
+  });
+
+  it("fails with the module's params under the failure pattern", async () => {
+    const outcome = await runValidator(customValidator("invalid.mjs"), context);
+    expect(outcome).toMatchObject({ valid: false, pattern: "review-failed" });
+    expect(outcome.params).toEqual({ missing: ["README.md"] });
+  });
+
+  it("loads a CommonJS module's exported function", async () => {
+    expect((await runValidator(customValidator("common.cjs"), context)).valid).toBe(true);
+  });
+
+  it.each([
+    ["throws.mjs", "cannot reach the tracker"],
+    ["no-function.mjs", "exports no function"],
+    ["bad-result.mjs", 'returned "yes"'],
+    ["missing.mjs", "cannot load"],
+  ])("reports %s as a configuration error naming the module", async (module, message) => {
+    const outcome = await runValidator(customValidator(module), context);
+    expect(outcome.valid).toBe(false);
+    expect(outcome.configError).toContain(message);
+    expect(outcome.configError).toContain(join(agentDir, module));
+  });
+
+  it("bounds the module by the default timeout and aborts its signal", async () => {
+    const outcome = await runValidator(customValidator("slow.mjs"), {
+      ...context,
+      defaultTimeoutMs: 200,
+    });
+    expect(outcome).toMatchObject({ valid: false, timedOut: true, pattern: "review-failed" });
+  });
+});

@@ -1,0 +1,220 @@
+/**
+ * Thin typed wrappers over the git commands closer needs. This is the only
+ * module that runs git; everything goes through process/run-command.ts.
+ */
+import path from "node:path";
+import { CloserError } from "../errors.js";
+import type { Workspace } from "../ports.js";
+import { type CommandResult, runCommand } from "../process/run-command.js";
+
+/** Default bound for one local git command. */
+export const GIT_TIMEOUT_MS = 60_000;
+/** Network commands (push) get longer. */
+export const GIT_NETWORK_TIMEOUT_MS = 300_000;
+
+/** Options of one git invocation. */
+export interface GitRunOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** Return a non-zero exit as a result instead of throwing. */
+  readonly allowFailure?: boolean;
+}
+
+/** Added to closer's environment for git: never wait on a credential prompt; parseable messages. */
+const GIT_ENVIRONMENT: Readonly<Record<string, string>> = {
+  GIT_TERMINAL_PROMPT: "0",
+  LC_ALL: "C",
+};
+
+function describeGitFailure(args: readonly string[], result: CommandResult): string {
+  const firstLine = result.stderr.trim().split("\n")[0] ?? "";
+  if (result.timedOut) return `git ${args[0]} timed out`;
+  if (result.aborted) return `git ${args[0]} was cancelled`;
+  return `git ${args[0]} failed (exit ${result.exitCode})${firstLine ? `: ${firstLine}` : ""}`;
+}
+
+function fixFor(stderr: string): string | undefined {
+  if (/please tell me who you are|unable to auto-detect email/i.test(stderr)) {
+    return "set git config user.name and user.email for this repository";
+  }
+  if (/not a git repository/i.test(stderr)) return "run closer inside a git repository";
+  return undefined;
+}
+
+/** Run `git <args>` in `cwd`; throws CloserError `workspace_error` on failure unless allowed. */
+export async function runGit(
+  cwd: string,
+  args: readonly string[],
+  options: GitRunOptions = {},
+): Promise<CommandResult> {
+  const result = await runCommand({
+    command: ["git", ...args],
+    cwd,
+    env: GIT_ENVIRONMENT,
+    timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const failed = result.exitCode !== 0 || result.timedOut || result.aborted;
+  if (failed && !(options.allowFailure && !result.timedOut && !result.aborted)) {
+    const command = `git ${args.join(" ")}`;
+    const fix = fixFor(result.stderr);
+    throw new CloserError("workspace_error", describeGitFailure(args, result), {
+      detail: `${command}\n(in ${cwd}, exit ${result.exitCode})\n${result.stderr.trim()}`,
+      ...(fix ? { fix } : {}),
+    });
+  }
+  return result;
+}
+
+/** stdout of `git <args>` with the trailing newline removed. */
+export async function readGit(
+  cwd: string,
+  args: readonly string[],
+  options: GitRunOptions = {},
+): Promise<string> {
+  const result = await runGit(cwd, args, options);
+  return result.stdout.replace(/\n$/, "");
+}
+
+/** Top folder of the working tree that holds `cwd`. */
+export async function getRepoRoot(cwd: string): Promise<string> {
+  return readGit(cwd, ["rev-parse", "--show-toplevel"]);
+}
+
+/** The git folder shared by every worktree of the repository (absolute). */
+export async function getGitCommonDir(cwd: string): Promise<string> {
+  const directory = await readGit(cwd, ["rev-parse", "--git-common-dir"]);
+  return path.resolve(cwd, directory);
+}
+
+/** Branch checked out in `cwd`; undefined when HEAD is detached. */
+export async function getCurrentBranch(cwd: string): Promise<string | undefined> {
+  const result = await runGit(cwd, ["symbolic-ref", "--quiet", "--short", "HEAD"], {
+    allowFailure: true,
+  });
+  if (result.exitCode !== 0) return undefined;
+  return result.stdout.trim() || undefined;
+}
+
+/** Commit id of a revision. */
+export async function resolveRevision(cwd: string, revision: string): Promise<string> {
+  return readGit(cwd, ["rev-parse", "--verify", "--quiet", `${revision}^{commit}`]);
+}
+
+/** True when `git status --porcelain` is empty (untracked files count as changes). */
+export async function isClean(cwd: string): Promise<boolean> {
+  const status = await readGit(cwd, ["status", "--porcelain"]);
+  return status.trim() === "";
+}
+
+/** Paths with uncommitted changes, tracked or untracked, relative to the worktree root. */
+export async function listChangedFiles(cwd: string): Promise<string[]> {
+  const status = await readGit(cwd, ["status", "--porcelain", "-z", "--untracked-files=all"]);
+  const entries = status.split("\0");
+  const files: string[] = [];
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index] ?? "";
+    if (entry.length < 4) continue;
+    files.push(entry.slice(3));
+    // A rename or copy is followed by its source path, which is not a change of its own.
+    if (entry[0] === "R" || entry[0] === "C") index++;
+  }
+  return files;
+}
+
+/** Stage everything and commit; returns false when there was nothing to commit. */
+export async function commitAll(cwd: string, message: string): Promise<boolean> {
+  await runGit(cwd, ["add", "--all"]);
+  const staged = await runGit(cwd, ["diff", "--cached", "--quiet"], { allowFailure: true });
+  if (staged.exitCode === 0) return false;
+  await runGit(cwd, ["commit", "--quiet", "-m", message]);
+  return true;
+}
+
+/** True when a local branch of that name exists. */
+export async function branchExists(cwd: string, branch: string): Promise<boolean> {
+  const result = await runGit(cwd, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], {
+    allowFailure: true,
+  });
+  return result.exitCode === 0;
+}
+
+/** Number of commits on `branch` that `base` does not have. */
+export async function countCommitsAhead(
+  cwd: string,
+  branch: string,
+  base: string,
+): Promise<number> {
+  const count = await readGit(cwd, ["rev-list", "--count", `${base}..${branch}`]);
+  return Number.parseInt(count, 10);
+}
+
+/** True when `ancestor` is reachable from `descendant` (so merging it changes nothing). */
+export async function isAncestor(
+  cwd: string,
+  ancestor: string,
+  descendant: string,
+): Promise<boolean> {
+  const result = await runGit(cwd, ["merge-base", "--is-ancestor", ancestor, descendant], {
+    allowFailure: true,
+  });
+  if (result.exitCode > 1) {
+    throw new CloserError("workspace_error", describeGitFailure(["merge-base"], result), {
+      detail: `git merge-base --is-ancestor ${ancestor} ${descendant}\n${result.stderr.trim()}`,
+    });
+  }
+  return result.exitCode === 0;
+}
+
+/** How a merge went. `conflict` leaves the tree as it was (the merge is aborted). */
+export type MergeResult = "up-to-date" | "fast-forward" | "merge-commit" | "conflict";
+
+/**
+ * Merge `branch` into the branch checked out in `cwd`: fast-forward when
+ * possible, else a merge commit (`--no-ff`). A conflicting merge is aborted.
+ */
+export async function mergeBranch(cwd: string, branch: string): Promise<MergeResult> {
+  if (await isAncestor(cwd, branch, "HEAD")) return "up-to-date";
+  if (await isAncestor(cwd, "HEAD", branch)) {
+    await runGit(cwd, ["merge", "--ff-only", "--quiet", branch]);
+    return "fast-forward";
+  }
+  const result = await runGit(cwd, ["merge", "--no-ff", "--no-edit", "--quiet", branch], {
+    allowFailure: true,
+  });
+  if (result.exitCode === 0) return "merge-commit";
+  const merging = await runGit(cwd, ["rev-parse", "--verify", "--quiet", "MERGE_HEAD"], {
+    allowFailure: true,
+  });
+  if (merging.exitCode !== 0) {
+    // Git refused before starting (e.g. local changes in the way): nothing to abort.
+    throw new CloserError("workspace_error", describeGitFailure(["merge"], result), {
+      detail: `git merge --no-ff ${branch}\n(in ${cwd})\n${result.stderr.trim()}${result.stdout}`,
+    });
+  }
+  await runGit(cwd, ["merge", "--abort"]);
+  return "conflict";
+}
+
+/** Push `branch` to `remote` and set it as upstream. */
+export async function pushBranch(cwd: string, branch: string, remote = "origin"): Promise<void> {
+  await runGit(cwd, ["push", "--quiet", "--set-upstream", remote, `${branch}:${branch}`], {
+    timeoutMs: GIT_NETWORK_TIMEOUT_MS,
+  });
+}
+
+/** URL of a remote; undefined when the remote does not exist. */
+export async function getRemoteUrl(cwd: string, remote = "origin"): Promise<string | undefined> {
+  const result = await runGit(cwd, ["remote", "get-url", remote], { allowFailure: true });
+  if (result.exitCode !== 0) return undefined;
+  return result.stdout.trim() || undefined;
+}
+
+/** The Workspace port over a working tree. */
+export function makeWorkspace(cwd: string): Workspace {
+  return {
+    cwd,
+    isClean: () => isClean(cwd),
+    commitAll: (message) => commitAll(cwd, message),
+  };
+}

@@ -1,0 +1,17 @@
+/** The workspace module: git, worktrees and locks (the only place that runs git). */
+export * from "./finish-worktree.js";
+export * from "./git.js";
+export * from "./git-worktree.js";
+export * from "./list-worktrees.js";
+export * from "./lock.js";
+export {
+  DEFAULT_BRANCH_TEMPLATE,
+  DEFAULT_WORKTREE_ROOT,
+  excludeCloserFiles,
+  getMainWorktreeRoot,
+  makeBranchName,
+  type PreparedWorktree,
+  type PrepareWorktreeOptions,
+  prepareWorktree,
+  worktreeFolderName,
+} from "./worktrees.js";

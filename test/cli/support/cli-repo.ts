@@ -1,0 +1,123 @@
+import { join } from "node:path";
+import { vi } from "vitest";
+import { runCli } from "../../../src/cli/program.js";
+import { type FixtureRepo, makeFixtureRepo, writeAgent } from "../../../src/testing/index.js";
+import { makeIssueAgent, PROJECT } from "../../run/support/issue-repo.js";
+
+/**
+ * An agent program for the `command` backend: reads the prompt, acts as its
+ * mode says, and answers with a JSON declaration on stdout.
+ *  - good: writes work.txt and commits it
+ *  - lazy: does nothing
+ *  - slow: waits a minute (to be interrupted)
+ *  - unauthorized: fails as a model API that rejects the key
+ */
+const AGENT_PROGRAM = `import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+const mode = process.argv[2];
+let prompt = "";
+for await (const chunk of process.stdin) prompt += chunk;
+if (mode === "good") {
+  writeFileSync("work.txt", "done\\n");
+  execFileSync("git", ["add", "--all"]);
+  execFileSync("git", ["commit", "--quiet", "-m", "work"]);
+}
+if (mode === "slow") await new Promise((resolve) => setTimeout(resolve, 60_000));
+if (mode === "unauthorized") {
+  console.error("Error: 401 invalid x-api-key");
+  process.exit(1);
+}
+console.log(JSON.stringify({
+  status: "completed",
+  summary: mode + " agent finished",
+  next_action: { action: "complete", reason: "done" },
+}));
+`;
+
+export type AgentMode = "good" | "lazy" | "slow" | "unauthorized";
+
+/** A fixture repository with one command-backend agent per mode (named after it) and `params`. */
+export async function makeCliRepo(): Promise<FixtureRepo> {
+  const repo = await makeFixtureRepo({ files: { ...PROJECT, ".gitignore": ".closer/\n" } });
+  const program = join(repo.dir, "agent-program.mjs");
+  for (const mode of ["good", "lazy", "slow", "unauthorized"] as const) {
+    await writeAgent(repo.dir, cliAgent(mode, program));
+  }
+  await writeAgent(repo.dir, {
+    ...cliAgent("good", program, "params"),
+    prompts: {
+      "steps/initial/issue/f_default.md":
+        "# {{task.title}}\nFlavour {{flavour}}, count {{count}}.\n",
+      "steps/continuation/issue/f_default.md": "# {{task.title}}\n{{previousSummary}}\n",
+    },
+  });
+  await writeAgentProgram(repo.dir);
+  await repo.commitAll("agents");
+  return repo;
+}
+
+function cliAgent(mode: AgentMode, program: string, name: string = mode) {
+  const base = makeIssueAgent({
+    runner: {
+      backend: { kind: "command", command: ["node", program, mode] },
+      maxIterations: 3,
+    },
+    parameters:
+      name === "params"
+        ? {
+            flavour: { type: "string", required: true, description: "the flavour" },
+            count: { type: "number", default: 1, description: "how many" },
+            issue: { type: "number", description: "the issue" },
+          }
+        : { issue: { type: "number", description: "the issue" } },
+  });
+  const registry = base.registry as {
+    steps: Record<string, Record<string, unknown>>;
+    validators: Record<string, unknown>;
+    completionSteps: Record<string, Record<string, unknown>>;
+  };
+  for (const step of Object.values(registry.steps)) delete step.outputSchemaRef;
+  registry.validators["work-exists"] = {
+    type: "file",
+    path: "work.txt",
+    failurePattern: "check-failed",
+    extractParams: {},
+  };
+  const complete = registry.completionSteps["complete.issue"];
+  if (complete) {
+    complete.completionConditions = [{ validator: "git-clean" }, { validator: "work-exists" }];
+  }
+  return { ...base, name, agent: { ...base.agent, name } };
+}
+
+async function writeAgentProgram(dir: string): Promise<void> {
+  const { writeFile } = await import("node:fs/promises");
+  await writeFile(join(dir, "agent-program.mjs"), AGENT_PROGRAM);
+}
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the CLI in this process, capturing what it writes. */
+export async function cli(...args: string[]): Promise<CliResult> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const capture = (sink: string[]) => (chunk: string | Uint8Array) => {
+    sink.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+    return true;
+  };
+  const outSpy = vi.spyOn(process.stdout, "write").mockImplementation(capture(stdout) as never);
+  const errSpy = vi.spyOn(process.stderr, "write").mockImplementation(capture(stderr) as never);
+  process.exitCode = undefined;
+  try {
+    const code = await runCli(args);
+    return { code, stdout: stdout.join(""), stderr: stderr.join("") };
+  } finally {
+    outSpy.mockRestore();
+    errSpy.mockRestore();
+    process.exitCode = undefined;
+  }
+}

@@ -1,0 +1,42 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { runCommand } from "../../src/process/run-command.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BUILT = existsSync(join(ROOT, "dist/cli/main.js"));
+
+/** README's first command, minus the install: the demo script on the built CLI. */
+describe("the README demo", () => {
+  it.skipIf(!BUILT)("without credentials replays the session and shows the whole arc", async () => {
+    const home = await mkdtemp(join(tmpdir(), "closer-demo-home-"));
+    try {
+      const env: Record<string, string> = {};
+      for (const [name, value] of Object.entries(process.env)) {
+        if (value !== undefined && !/ANTHROPIC|CLAUDE/.test(name)) env[name] = value;
+      }
+      const result = await runCommand({
+        command: ["bash", join(ROOT, "examples/demo.sh")],
+        cwd: ROOT,
+        env: { ...env, HOME: home, NO_COLOR: "1" },
+        timeoutMs: 120_000,
+      });
+      const output = result.stderr;
+      expect(result.exitCode, output).toBe(0);
+      expect(output).toContain("no Claude credentials found");
+      expect(output).toContain("✗ tests-pass");
+      expect(output).toContain("collapses runs of spaces and trims the ends");
+      expect(output).toContain("retry with test-failed");
+      expect(output).toContain("✓ tests-pass");
+      expect(output).toMatch(/completed after 2 iteration/);
+      const workDir = /repository the agent worked on is (\S+) /.exec(output)?.[1];
+      expect(workDir).toBeDefined();
+      await rm(workDir ?? "", { recursive: true, force: true });
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,25 @@
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runCommand } from "../../src/process/run-command.js";
+
+export const EXAMPLE_REPO = fileURLToPath(new URL("../../examples/example-repo/", import.meta.url));
+
+/** A fresh git copy of the bundled example repo, as the demo makes it. */
+export async function copyExampleRepo(): Promise<{ dir: string; cleanup(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "closer-example-"));
+  await cp(EXAMPLE_REPO, dir, { recursive: true });
+  const git = (command: string) => runCommand({ command, cwd: dir, timeoutMs: 30_000 });
+  await git("git init -q -b main && git add -A");
+  await git('git -c user.name=test -c user.email=test@example.invalid commit -qm "Example repo"');
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** The two recorded answers of the demo session (file contents and commit commands). */
+export async function readDemoSession(): Promise<
+  { files: Record<string, string>; commands: string[]; structuredOutput: unknown }[]
+> {
+  const file = join(EXAMPLE_REPO, ".agent/example/recorded/demo-session.json");
+  return JSON.parse(await readFile(file, "utf8")).turns;
+}

@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { CLOSURE_REVIEW_SCHEMA } from "../../src/completion/closure-review.js";
+import { makeScriptedBackend } from "../../src/testing/index.js";
+import { COMMIT_ALL, DONE, FIXED_PROJECT, makeTaskRepo, runTask } from "./support/task-agent.js";
+
+describe("scenarios: the harness's own checks", () => {
+  let cleanup: () => Promise<void> = async () => {};
+  afterEach(() => cleanup());
+
+  it("scenario g: a hanging validator is killed at its timeout, recorded, and the loop goes on", async () => {
+    const setup = await makeTaskRepo({
+      files: { ...FIXED_PROJECT, HANG: "while this file exists the check hangs\n" },
+      validators: {
+        "slow-check": {
+          type: "command",
+          command: "if [ -f HANG ]; then sleep 60; fi",
+          timeoutMs: 300,
+          failurePattern: "slow-check",
+        },
+      },
+      conditions: ["slow-check"],
+    });
+    cleanup = setup.repo.cleanup;
+    const backend = makeScriptedBackend([
+      { structuredOutput: DONE },
+      { files: { HANG: null }, commands: [COMMIT_ALL], structuredOutput: DONE },
+    ]);
+    const { result, log } = await runTask(setup, backend);
+
+    const [hung, passed] = log.of("validator-end");
+    expect(hung).toMatchObject({ validator: "slow-check", valid: false, timedOut: true });
+    expect(hung?.durationMs).toBeLessThan(30_000);
+    expect(passed).toMatchObject({ valid: true });
+    expect(log.of("retry-select")[0]?.pattern).toBe("slow-check");
+    expect(result).toMatchObject({ status: "completed", iterations: 2 });
+  });
+
+  it("scenario j: a closure review that is not done puts its pending actions in the next prompt", async () => {
+    const setup = await makeTaskRepo({
+      files: FIXED_PROJECT,
+      conditions: ["git-clean"],
+      completionStep: { closureReview: { c2: "complete", c3: "task" } },
+    });
+    cleanup = setup.repo.cleanup;
+    const notDone = {
+      allComplete: false,
+      checklist: [{ item: "tests pass", done: true, evidence: "node --test is green" }],
+      pendingActions: ["document add() in the README"],
+    };
+    const allDone = { allComplete: true, checklist: [], pendingActions: [] };
+    const backend = makeScriptedBackend([
+      { structuredOutput: DONE },
+      { structuredOutput: notDone },
+      { structuredOutput: DONE },
+      { structuredOutput: allDone },
+    ]);
+    const { result, log } = await runTask(setup, backend);
+
+    expect(backend.calls[1]?.schema).toEqual(CLOSURE_REVIEW_SCHEMA);
+    expect(backend.calls[1]?.prompt).toContain("Review your work");
+    expect(backend.calls[2]?.prompt).toContain("document add() in the README");
+    expect(log.of("closure-review").map((event) => event.allComplete)).toEqual([false, true]);
+    expect(log.of("retry-select")[0]?.pattern).toBe("closure-incomplete");
+    expect(result).toMatchObject({ status: "completed", iterations: 2 });
+  });
+
+  it("a validator whose command does not exist (exit 127) ends the run with a configuration error", async () => {
+    const setup = await makeTaskRepo({
+      files: FIXED_PROJECT,
+      validators: {
+        "lint-clean": {
+          type: "command",
+          command: "closer-no-such-linter --check",
+          failurePattern: "test-failed",
+        },
+      },
+      conditions: ["lint-clean"],
+    });
+    cleanup = setup.repo.cleanup;
+    const backend = makeScriptedBackend([{ structuredOutput: DONE }]);
+    const { result, log } = await runTask(setup, backend);
+
+    expect(result).toMatchObject({ status: "error", success: false, errorCode: "config_error" });
+    expect(result.reason).toContain("closer-no-such-linter");
+    expect(log.of("validator-end")[0]?.configError).toBeTruthy();
+    expect(log.of("retry-select")).toEqual([]);
+  });
+});
+
+describe("scenarios: external conditions of the task", () => {
+  let cleanup: () => Promise<void> = async () => {};
+  afterEach(() => cleanup());
+
+  it("an unmet external condition sends a retry naming it; the run completes once it holds", async () => {
+    const setup = await makeTaskRepo({ files: FIXED_PROJECT, conditions: ["git-clean"] });
+    cleanup = setup.repo.cleanup;
+    let pushed = false;
+    const backend = makeScriptedBackend([
+      { structuredOutput: DONE },
+      {
+        structuredOutput: DONE,
+        act: () => {
+          pushed = true;
+        },
+      },
+    ]);
+    const { result, log } = await runTask(setup, backend, {
+      externalConditions: [
+        {
+          name: "branch pushed",
+          check: async () =>
+            pushed ? { ok: true } : { ok: false, detail: "origin lacks the branch" },
+        },
+      ],
+    });
+
+    expect(log.of("retry-select")[0]?.pattern).toBe("external-condition");
+    expect(backend.calls[1]?.prompt).toContain("origin lacks the branch");
+    expect(result).toMatchObject({ status: "completed", iterations: 2 });
+  });
+});

@@ -1,0 +1,70 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { CloserError } from "../../src/errors.js";
+import { runCommand } from "../../src/process/run-command.js";
+import { defaultRunsDir, readRunState } from "../../src/record/run-record.js";
+import { makeScriptedBackend } from "../../src/testing/index.js";
+import { COMMIT_ALL, DONE, FIXED_ADD, makeTaskRepo, runTask } from "./support/task-agent.js";
+
+const CRASH_SCRIPT = fileURLToPath(new URL("./support/crash-run.ts", import.meta.url));
+const PACKAGE_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+describe("scenario h: the process dies mid-run", () => {
+  let cleanup: () => Promise<void> = async () => {};
+  afterEach(() => cleanup());
+
+  it("scenario h: a killed run leaves a valid record, and resuming sends the pending retry prompt and finishes", async () => {
+    const setup = await makeTaskRepo();
+    cleanup = setup.repo.cleanup;
+    const crashed = await runCommand({
+      command: ["node", "--import", "tsx", CRASH_SCRIPT, setup.repo.dir, "crashed-run"],
+      cwd: PACKAGE_ROOT,
+      timeoutMs: 60_000,
+    });
+    expect(crashed.signal ?? String(crashed.exitCode)).toMatch(/SIGKILL|137/);
+
+    const runDir = join(defaultRunsDir(setup.repo.dir), "crashed-run");
+    const state = await readRunState(runDir);
+    expect(state).toMatchObject({ status: "running", iteration: 1 });
+    expect(state.pendingPrompt?.pattern).toBe("test-failed");
+    const lines = (await readFile(join(runDir, "events.jsonl"), "utf8")).trim().split("\n");
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+
+    const backend = makeScriptedBackend([
+      { files: { "src/add.js": FIXED_ADD }, commands: [COMMIT_ALL], structuredOutput: DONE },
+    ]);
+    const { result, log } = await runTask(setup, backend, {
+      task: undefined,
+      resume: "crashed-run",
+    });
+
+    expect(backend.calls[0]?.prompt).toBe(state.pendingPrompt?.text);
+    expect(backend.calls[0]?.env.CLOSER_CHECK_ID).toBe(state.pendingPrompt?.checkId);
+    expect(log.of("run-start")[0]?.resumed).toBe(true);
+    expect(result).toMatchObject({
+      status: "completed",
+      iterations: 2,
+      runId: "crashed-run",
+      runDir,
+    });
+
+    const again = await runTask(setup, makeScriptedBackend([]), {
+      task: undefined,
+      resume: "crashed-run",
+    }).catch((error: unknown) => error);
+    expect(again).toBeInstanceOf(CloserError);
+    expect((again as CloserError).message).toContain("already completed");
+  });
+
+  it("resuming a run id that was never recorded is a clear error", async () => {
+    const setup = await makeTaskRepo();
+    cleanup = setup.repo.cleanup;
+    const error = await runTask(setup, makeScriptedBackend([]), { resume: "no-such-run" }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(CloserError);
+    expect((error as CloserError).code).toBe("not_found");
+  });
+});

@@ -1,0 +1,252 @@
+import { loadAgent } from "../../../src/definition/load-agent.js";
+import type { ResolvedAgent } from "../../../src/definition/types.js";
+import type { EventListener, RunEvent, RunEventOf, RunEventType } from "../../../src/events.js";
+import { runAgent } from "../../../src/loop/run-agent.js";
+import type { RunOptions } from "../../../src/loop/run-options.js";
+import type { Backend } from "../../../src/ports.js";
+import type { AgentFixture, FixtureRepo } from "../../../src/testing/index.js";
+import { makeFixtureRepo, makeTestClock } from "../../../src/testing/index.js";
+
+/** A tiny JS project whose `node --test` fails until `add` adds. */
+export const BROKEN_PROJECT: Readonly<Record<string, string>> = {
+  "package.json": `${JSON.stringify({ name: "fixture", type: "module", private: true })}\n`,
+  ".gitignore": ".closer/\n",
+  "src/add.js": "export function add(left, right) {\n  return left - right;\n}\n",
+  "test/add.test.js": [
+    'import assert from "node:assert/strict";',
+    'import { test } from "node:test";',
+    'import { add } from "../src/add.js";',
+    "",
+    'test("adds two numbers", () => {',
+    "  assert.equal(add(2, 3), 5);",
+    "});",
+    "",
+    'test("adds zero", () => {',
+    "  assert.equal(add(7, 0), 7);",
+    "});",
+    "",
+  ].join("\n"),
+};
+
+export const FIXED_ADD = "export function add(left, right) {\n  return left + right;\n}\n";
+
+/** The same project with the bug fixed. */
+export const FIXED_PROJECT: Readonly<Record<string, string>> = {
+  ...BROKEN_PROJECT,
+  "src/add.js": FIXED_ADD,
+};
+
+/** The shell command an agent uses to commit its work. */
+export const COMMIT_ALL = "git add --all && git commit --quiet -m work";
+
+const STEP_SCHEMA = {
+  type: "object",
+  required: ["status"],
+  properties: {
+    status: { type: "string", enum: ["in_progress", "completed"] },
+    summary: { type: "string" },
+    next_action: {
+      type: "object",
+      properties: { action: { type: "string" }, reason: { type: "string" } },
+    },
+  },
+};
+
+export interface TaskAgentOptions {
+  readonly runner?: Record<string, unknown>;
+  /** Replaces the completion step's fields (onFailure, responseFormat, closureReview, …). */
+  readonly completionStep?: Record<string, unknown>;
+  /** Extra or replaced validators. */
+  readonly validators?: Record<string, unknown>;
+  /** Conditions of the completion step; default git-clean then tests-pass. */
+  readonly conditions?: readonly string[];
+  /** Steps without an output schema, as for a backend that answers in text. */
+  readonly textOnly?: boolean;
+}
+
+/**
+ * An agent for a written task: `initial.task` → `continuation.task`, both
+ * completing against `complete.task` (git clean, then `node --test`).
+ */
+export function makeTaskAgent(options: TaskAgentOptions = {}): AgentFixture {
+  const schemaRef = options.textOnly
+    ? {}
+    : { outputSchemaRef: { file: "task.schema.json", schema: "step" } };
+  return {
+    name: "tasker",
+    agent: {
+      name: "tasker",
+      description: "works on a written task",
+      runner: {
+        backend: { kind: "scripted" },
+        maxIterations: 6,
+        budgets: { queryTimeoutMs: 20_000, validatorTimeoutMs: 30_000 },
+        ...options.runner,
+      },
+    },
+    registry: {
+      c1: "steps",
+      entryStep: "initial.task",
+      completionPatterns: {
+        "git-dirty": {
+          description: "uncommitted changes",
+          edition: "failed",
+          adaptation: "git-dirty",
+          params: ["changedFiles", "untrackedFiles"],
+        },
+        "test-failed": {
+          description: "tests fail",
+          edition: "failed",
+          adaptation: "test-failed",
+          params: ["failedTests", "errorOutput"],
+        },
+        "slow-check": { description: "a check that hung", params: [] },
+      },
+      validators: {
+        "git-clean": {
+          type: "command",
+          command: "git status --porcelain",
+          successWhen: "empty",
+          failurePattern: "git-dirty",
+          extractParams: {
+            changedFiles: "parseChangedFiles",
+            untrackedFiles: "parseUntrackedFiles",
+          },
+        },
+        "tests-pass": {
+          type: "command",
+          command: "node --test",
+          successWhen: "exitCode:0",
+          failurePattern: "test-failed",
+          extractParams: { failedTests: "parseTestOutput", errorOutput: "stderr" },
+        },
+        ...options.validators,
+      },
+      steps: {
+        "initial.task": {
+          c2: "initial",
+          c3: "task",
+          ...schemaRef,
+          next: "continuation.task",
+          completionStep: "complete.task",
+        },
+        "continuation.task": {
+          c2: "continuation",
+          c3: "task",
+          ...schemaRef,
+          completionStep: "complete.task",
+        },
+      },
+      completionSteps: {
+        "complete.task": {
+          c2: "retry",
+          c3: "task",
+          completionConditions: (options.conditions ?? ["git-clean", "tests-pass"]).map(
+            (validator) => ({ validator }),
+          ),
+          onFailure: { action: "retry", maxAttempts: 3 },
+          ...options.completionStep,
+        },
+      },
+    },
+    schemas: { "task.schema.json": { step: STEP_SCHEMA } },
+    prompts: {
+      "system.md": "You are a careful engineer.\n",
+      "steps/initial/task/f_default.md":
+        "# Task: {{task.title}}\n\n{{task.body}}\n\nIteration {{iteration}} of {{maxIterations}}.\n",
+      "steps/continuation/task/f_default.md": "# Continue: {{task.title}}\n\n{{previousSummary}}\n",
+      "steps/retry/task/f_failed_test-failed.md": [
+        "---",
+        "params:",
+        "  - failedTests",
+        "  - errorOutput",
+        "---",
+        "## Tests are failing",
+        "{{#each failedTests}}",
+        "- `{{this.name}}`",
+        "{{/each}}",
+        "",
+        "{{previousSummary}}",
+        "",
+      ].join("\n"),
+      "steps/retry/task/f_failed_git-dirty.md": [
+        "## Uncommitted changes",
+        "{{#each changedFiles}}",
+        "- changed: {{this}}",
+        "{{/each}}",
+        "{{#each untrackedFiles}}",
+        "- untracked: {{this}}",
+        "{{/each}}",
+        "",
+      ].join("\n"),
+      "steps/complete/task/f_default.md":
+        "Review your work on {{task.title}} as a checklist. Answer allComplete, checklist, pendingActions.\n",
+    },
+  };
+}
+
+export const TASK = {
+  kind: "text",
+  title: "make add() add",
+  body: "The add function subtracts. Make the tests pass and commit.",
+} as const;
+
+/** Structured outputs the scripted model answers with. */
+export const DONE = {
+  status: "completed",
+  summary: "fixed add",
+  next_action: { action: "complete", reason: "tests pass" },
+};
+export const WORKING = {
+  status: "in_progress",
+  summary: "still working",
+  next_action: { action: "continue", reason: "not done" },
+};
+
+/** A fixture repository holding the project and the agent, and the agent loaded from it. */
+export async function makeTaskRepo(
+  options: TaskAgentOptions & { files?: Readonly<Record<string, string>> } = {},
+): Promise<{ repo: FixtureRepo; agent: ResolvedAgent }> {
+  const repo = await makeFixtureRepo({
+    files: options.files ?? BROKEN_PROJECT,
+    agents: [makeTaskAgent(options)],
+  });
+  return { repo, agent: await loadAgent("tasker", { cwd: repo.dir }) };
+}
+
+/** Collects events for assertions. */
+export function makeEventLog(): {
+  listener: EventListener;
+  events: RunEvent[];
+  of<T extends RunEventType>(type: T): RunEventOf<T>[];
+} {
+  const events: RunEvent[] = [];
+  return {
+    events,
+    listener: (event) => {
+      events.push(event);
+    },
+    of: <T extends RunEventType>(type: T) =>
+      events.filter((event): event is RunEventOf<T> => event.type === type),
+  };
+}
+
+/** Runs the task agent in a fixture repository with a test clock and an event log. */
+export async function runTask(
+  setup: { repo: FixtureRepo; agent: ResolvedAgent },
+  backend: Backend,
+  options: Partial<RunOptions> = {},
+) {
+  const log = makeEventLog();
+  const clock = makeTestClock();
+  const result = await runAgent({
+    agent: setup.agent,
+    backend,
+    cwd: setup.repo.dir,
+    task: TASK,
+    clock,
+    onEvent: log.listener,
+    ...options,
+  });
+  return { result, log, clock };
+}
