@@ -133,7 +133,10 @@ export interface RecordSink {
   readonly runDir: string;
   /** Resolves once the event is written. */
   emit(event: RunEvent): Promise<void>;
-  /** Rewrite run.json atomically and durably (it is where a resumed run starts). */
+  /**
+   * Rewrite run.json atomically (it is where a resumed run starts); the state of
+   * an ended run also durably.
+   */
   saveState(state: import("./record/run-state.js").RunState): Promise<void>;
   /**
    * Keep an iteration's prompt (and, separately, its transcript). `label` names

@@ -1,7 +1,8 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import ajvFormats from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import type { Ajv2019 } from "ajv/dist/2019.js";
+import type { Ajv2020 } from "ajv/dist/2020.js";
+import type ajvFormats from "ajv-formats";
 import type { JsonSchema } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 
@@ -61,17 +62,33 @@ export class SchemaValidators {
   #engine(draft: Draft): AnyAjv {
     const existing = this.#engines.get(draft);
     if (existing !== undefined) return existing;
-    const options = { allErrors: true, strict: false, allowUnionTypes: true };
-    const engine =
-      draft === "2020-12"
-        ? new Ajv2020(options)
-        : draft === "2019-09"
-          ? new Ajv2019(options)
-          : new Ajv(options);
-    ajvFormats.default(engine as Ajv);
+    const engine = makeEngine(draft);
     this.#engines.set(draft, engine);
     return engine;
   }
+}
+
+/**
+ * ajv is loaded when a run first checks a schema, not when closer starts: it
+ * adds megabytes to the process, and many runs never check a schema.
+ */
+function makeEngine(draft: Draft): AnyAjv {
+  const require = createRequire(import.meta.url);
+  const options = { allErrors: true, strict: false, allowUnionTypes: true };
+  let engine: AnyAjv;
+  if (draft === "2020-12") {
+    const { Ajv2020: Engine }: { Ajv2020: typeof Ajv2020 } = require("ajv/dist/2020.js");
+    engine = new Engine(options);
+  } else if (draft === "2019-09") {
+    const { Ajv2019: Engine }: { Ajv2019: typeof Ajv2019 } = require("ajv/dist/2019.js");
+    engine = new Engine(options);
+  } else {
+    const { Ajv: Engine }: { Ajv: typeof Ajv } = require("ajv");
+    engine = new Engine(options);
+  }
+  const formats: typeof ajvFormats = require("ajv-formats");
+  formats.default(engine as Ajv);
+  return engine;
 }
 
 /**

@@ -2,7 +2,6 @@ import type { CheckFailure } from "../completion/check-failure.js";
 import { makeCheckId } from "../completion/decision.js";
 import { type IterationFindings, summarizeIteration } from "../completion/iteration-summary.js";
 import type { BackendResponse } from "../ports.js";
-import { renderPrompt } from "../prompts/prompt-resolver.js";
 import { buildRetryPrompt } from "../retry/retry-handler.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";
@@ -57,7 +56,7 @@ export async function queueRetry(
     params: failure.params,
     attempt: count.attempt,
     variables: variablesFor(run, turn.iteration + 1, nextCheckId, previousSummary),
-    render: renderPrompt,
+    render: run.ports.renderPrompt,
   });
   updateState(run, {
     pendingPrompt: {

@@ -40,7 +40,7 @@ export async function handleFailedCheck(
     case "retries_exhausted":
       return stopped(
         "retries_exhausted",
-        `${failedChecks} failed checks in a row, after ${onFailure.maxAttempts} retries; last: ${found}`,
+        `${failedChecks} failed checks in a row (onFailure.maxAttempts is ${onFailure.maxAttempts}); last: ${found}`,
       );
     case "aborted":
       return stopped("aborted", `onFailure is abort and a check failed: ${found}`);

@@ -5,6 +5,7 @@ import { SchemaResolver } from "../definition/schema-resolver.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import type { Clock, ValidatorOutcome } from "../ports.js";
+import { makePromptRenderer } from "../prompts/make-prompt-renderer.js";
 import { readOptionalFile } from "../record/read-optional-file.js";
 import { createRunRecord, defaultRunsDir, readRunState } from "../record/run-record.js";
 import { RUN_STATE_VERSION, type RunState } from "../record/run-state.js";
@@ -85,6 +86,7 @@ function makePorts(
       (ref) => `${ref.file}#${ref.schema}`,
       (ref) => schemas.resolve(ref),
     ),
+    renderPrompt: makePromptRenderer(),
     readFile: readOptionalFile,
     runValidator: async (name, context) => {
       const definition = agent.registry.validators[name];

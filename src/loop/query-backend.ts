@@ -157,7 +157,11 @@ async function queryOnce(
     disallowedTools: runner.backend.disallowedTools,
     permissionMode: runner.backend.permissionMode,
     ...(run.systemPrompt === undefined ? {} : { systemPrompt: run.systemPrompt }),
-    env: { CLOSER_CHECK_ID: query.checkId, CLOSER_RUN_ID: run.runId },
+    env: {
+      CLOSER_CHECK_ID: query.checkId,
+      CLOSER_DECISION_FILE: run.decisionPath,
+      CLOSER_RUN_ID: run.runId,
+    },
     timeoutMs: runner.budgets.queryTimeoutMs,
     signal: run.signal,
   });

@@ -4,7 +4,6 @@ import {
   closureReviewWords,
   readClosureReview,
 } from "../completion/closure-review.js";
-import { renderPrompt } from "../prompts/prompt-resolver.js";
 import { askBackend } from "./query-backend.js";
 import { emit, keep, type RunContext } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
@@ -23,7 +22,7 @@ export async function reviewClosure(
   turn: Turn,
   closureReview: { readonly c2: string; readonly c3: string },
 ): Promise<ClosureReviewReading | Terminal> {
-  const prompt = await renderPrompt({
+  const prompt = await run.ports.renderPrompt({
     agentDir: run.agent.dir,
     words: closureReviewWords(run.agent.registry.c1, closureReview),
     variables: variablesFor(run, turn.iteration, turn.checkId, run.state.previousSummary),

@@ -8,6 +8,7 @@ import {
   type RunEventBody,
 } from "../events.js";
 import type { Backend, CheckContext, Clock, RecordSink, ValidatorOutcome } from "../ports.js";
+import type { PromptRenderer } from "../prompts/make-prompt-renderer.js";
 import type { FileSnapshot } from "../record/read-optional-file.js";
 import type { RunState } from "../record/run-state.js";
 
@@ -19,6 +20,8 @@ export interface RunPorts {
   readonly listener?: EventListener;
   /** Resolves a step's output schema (cached per run). */
   readonly resolveSchema: (ref: OutputSchemaRef) => Promise<JsonSchema>;
+  /** Renders a prompt from the agent's templates (each read and compiled once per run). */
+  readonly renderPrompt: PromptRenderer;
   /** Reads a file that may not exist (the decision file). */
   readonly readFile: (path: string) => Promise<FileSnapshot | undefined>;
   readonly runValidator: (
@@ -89,9 +92,10 @@ export function updateState(run: RunContext, change: Partial<RunState>): void {
 }
 
 /**
- * Starts writing run.json (atomically and durably). The loop goes on while it
- * is written; `waitForState` is called before the next backend query, so an
- * iteration's state is on disk before the next one sends anything (rule 7).
+ * Starts writing run.json (atomically; see `createRunRecord` for when it is
+ * synced to the disk). `waitForState` is called before the next backend
+ * query, so an iteration's state is written before the next one sends
+ * anything (rule 7).
  */
 export function saveState(run: RunContext): void {
   run.state = { ...run.state, updatedAt: isoTime(run) };

@@ -1,7 +1,6 @@
 import { makeCheckId } from "../completion/decision.js";
 import type { CompletionStepDefinition, StepDefinition } from "../definition/types.js";
 import { CloserError } from "../errors.js";
-import { renderPrompt } from "../prompts/prompt-resolver.js";
 import { makeVariables } from "../prompts/variables.js";
 import type { FileSnapshot } from "../record/read-optional-file.js";
 import type { IterationSummary } from "../record/run-state.js";
@@ -36,7 +35,7 @@ export async function startIteration(run: RunContext): Promise<Turn> {
   emit(run, { type: "iteration-start", iteration, step: step.id });
   const prompt =
     pending ??
-    (await renderPrompt({
+    (await run.ports.renderPrompt({
       agentDir: run.agent.dir,
       words: {
         c1: run.agent.registry.c1,

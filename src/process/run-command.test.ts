@@ -81,6 +81,16 @@ describe("runCommand", () => {
     expect(result.stdout).toBe("line one\nline two\n[eof]\n");
   });
 
+  it("finishes a command that never reads the input it was given", async () => {
+    const result = await runCommand({
+      command: "echo ignored",
+      cwd: workDir,
+      input: "x".repeat(1_000_000),
+      timeoutMs: 10_000,
+    });
+    expect(result).toMatchObject({ exitCode: 0, stdout: "ignored\n", timedOut: false });
+  });
+
   it("gives an empty stdin when there is no input", async () => {
     const result = await runCommand({ command: "cat", cwd: workDir, timeoutMs: 5_000 });
     expect(result).toMatchObject({ exitCode: 0, stdout: "", timedOut: false });

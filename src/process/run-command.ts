@@ -2,16 +2,21 @@
  * The only module that spawns processes. Every command runs in its own
  * process group, so a timeout or an abort ends the command together with
  * everything it started (SPEC §3 rule 5).
+ *
+ * Built on `node:child_process` directly: the checks spawn short commands
+ * many times a run, and a general-purpose wrapper's per-call machinery
+ * (streams, transforms, promise chains) cost more time and memory than the
+ * commands themselves.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
-import { execa, type Result } from "execa";
-import { makeLineIterable } from "./line-iterable.js";
+import { OutputCapture } from "./output-capture.js";
 import { DEFAULT_GRACE_MS, killProcessGroup } from "./process-group.js";
 
 export { DEFAULT_GRACE_MS, isProcessGroupAlive, killProcessGroup } from "./process-group.js";
 
-/** Output beyond this is cut by the capture itself; far above any sane command. */
+/** Output beyond this is dropped by the capture itself; far above any sane command. */
 const MAX_BUFFER_BYTES = 256 * 1024 * 1024;
 /** Extra wait after SIGKILL before giving up on pipes held open by an escaped process. */
 const PIPE_RELEASE_MS = 1000;
@@ -56,52 +61,47 @@ export interface RunningCommand {
 
 type StopReason = "timeout" | "abort";
 
-function exitCodeOf(result: Result): number {
-  if (result.exitCode !== undefined) return result.exitCode;
-  if (result.signal !== undefined) {
-    return 128 + (constants.signals[result.signal as NodeJS.Signals] ?? 0);
-  }
-  // The process never started: report it the way a shell would.
-  const code = (result.cause as NodeJS.ErrnoException | undefined)?.code;
-  return code === "EACCES" ? 126 : 127;
-}
-
-function stderrOf(result: Result): string {
-  const stderr = typeof result.stderr === "string" ? result.stderr : "";
-  if (stderr !== "" || result.exitCode !== undefined || result.signal !== undefined) return stderr;
-  return result.shortMessage ?? "";
-}
-
-function spawn(options: CommandOptions) {
+function spawnChild(options: CommandOptions): ChildProcess {
   const { command } = options;
   const isShell = typeof command === "string";
-  const file = isShell ? command : command[0];
-  if (file === undefined || file === "") throw new TypeError("runCommand: the command is empty");
-  const args = isShell ? [] : command.slice(1);
-  return execa(file, args, {
+  const file = isShell ? "/bin/sh" : command[0];
+  if (file === undefined || file === "" || command === "") {
+    throw new TypeError("runCommand: the command is empty");
+  }
+  return spawn(file, isShell ? ["-c", command] : command.slice(1), {
     cwd: options.cwd,
-    env: options.env,
-    extendEnv: true,
-    shell: isShell ? "/bin/sh" : false,
+    env: options.env === undefined ? process.env : { ...process.env, ...options.env },
     detached: true,
-    reject: false,
-    maxBuffer: MAX_BUFFER_BYTES,
-    stripFinalNewline: false,
-    encoding: "utf8",
-    windowsHide: true,
-    ...(options.input === undefined ? { stdin: "ignore" as const } : { input: options.input }),
+    stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
   });
+}
+
+/** 128+N for signal N; for a file that never started, what a shell would report. */
+function exitCodeOf(code: number | null, signal: string | null, spawnError?: Error): number {
+  if (spawnError !== undefined) {
+    return (spawnError as NodeJS.ErrnoException).code === "EACCES" ? 126 : 127;
+  }
+  if (code !== null) return code;
+  return 128 + (constants.signals[signal as NodeJS.Signals] ?? 0);
 }
 
 /** Starts a command; see {@link runCommand} for the rules it runs by. */
 export function startCommand(options: CommandOptions): RunningCommand {
   const startedMs = performance.now();
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-  const subprocess = spawn(options);
-  const { pid } = subprocess;
-  const lines = makeLineIterable(subprocess.stdout);
+  const child = spawnChild(options);
+  const { pid } = child;
+  const stdout = new OutputCapture(MAX_BUFFER_BYTES);
+  const stderr = new OutputCapture(MAX_BUFFER_BYTES);
+  child.stdout?.on("data", (chunk: Buffer) => stdout.add(chunk));
+  child.stderr?.on("data", (chunk: Buffer) => stderr.add(chunk));
+  if (child.stdin) {
+    child.stdin.on("error", () => undefined); // a command that never reads its input
+    child.stdin.end(options.input);
+  }
   let stopReason: StopReason | undefined;
   let releaseTimer: NodeJS.Timeout | undefined;
+  let spawnError: Error | undefined;
   let settled = false;
 
   const stop = (reason: StopReason) => {
@@ -109,8 +109,8 @@ export function startCommand(options: CommandOptions): RunningCommand {
     stopReason = reason;
     if (pid !== undefined) void killProcessGroup(pid, graceMs);
     releaseTimer = setTimeout(() => {
-      subprocess.stdout?.destroy();
-      subprocess.stderr?.destroy();
+      child.stdout?.destroy();
+      child.stderr?.destroy();
     }, graceMs + PIPE_RELEASE_MS);
   };
   const onAbort = () => stop("abort");
@@ -118,28 +118,35 @@ export function startCommand(options: CommandOptions): RunningCommand {
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) stop("abort");
   // Background leftovers of a finished command must not hold its pipes open.
-  subprocess.once("exit", () => {
+  child.once("exit", () => {
     if (stopReason === undefined && pid !== undefined) void killProcessGroup(pid, graceMs);
   });
-
-  const cleanUp = () => {
-    settled = true;
-    clearTimeout(timeoutTimer);
-    clearTimeout(releaseTimer);
-    options.signal?.removeEventListener("abort", onAbort);
-  };
-  const result = subprocess.finally(cleanUp).then((finished): CommandResult => {
-    return {
-      exitCode: exitCodeOf(finished),
-      stdout: typeof finished.stdout === "string" ? finished.stdout : "",
-      stderr: stderrOf(finished),
-      durationMs: Math.round(performance.now() - startedMs),
-      timedOut: stopReason === "timeout",
-      aborted: stopReason === "abort",
-      ...(finished.signal === undefined ? {} : { signal: finished.signal }),
-    };
+  child.once("error", (error) => {
+    spawnError ??= error;
   });
-  return { pid, lines, result, kill: () => stop("abort") };
+
+  const result = new Promise<CommandResult>((resolve) => {
+    // `close` comes once the process has ended and its pipes are closed (or destroyed).
+    child.once("close", (code: number | null, signal: NodeJS.Signals | null) => {
+      settled = true;
+      clearTimeout(timeoutTimer);
+      clearTimeout(releaseTimer);
+      options.signal?.removeEventListener("abort", onAbort);
+      stdout.end();
+      stderr.end();
+      const stderrText = stderr.text();
+      resolve({
+        exitCode: exitCodeOf(code, signal, spawnError),
+        stdout: stdout.text(),
+        stderr: spawnError !== undefined && stderrText === "" ? spawnError.message : stderrText,
+        durationMs: Math.round(performance.now() - startedMs),
+        timedOut: stopReason === "timeout",
+        aborted: stopReason === "abort",
+        ...(signal === null ? {} : { signal }),
+      });
+    });
+  });
+  return { pid, lines: stdout.lines(), result, kill: () => stop("abort") };
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   listPromptCandidates,
   type PromptCandidate,
 } from "./c3l.js";
-import { renderTemplate } from "./render.js";
+import { type CompiledTemplate, compileTemplate } from "./render.js";
 import { renderParams } from "./variables.js";
 
 /** A prompt to render: the five C3L words, the variables, and for a retry its pattern. */
@@ -57,6 +57,19 @@ export async function renderPrompt(request: PromptRequest): Promise<RenderedProm
   const located = await locatePrompt(request.agentDir, request.words, {
     retry: request.retry !== undefined,
   });
+  return renderLocatedPrompt(request, located, compileTemplate);
+}
+
+/**
+ * Renders the prompt a lookup found: its template through `compile` (which
+ * may hand back a template compiled before), or the built-in retry text.
+ * A lookup that found nothing is a CloserError listing where it looked.
+ */
+export function renderLocatedPrompt(
+  request: PromptRequest,
+  located: LocatedPrompt,
+  compile: (source: string, templatePath: string) => CompiledTemplate,
+): RenderedPrompt {
   const { found, source } = located;
   if (found === undefined) {
     const tried = located.candidates.map((candidate) => candidate.path);
@@ -73,8 +86,7 @@ export async function renderPrompt(request: PromptRequest): Promise<RenderedProm
       templatePath: BUILTIN_RETRY_PATH,
     };
   }
-  const text = renderTemplate({ source, templatePath: found.path, variables: request.variables });
-  return { text, templatePath: found.path };
+  return { text: compile(source, found.path).render(request.variables), templatePath: found.path };
 }
 
 /** The generic retry text used when an agent has no template for a pattern. */

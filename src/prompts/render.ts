@@ -1,5 +1,5 @@
+import { createRequire } from "node:module";
 import Handlebars from "handlebars";
-import { parse as parseYaml } from "yaml";
 import { CloserError } from "../errors.js";
 
 export type { TemplateUsage, TemplateVariable } from "./template-variables.js";
@@ -22,7 +22,20 @@ export interface RenderTemplateOptions {
   readonly variables: Readonly<Record<string, unknown>>;
 }
 
+/** A template parsed once and rendered strictly any number of times (see `renderTemplate`). */
+export interface CompiledTemplate {
+  readonly templatePath: string;
+  readonly parsed: ParsedTemplate;
+  render(variables: Readonly<Record<string, unknown>>): string;
+}
+
 const FRONT_MATTER_FENCE = /^---[ \t]*$/;
+
+/** The YAML parser, loaded only for a template that has front matter (few do). */
+function parseYaml(text: string): unknown {
+  const yaml: typeof import("yaml") = createRequire(import.meta.url)("yaml");
+  return yaml.parse(text);
+}
 
 /** Splits off YAML front matter (`---\nparams:\n  - failedTests\n---\n`) and reads its `params`. */
 export function parseTemplate(source: string, templatePath: string): ParsedTemplate {
@@ -88,28 +101,50 @@ function readParams(yamlText: string, templatePath: string): string[] {
  * the variable — never literal `{{x}}` text in a prompt.
  */
 export function renderTemplate(options: RenderTemplateOptions): string {
-  const { source, templatePath, variables } = options;
+  return compileTemplate(options.source, options.templatePath).render(options.variables);
+}
+
+/**
+ * Parses a template (front matter included) for rendering many times; the
+ * Handlebars body is compiled on the first render. Rendering is as strict as
+ * `renderTemplate`.
+ */
+export function compileTemplate(source: string, templatePath: string): CompiledTemplate {
   const parsed = parseTemplate(source, templatePath);
+  let template: ReturnType<typeof Handlebars.compile> | undefined;
+  return {
+    templatePath,
+    parsed,
+    render: (variables) => {
+      checkDeclaredParams(parsed, templatePath, variables);
+      try {
+        template ??= Handlebars.compile(parsed.body, { strict: true, noEscape: true });
+        return template(variables);
+      } catch (error) {
+        throw translateHandlebarsError(error, parsed, templatePath);
+      }
+    },
+  };
+}
+
+function checkDeclaredParams(
+  parsed: ParsedTemplate,
+  templatePath: string,
+  variables: Readonly<Record<string, unknown>>,
+): void {
   const missing = parsed.params.filter((param) => !(param in variables));
-  if (missing.length > 0) {
-    throw new CloserError(
-      "config_error",
-      `template declares param(s) ${missing.map((name) => `"${name}"`).join(", ")} in its front matter but they were not supplied`,
-      {
-        file: templatePath,
-        jsonPath: "params",
-        expected: `variables ${missing.join(", ")}`,
-        found: `supplied: ${Object.keys(variables).sort().join(", ")}`,
-        fix: "map the param to an extractor in the validator's extractParams, or remove it from params",
-      },
-    );
-  }
-  try {
-    const template = Handlebars.compile(parsed.body, { strict: true, noEscape: true });
-    return template(variables);
-  } catch (error) {
-    throw translateHandlebarsError(error, parsed, templatePath);
-  }
+  if (missing.length === 0) return;
+  throw new CloserError(
+    "config_error",
+    `template declares param(s) ${missing.map((name) => `"${name}"`).join(", ")} in its front matter but they were not supplied`,
+    {
+      file: templatePath,
+      jsonPath: "params",
+      expected: `variables ${missing.join(", ")}`,
+      found: `supplied: ${Object.keys(variables).sort().join(", ")}`,
+      fix: "map the param to an extractor in the validator's extractParams, or remove it from params",
+    },
+  );
 }
 
 /** Turns Handlebars' `"x" not defined in [object Object] - 2:4` into a message a user can act on. */

@@ -15,7 +15,15 @@ export const RUNNER_VARIABLES: readonly string[] = [
 export const RETRY_VARIABLES: readonly string[] = ["pattern", "attempt", "failureDetails"];
 
 /** Fields of the `task` variable. */
-export const TASK_FIELDS: readonly string[] = ["kind", "title", "body", "url", "issueNumber"];
+export const TASK_FIELDS: readonly string[] = [
+  "kind",
+  "title",
+  "body",
+  "url",
+  "issueNumber",
+  "labels",
+  "comments",
+];
 
 /** What a retry prompt is about: the failure pattern and what its validator extracted. */
 export interface RetryVariablesInput {
@@ -61,6 +69,8 @@ export function makeVariables(input: VariablesInput): Record<string, unknown> {
       body: input.task.body,
       url: input.task.url ?? "",
       issueNumber: input.task.issueNumber ?? "",
+      labels: input.task.labels ?? [],
+      comments: input.task.comments ?? [],
     },
   });
   if (input.retry) {

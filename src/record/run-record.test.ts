@@ -63,6 +63,24 @@ describe("createRunRecord", () => {
     expect((await readdir(runDir)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });
 
+  it("keeps the states in the order saved, the end of the run last", async () => {
+    const record = createRunRecord(runDir, { env: {} });
+    const writes = [
+      record.saveState(makeState({ iteration: 3 })),
+      record.saveState(makeState({ iteration: 3, status: "max_iterations", reason: "cap" })),
+    ];
+    await Promise.all(writes);
+    await record.flush();
+    expect(await readRunState(runDir)).toMatchObject({ iteration: 3, status: "max_iterations" });
+    expect((await readdir(runDir)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("has a running state in run.json as soon as saveState resolves", async () => {
+    const record = createRunRecord(runDir, { env: {} });
+    await record.saveState(makeState({ iteration: 4 }));
+    expect(JSON.parse(await readFile(join(runDir, "run.json"), "utf8")).iteration).toBe(4);
+  });
+
   it("keeps each iteration's prompt and transcript under numbered names", async () => {
     const record = createRunRecord(runDir, { env: {} });
     await record.savePrompt(3, "do the work");

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { appendFileSync, mkdirSync } from "node:fs";
-import { open, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { open, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { CloserError } from "../errors.js";
 import type { RunEvent } from "../events.js";
@@ -37,24 +37,34 @@ export function iterationFileName(iteration: number, extension: string, label?: 
 
 /**
  * The writer of one run folder: `events.jsonl` (one JSON line per event),
- * `run.json` (rewritten atomically and synced: it is where a resumed run
- * starts), and the prompt and transcript of each iteration. Secrets of the
- * environment are redacted from everything written.
+ * `run.json` (rewritten atomically: it is where a resumed run starts), and
+ * the prompt and transcript of each iteration. Secrets of the environment
+ * are redacted from everything written.
  *
- * Events are appended synchronously (a few microseconds each), so each is in
- * the file system, and survives the process being killed, once emitted.
- * Prompts and transcripts (a new file each, which costs the file system far
- * more than an append) and run.json are written in the background; run.json
- * writes go one after another. A failed write is reported by the next
+ * Everything is written synchronously, so it is in the file system, and
+ * survives the process being killed, once the call returns: an event is an
+ * append of a few microseconds, a prompt or transcript a small new file.
+ * (Handed to the thread pool, each of those files cost more CPU in the
+ * round trips of open, write and close than the write itself.)
+ *
+ * run.json is a temp file written whole, then renamed over the old one: if
+ * the process dies, the file holds either the previous state or the new one,
+ * never a part of one. While the run is `running` that is all; the state of
+ * an ended run (any other status) is also synced to the disk before it is
+ * renamed into place, so the end of a run survives a crash of the machine
+ * too. Syncing every iteration would make each one wait on the disk for a
+ * state the next iteration replaces.
+ *
+ * A failed write rejects its own promise and is reported again by the next
  * `saveState` and by `flush`.
  */
 export function createRunRecord(runDir: string, options: RunRecordOptions = {}): RunRecord {
   const redact = makeRedactor(options.env ?? process.env);
-  let foldersMade = false;
   const eventsPath = join(runDir, RUN_FILES.events);
+  const statePath = join(runDir, RUN_FILES.state);
+  let foldersMade = false;
   let failure: unknown;
   let stateWrites: Promise<void> = Promise.resolve();
-  const background = new Set<Promise<void>>();
 
   const ensureFolders = () => {
     if (foldersMade) return;
@@ -72,21 +82,13 @@ export function createRunRecord(runDir: string, options: RunRecordOptions = {}):
       return Promise.reject(error);
     }
   };
-  const writeLater = (path: string, text: string): Promise<void> => {
-    const written = writeNow(() => undefined).then(() => writeFile(path, text));
-    const settled = written.then(
-      () => undefined,
-      (error: unknown) => {
-        failure ??= error;
-      },
-    );
-    background.add(settled);
-    void settled.then(() => background.delete(settled));
-    return written;
-  };
   const reportFailure = () => {
     if (failure !== undefined) throw failure;
   };
+  const writeState = (state: RunState, text: string): Promise<void> =>
+    state.status === "running"
+      ? writeNow(() => replaceFileSync(statePath, text))
+      : writeNow(() => undefined).then(() => writeFileAtomic(statePath, text));
 
   return {
     runDir,
@@ -95,34 +97,57 @@ export function createRunRecord(runDir: string, options: RunRecordOptions = {}):
     saveState: async (state: RunState) => {
       reportFailure();
       const text = `${stringifyRedacted(state, redact, 2)}\n`;
-      await writeNow(() => undefined);
-      const written = stateWrites.then(() => writeFileAtomic(join(runDir, RUN_FILES.state), text));
+      // One write after another: a synced write of an ended run may still be under way.
+      const written = stateWrites.then(() => writeState(state, text));
       stateWrites = written.catch((error: unknown) => {
         failure ??= error;
       });
       await written;
     },
     savePrompt: (iteration: number, prompt: string, label?: string) =>
-      writeLater(
-        join(runDir, RUN_FILES.prompts, iterationFileName(iteration, "md", label)),
-        redact(prompt),
+      writeNow(() =>
+        writeFileSync(
+          join(runDir, RUN_FILES.prompts, iterationFileName(iteration, "md", label)),
+          redact(prompt),
+        ),
       ),
     saveTranscript: (iteration: number, transcript: readonly unknown[], label?: string) =>
-      writeLater(
-        join(runDir, RUN_FILES.transcripts, iterationFileName(iteration, "json", label)),
-        `${stringifyRedacted(transcript, redact, 2)}\n`,
+      writeNow(() =>
+        writeFileSync(
+          join(runDir, RUN_FILES.transcripts, iterationFileName(iteration, "json", label)),
+          `${stringifyRedacted(transcript, redact, 2)}\n`,
+        ),
       ),
     flush: async () => {
       await stateWrites;
-      while (background.size > 0) await Promise.all(background);
       reportFailure();
     },
   };
 }
 
+/** A temp file beside `path`, unique to this write. */
+function temporaryPathFor(path: string): string {
+  return `${path}.${randomUUID().slice(0, 8)}.tmp`;
+}
+
+/**
+ * Writes a temp file in the same folder, then renames it over the target:
+ * readers see the old text or the new, never a part. Not synced to the disk.
+ */
+function replaceFileSync(path: string, content: string): void {
+  const temporary = temporaryPathFor(path);
+  try {
+    writeFileSync(temporary, content);
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
 /** Writes a temp file in the same folder, syncs it, then renames it over the target. */
 export async function writeFileAtomic(path: string, content: string): Promise<void> {
-  const temporary = `${path}.${randomUUID().slice(0, 8)}.tmp`;
+  const temporary = temporaryPathFor(path);
   const handle = await open(temporary, "w");
   try {
     await handle.writeFile(content);

@@ -36,6 +36,10 @@ export interface TaskInfo {
   readonly body: string;
   readonly url?: string;
   readonly issueNumber?: number;
+  /** An issue's label names. */
+  readonly labels?: readonly string[];
+  /** An issue's comments, oldest first. */
+  readonly comments?: readonly { readonly author: string; readonly body: string }[];
 }
 
 /** run.json: enough to say where a run stopped and to resume it. */

@@ -214,7 +214,7 @@ describe("decideOnFailure", () => {
   it.each([
     [1, "retry"],
     [2, "retry"],
-    [3, "retry"],
+    [3, "retries_exhausted"],
     [4, "retries_exhausted"],
     [9, "retries_exhausted"],
   ])("§4.4 with maxAttempts 3, failed check %i → %s", (failedChecks, expected) => {

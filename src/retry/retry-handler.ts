@@ -108,17 +108,18 @@ export type FailureAction = "retry" | "retries_exhausted" | "aborted" | "skip";
  * external conditions did not all hold; format errors and undecidable
  * declarations have their own counters and do not count here.
  *
- * - `retry`: `maxAttempts` is the number of failed checks allowed in a row.
- *   Failed checks 1..maxAttempts each get a retry prompt; failed check
- *   maxAttempts + 1 ends the run with `retries_exhausted`. With the default 3,
- *   three retries are sent and the fourth failure ends the run.
+ * - `retry`: `maxAttempts` is the number of completion checks that may fail
+ *   in a row. Failed checks 1..maxAttempts-1 each get a retry prompt; failed
+ *   check maxAttempts ends the run with `retries_exhausted` ("checks fail
+ *   maxAttempts times"). With the default 3, two retries are sent and the
+ *   third failure ends the run.
  * - `abort`: the first failed check ends the run with `aborted`.
  * - `skip`: the failure is accepted; the run ends `completed` with a warning.
  */
 export function decideOnFailure(onFailure: OnFailure, failedChecks: number): FailureAction {
   if (onFailure.action === "abort") return "aborted";
   if (onFailure.action === "skip") return "skip";
-  return failedChecks > onFailure.maxAttempts ? "retries_exhausted" : "retry";
+  return failedChecks >= onFailure.maxAttempts ? "retries_exhausted" : "retry";
 }
 
 /**

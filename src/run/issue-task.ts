@@ -4,14 +4,14 @@ import type { TaskInfo } from "../record/run-state.js";
 /** The task and the template variables of an issue run. */
 export interface IssueTask {
   readonly task: TaskInfo;
-  /** Agent parameters of the run: the CLI's, plus `issue`, `issueLabels` and `issueComments`. */
+  /** Agent parameters of the run: the CLI's, plus `issue` (the number). */
   readonly args: Readonly<Record<string, unknown>>;
 }
 
 /**
  * The one place an issue becomes template variables: `task` (title, body,
- * url, issueNumber), `issue` (the number), `issueLabels` (names) and
- * `issueComments` (`{author, body}` in order).
+ * url, issueNumber, labels, and comments as `{author, body}` in order) and
+ * `issue` (the number).
  */
 export function makeIssueTask(
   issue: Issue,
@@ -24,15 +24,12 @@ export function makeIssueTask(
       body: issue.body,
       url: issue.url,
       issueNumber: issue.number,
+      labels: [...issue.labels],
+      comments: issue.comments.map((comment) => ({ author: comment.author, body: comment.body })),
     },
     args: {
       ...args,
       issue: issue.number,
-      issueLabels: [...issue.labels],
-      issueComments: issue.comments.map((comment) => ({
-        author: comment.author,
-        body: comment.body,
-      })),
     },
   };
 }

@@ -1,6 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
-import { glob, isDynamicPattern } from "tinyglobby";
 import type { FileValidatorDefinition } from "../definition/types.js";
 import type { ValidatorOutcome } from "../ports.js";
 import { extractParams } from "./extract/extract-param.js";
@@ -25,15 +24,21 @@ function leavesTree(path: string): boolean {
   return isAbsolute(path) || /^[A-Za-z]:/.test(path) || path.split(/[\\/]+/).includes("..");
 }
 
+/** Characters that can make a path a glob; only such a path loads the glob library. */
+const MAYBE_GLOB = /[*?[\]{}()!+@]/;
+
 async function findMatches(cwd: string, path: string): Promise<string[]> {
-  if (isDynamicPattern(path)) {
-    const found = await glob(path, {
-      cwd,
-      dot: true,
-      onlyFiles: false,
-      expandDirectories: false,
-    });
-    return found.sort();
+  if (MAYBE_GLOB.test(path)) {
+    const { glob, isDynamicPattern } = await import("tinyglobby");
+    if (isDynamicPattern(path)) {
+      const found = await glob(path, {
+        cwd,
+        dot: true,
+        onlyFiles: false,
+        expandDirectories: false,
+      });
+      return found.sort();
+    }
   }
   try {
     await stat(join(cwd, path));

@@ -78,7 +78,8 @@ describe("closer run", () => {
     );
     expect(result.code).toBe(1);
     const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(parsed).toMatchObject({ success: false, status: "max_iterations", iterations: 2 });
+    // The lazy agent declares done each time; its checks fail maxAttempts (2) times.
+    expect(parsed).toMatchObject({ success: false, status: "retries_exhausted", iterations: 2 });
   });
 
   it("exits 3 when the backend fails for good (a rejected API key)", async () => {
@@ -265,7 +266,7 @@ describe("closer run", () => {
       const parsed = JSON.parse(resumed.stdout) as Record<string, unknown>;
       expect(parsed).toMatchObject({
         runId: failed.runId,
-        status: "max_iterations",
+        status: "retries_exhausted",
         iterations: 2,
         worktree: { path: failed.worktree.path, action: "kept" },
       });

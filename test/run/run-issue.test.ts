@@ -47,8 +47,8 @@ describe("runIssue", () => {
       initialPrompt: [
         "# {{task.title}} ({{task.url}})",
         "{{task.body}}",
-        "Issue {{issue}}; labels: {{#each issueLabels}}[{{this}}]{{/each}}",
-        "{{#each issueComments}}{{this.author}} said: {{this.body}}{{/each}}",
+        "Issue {{issue}}; labels: {{#each task.labels}}[{{this}}]{{/each}}",
+        "{{#each task.comments}}{{this.author}} said: {{this.body}}{{/each}}",
         "",
       ].join("\n"),
     });

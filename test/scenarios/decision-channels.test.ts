@@ -1,3 +1,4 @@
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeScriptedBackend } from "../../src/testing/index.js";
 import { DONE, FIXED_PROJECT, makeTaskRepo, runTask } from "./support/task-agent.js";
@@ -106,6 +107,9 @@ describe("scenarios: how the declaration arrives", () => {
     });
     expect(fresh).toMatchObject({ source: "file-json", decision: "complete", checkIdMatch: true });
     expect(fresh?.checkId).toBe(backend.calls[1]?.env.CLOSER_CHECK_ID);
+    expect(backend.calls[1]?.env.CLOSER_DECISION_FILE).toBe(
+      path.join(setup.repo.dir, DECISION_FILE),
+    );
     expect(stale?.checkId).not.toBe(fresh?.checkId);
     expect(log.of("validator-start")).toHaveLength(1);
     expect(result).toMatchObject({ status: "completed", iterations: 2 });

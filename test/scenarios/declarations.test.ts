@@ -60,9 +60,10 @@ describe("scenarios: what the model declares", () => {
     const { result, log } = await runTask(setup, backend);
 
     expect(result).toMatchObject({ status: "retries_exhausted", success: false });
-    // maxAttempts retries are sent; the failed check after the last retry ends the run.
-    expect(log.of("retry-select").map((event) => event.attempt)).toEqual([1, 2]);
-    expect(result.iterations).toBe(3);
+    // The checks fail maxAttempts times: one retry is sent, the second failure ends the run.
+    expect(log.of("retry-select").map((event) => event.attempt)).toEqual([1]);
+    expect(result.iterations).toBe(2);
+    expect(log.of("validator-end").filter((event) => !event.valid)).toHaveLength(2);
     expect(result.reason).toContain("tests-pass");
   });
 

@@ -3,18 +3,20 @@
  * two trivial validators in a real temp repository, beside the floor — the
  * same commands spawned in a bare loop with runCommand. Prints one JSON
  * object; peak RSS is the process's maxRSS.
+ *
+ * It runs the compiled build (`npm run bench` builds first), so it measures
+ * the code that ships, without a TypeScript loader in the process.
  */
 import { performance } from "node:perf_hooks";
-import { loadAgent } from "../src/definition/load-agent.js";
-import type { ResolvedAgent } from "../src/definition/types.js";
-import { runAgent } from "../src/loop/run-agent.js";
-import { runCommand } from "../src/process/run-command.js";
-import { makeFixtureRepo, makeScriptedBackend, makeTestClock } from "../src/testing/index.js";
+import { loadAgent } from "../dist/definition/load-agent.js";
+import { runAgent } from "../dist/loop/run-agent.js";
+import { runCommand } from "../dist/process/run-command.js";
+import { makeFixtureRepo, makeScriptedBackend, makeTestClock } from "../dist/testing/index.js";
 
 const ITERATIONS = 200;
 /** The iterations are split into interleaved runs of the loop and of the floor. */
 const ROUNDS = 4;
-const COMMANDS = ["true", "git status --porcelain"] as const;
+const COMMANDS = ["true", "git status --porcelain"];
 const TIMEOUT_MS = 30_000;
 
 const agent = {
@@ -60,12 +62,14 @@ const agent = {
   },
 };
 
-/** One run of the loop for `iterations` iterations; its wall time. */
-async function timeLoop(
-  loaded: ResolvedAgent,
-  agentDir: string,
-  iterations: number,
-): Promise<number> {
+/**
+ * One run of the loop for `iterations` iterations; its wall time.
+ * @param {import("../dist/definition/types.js").ResolvedAgent} loaded
+ * @param {string} agentDir
+ * @param {number} iterations
+ * @returns {Promise<number>}
+ */
+async function timeLoop(loaded, agentDir, iterations) {
   const backend = makeScriptedBackend(
     Array.from({ length: iterations }, () => ({ structuredOutput: { status: "completed" } })),
   );
@@ -87,8 +91,13 @@ async function timeLoop(
   return elapsedMs;
 }
 
-/** The same commands as the validators, spawned in a bare loop; its wall time. */
-async function timeFloor(cwd: string, iterations: number): Promise<number> {
+/**
+ * The same commands as the validators, spawned in a bare loop; its wall time.
+ * @param {string} cwd
+ * @param {number} iterations
+ * @returns {Promise<number>}
+ */
+async function timeFloor(cwd, iterations) {
   const startedMs = performance.now();
   for (let iteration = 0; iteration < iterations; iteration += 1) {
     for (const command of COMMANDS) await runCommand({ command, cwd, timeoutMs: TIMEOUT_MS });
@@ -96,8 +105,10 @@ async function timeFloor(cwd: string, iterations: number): Promise<number> {
   return performance.now() - startedMs;
 }
 
-const megabytes = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
-const round = (value: number) => Math.round(value * 1000) / 1000;
+/** @param {number} bytes */
+const megabytes = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+/** @param {number} value */
+const round = (value) => Math.round(value * 1000) / 1000;
 
 const repo = await makeFixtureRepo({ files: { "README.md": "# bench\n" }, agents: [agent] });
 try {
@@ -112,7 +123,11 @@ try {
   const loop = { ms: 0, cpuMs: 0 };
   const floor = { ms: 0, cpuMs: 0 };
   const size = ITERATIONS / ROUNDS;
-  const measure = async (into: { ms: number; cpuMs: number }, work: () => Promise<number>) => {
+  /**
+   * @param {{ ms: number, cpuMs: number }} into
+   * @param {() => Promise<number>} work
+   */
+  const measure = async (into, work) => {
     const cpuBefore = process.cpuUsage();
     into.ms += await work();
     const cpu = process.cpuUsage(cpuBefore);
