@@ -3,6 +3,8 @@
 # example repo (a slugify function whose tests fail). Live with Claude
 # credentials; otherwise a recorded session through the replay backend. The
 # checks (node's test runner, git) run for real either way.
+# CLOSER_DEMO_BACKEND=replay or =live chooses instead (live for a Claude Code
+# login kept where this script does not look, such as the macOS keychain).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,14 +20,19 @@ has_credentials() {
 }
 
 backend=()
-if [[ "${CLOSER_DEMO_BACKEND:-}" == "replay" ]] || ! has_credentials; then
-  echo "closer demo: no Claude credentials found, so the model's answers are replayed from a" >&2
+choice="${CLOSER_DEMO_BACKEND:-}"
+if [[ "$choice" == "replay" ]] || { [[ "$choice" != "live" ]] && ! has_credentials; }; then
+  if [[ "$choice" == "replay" ]]; then
+    echo "closer demo: CLOSER_DEMO_BACKEND=replay, so the model's answers are replayed from a" >&2
+  else
+    echo "closer demo: no Claude credentials found, so the model's answers are replayed from a" >&2
+  fi
   echo "recorded session (examples/example-repo/.agent/example/recorded/demo-session.json)." >&2
   echo "The checks below are real: node --test and git run in $work." >&2
   echo >&2
   backend=(--backend replay)
 else
-  echo "closer demo: Claude credentials found; running the agent live in $work." >&2
+  echo "closer demo: running the agent live (Claude Code, through the Agent SDK) in $work." >&2
   echo >&2
 fi
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -129,8 +129,58 @@ const BROKEN_CASES: readonly {
   },
   {
     name: "template-syntax",
-    where: `${INITIAL_PROMPT}:5: `,
-    names: ["not valid Handlebars", "EOF"],
+    where: `${INITIAL_PROMPT}:3: `,
+    names: ["not valid Handlebars", "{{#each}} is never closed", "{{/each}}"],
+  },
+  {
+    name: "module-outside-agent",
+    where: `${REGISTRY}: validators["api-check"].module: `,
+    names: ['"../shared/api-check.mjs"', "leaves the agent folder"],
+  },
+  {
+    name: "schema-file-outside",
+    where: `${REGISTRY}: steps["initial.issue"].outputSchemaRef.file: `,
+    names: ['"../../other/issue.schema.json"', "leaves the schemas folder"],
+  },
+  {
+    name: "system-prompt-outside",
+    where: `${AGENT_JSON}: runner.systemPrompt: `,
+    names: ['"../../../prompts/system.md"', "leaves the agent folder"],
+  },
+  {
+    name: "decision-file-outside",
+    where: `${AGENT_JSON}: runner.decisionFile: `,
+    names: ['"/tmp/decision.json"', "leaves the working tree"],
+  },
+  {
+    name: "ref-file-missing",
+    where: `${SCHEMA}: /initial.issue/$ref: `,
+    names: ['"common.schema.json#/$defs/response"', "does not exist", "schemas/common.schema.json"],
+  },
+  {
+    name: "uppercase-path-word",
+    where: `${REGISTRY}: steps["initial.issue"].c2: `,
+    names: ['"Initial"', 'e.g. "initial"'],
+  },
+  {
+    name: "unknown-extractor",
+    where: `${REGISTRY}: validators["git-clean"].extractParams.changedFiles: `,
+    names: ['"parseChangedFile"', 'did you mean "parseChangedFiles"'],
+  },
+  {
+    name: "entry-step-in-agent-json",
+    where: `${AGENT_JSON}: runner.entryStep: `,
+    names: ['"start"', '"initial.issue"'],
+  },
+  {
+    name: "front-matter-yaml",
+    where: ".agent/iterator/prompts/steps/retry/issue/f_failed_lint-error.md:2:21: ",
+    names: ["front matter is not valid YAML"],
+  },
+  {
+    name: "duplicate-key",
+    where: `${REGISTRY}:4:3: completionPatterns: `,
+    names: ['duplicate key "completionPatterns"', "lines 3 and 4"],
   },
 ];
 
@@ -239,6 +289,27 @@ describe("closer init, validate and list", () => {
     expect(validate.stdout).toContain("✓ demo is valid");
     expect(validate.stdout).not.toContain("warning:");
     expect(validate.code).toBe(0);
+  });
+
+  it("takes a custom validator's params from its pattern, since its module returns them", async () => {
+    await cli("init", "demo", "--cwd", cwd);
+    const registryFile = join(cwd, ".agent/demo/steps_registry.json");
+    const registry = JSON.parse(await readFile(registryFile, "utf8"));
+    registry.validators.review = {
+      type: "custom",
+      module: "validators/review.mjs",
+      failurePattern: "git-dirty",
+    };
+    registry.completionSteps["complete.issue"].completionConditions.push({ validator: "review" });
+    await writeFile(registryFile, JSON.stringify(registry, null, 2));
+    await mkdir(join(cwd, ".agent/demo/validators"));
+    await writeFile(
+      join(cwd, ".agent/demo/validators/review.mjs"),
+      "export default () => ({ valid: true, params: { changedFiles: [], untrackedFiles: [] } });\n",
+    );
+    const result = await cli("validate", "demo", "--cwd", cwd);
+    expect(result.stdout).toContain("✓ demo is valid");
+    expect(result.code).toBe(0);
   });
 
   it("refuses to overwrite an existing agent unless forced", async () => {

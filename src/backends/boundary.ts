@@ -101,7 +101,7 @@ function apiHosts(githubApiUrl: string | undefined): string[] {
 }
 
 /** True when a URL (or a word holding one) points at the GitHub API. */
-export function isGithubApiUrl(text: string, githubApiUrl?: string): boolean {
+function isGithubApiUrl(text: string, githubApiUrl?: string): boolean {
   const lower = text.toLowerCase();
   if (/\$\{?github_api_url\b/.test(lower)) return true;
   const withoutScheme = lower.replace(/^[a-z]+:\/\//, "");

@@ -9,7 +9,7 @@ import type { Backend, BackendError, BackendRequest, BackendResponse, Usage } fr
 import type { CommandResult } from "../process/run-command.js";
 import { errorResponse } from "./backend-errors.js";
 import { classifyFailure, tailOf } from "./classify-failure.js";
-import { isRecord, numberOr, runCli, stringOr } from "./run-cli.js";
+import { isRecord, numberOr, runAgentCli, stringOr } from "./run-agent-cli.js";
 
 export interface ClaudeCliBackendOptions {
   /** Executable and leading arguments, e.g. `["claude"]`. */
@@ -37,7 +37,7 @@ export function resolveClaudeCliCommand(
 }
 
 /** The arguments after the executable, in the order Claude Code documents them. */
-export function claudeCliArgs(
+function claudeCliArgs(
   request: BackendRequest,
   options: Pick<ClaudeCliBackendOptions, "settingSources" | "maxTurns">,
 ): string[] {
@@ -68,17 +68,12 @@ export function makeClaudeCliBackend(options: ClaudeCliBackendOptions): Backend 
   return {
     name: "claude-cli",
     async query(request) {
-      const run = await runCli({
+      const run = await runAgentCli({
         command: [...options.command, ...claudeCliArgs(request, options)],
         request,
         input: request.prompt,
       });
-      if (!run.ok) {
-        return errorResponse(run.error, {
-          durationMs: run.durationMs,
-          sessionId: request.sessionId,
-        });
-      }
+      if (!run.ok) return run.response;
       const response = readClaudeCliResult(run.result, request, now());
       const total = response.costUsd;
       const previous =

@@ -24,7 +24,7 @@ export interface SdkOptionsContext {
  * unlike `canUseTool`, is consulted in every permission mode and for
  * pre-approved tools too.
  */
-export function makeBoundaryHook(githubApiUrl: string | undefined): HookCallback {
+function makeBoundaryHook(githubApiUrl: string | undefined): HookCallback {
   return async (input) => {
     if (input.hook_event_name !== "PreToolUse") return {};
     const denial = boundaryDenial(input.tool_name, input.tool_input, githubApiUrl);

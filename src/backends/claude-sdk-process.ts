@@ -5,8 +5,8 @@
  * query. This is the Claude Agent SDK's spawn, kept in the backend that owns it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import type { SpawnedProcess, SpawnOptions } from "@anthropic-ai/claude-agent-sdk";
+import { isProcessGroupAlive, killProcessGroup } from "../process/run-command.js";
 
 const STDERR_LIMIT_CHARS = 64 * 1024;
 const POLL_MS = 25;
@@ -37,28 +37,6 @@ async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Linux keeps killed orphans as zombies when nothing reaps them: those count as gone. */
-function isLiveMember(entry: string, groupId: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return fields[0] !== "Z" && Number(fields[2]) === groupId;
-  } catch {
-    return false;
-  }
-}
-
-/** True while any process of the group is alive. */
-export function isProcessGroupAlive(groupId: number): boolean {
-  try {
-    process.kill(-groupId, 0);
-  } catch {
-    return false;
-  }
-  if (process.platform !== "linux") return true;
-  return readdirSync("/proc").some((entry) => /^\d+$/.test(entry) && isLiveMember(entry, groupId));
-}
-
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {
@@ -68,13 +46,9 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-async function waitUntilGone(groupId: number, timeoutMs: number): Promise<boolean> {
+async function waitUntilGone(groupId: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (isProcessGroupAlive(groupId)) {
-    if (Date.now() >= deadline) return false;
-    await sleep(POLL_MS);
-  }
-  return true;
+  while ((await isProcessGroupAlive(groupId)) && Date.now() < deadline) await sleep(POLL_MS);
 }
 
 /** The SDK's view of the child; its own shutdown signals reach the whole group. */
@@ -112,10 +86,8 @@ export function makeClaudeProcess(options: { readonly graceMs: number }): Claude
 
   const endGroup = async () => {
     const groupId = child?.pid;
-    if (groupId === undefined || !isProcessGroupAlive(groupId)) return;
-    signalGroup(child as ChildProcess, "SIGTERM");
-    if (await waitUntilGone(groupId, options.graceMs)) return;
-    signalGroup(child as ChildProcess, "SIGKILL");
+    if (groupId === undefined) return;
+    await killProcessGroup(groupId, options.graceMs);
     await waitUntilGone(groupId, options.graceMs);
   };
 

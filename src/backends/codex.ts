@@ -22,9 +22,9 @@ import {
   numberOr,
   parseJsonLines,
   promptWithSystemText,
-  runCli,
+  runAgentCli,
   stringOr,
-} from "./run-cli.js";
+} from "./run-agent-cli.js";
 
 export interface CodexBackendOptions {
   /** Executable and leading arguments, e.g. `["codex"]`. */
@@ -42,7 +42,7 @@ function sandboxArgs(mode: PermissionMode): string[] {
 }
 
 /** Arguments after the executable; `schemaFile` is where the request's schema was written. */
-export function codexArgs(request: BackendRequest, schemaFile: string | undefined): string[] {
+function codexArgs(request: BackendRequest, schemaFile: string | undefined): string[] {
   const args = ["exec", "--json", "--skip-git-repo-check", ...sandboxArgs(request.permissionMode)];
   if (schemaFile !== undefined) args.push("--output-schema", schemaFile);
   if (request.model !== undefined) args.push("-m", request.model);
@@ -64,17 +64,12 @@ export function makeCodexBackend(options: CodexBackendOptions): Backend {
         const schemaFile =
           schemaDir === undefined ? undefined : path.join(schemaDir, "output.schema.json");
         if (schemaFile !== undefined) await writeFile(schemaFile, JSON.stringify(request.schema));
-        const run = await runCli({
+        const run = await runAgentCli({
           command: [...options.command, ...codexArgs(request, schemaFile)],
           request,
           input: promptWithSystemText(request),
         });
-        if (!run.ok) {
-          return errorResponse(run.error, {
-            durationMs: run.durationMs,
-            sessionId: request.sessionId,
-          });
-        }
+        if (!run.ok) return run.response;
         return readCodexEvents(run.result, request, now());
       } finally {
         if (schemaDir !== undefined) await rm(schemaDir, { recursive: true, force: true });
@@ -84,7 +79,7 @@ export function makeCodexBackend(options: CodexBackendOptions): Backend {
 }
 
 /** Read the JSON-lines events of one `codex exec --json` process as one response. */
-export function readCodexEvents(
+function readCodexEvents(
   result: CommandResult,
   request: Pick<BackendRequest, "sessionId" | "schema">,
   nowMs: number,

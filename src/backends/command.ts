@@ -14,7 +14,7 @@ import type { Backend, BackendError, BackendRequest } from "../ports.js";
 import type { CommandResult } from "../process/run-command.js";
 import { crashError, errorResponse } from "./backend-errors.js";
 import { classifyFailure, tailOf } from "./classify-failure.js";
-import { runCli } from "./run-cli.js";
+import { runAgentCli } from "./run-agent-cli.js";
 
 export interface CommandBackendOptions {
   /** Executable and its arguments. */
@@ -33,18 +33,13 @@ export function makeCommandBackend(options: CommandBackendOptions): Backend {
   return {
     name: "command",
     async query(request) {
-      const run = await runCli({
+      const run = await runAgentCli({
         command: options.command,
         request,
         input: request.prompt,
         extraEnv: addedEnv(request),
       });
-      if (!run.ok) {
-        return errorResponse(run.error, {
-          durationMs: run.durationMs,
-          sessionId: request.sessionId,
-        });
-      }
+      if (!run.ok) return run.response;
       const { result } = run;
       const response = {
         text: result.stdout,

@@ -20,9 +20,9 @@ import {
   numberOr,
   parseJsonLines,
   promptWithSystemText,
-  runCli,
+  runAgentCli,
   stringOr,
-} from "./run-cli.js";
+} from "./run-agent-cli.js";
 
 export interface OpencodeBackendOptions {
   /** Executable and leading arguments, e.g. `["opencode"]`. */
@@ -31,7 +31,7 @@ export interface OpencodeBackendOptions {
 }
 
 /** Arguments after the executable. */
-export function opencodeArgs(request: BackendRequest): string[] {
+function opencodeArgs(request: BackendRequest): string[] {
   const args = ["run", "--format", "json"];
   if (request.model !== undefined) args.push("--model", request.model);
   if (request.sessionId !== undefined) args.push("--session", request.sessionId);
@@ -45,24 +45,19 @@ export function makeOpencodeBackend(options: OpencodeBackendOptions): Backend {
   return {
     name: "opencode",
     async query(request) {
-      const run = await runCli({
+      const run = await runAgentCli({
         command: [...options.command, ...opencodeArgs(request)],
         request,
         input: promptWithSystemText(request),
       });
-      if (!run.ok) {
-        return errorResponse(run.error, {
-          durationMs: run.durationMs,
-          sessionId: request.sessionId,
-        });
-      }
+      if (!run.ok) return run.response;
       return readOpencodeEvents(run.result, request, now());
     },
   };
 }
 
 /** Read the JSON-lines events of one `opencode run --format json` process as one response. */
-export function readOpencodeEvents(
+function readOpencodeEvents(
   result: CommandResult,
   request: Pick<BackendRequest, "sessionId">,
   nowMs: number,

@@ -15,7 +15,7 @@ import path from "node:path";
 import { CloserError } from "../errors.js";
 import { RUN_FILES } from "../record/run-record.js";
 import { parseReplaySession, type ReplayTurn } from "./replay-session.js";
-import { isRecord, parseJsonLines, stringOr } from "./run-cli.js";
+import { isRecord, parseJsonLines, stringOr } from "./run-agent-cli.js";
 import { turnFromTranscript } from "./transcript-turn.js";
 
 interface RecordedQuery {

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import type { FileEdit, ReplayTurn } from "./replay-session.js";
-import { isRecord, stringOr } from "./run-cli.js";
+import { isRecord, stringOr } from "./run-agent-cli.js";
 
 /** Collects a turn's file changes as whole files plus edits, relative to the recorded tree. */
 class ChangeCollector {

@@ -25,7 +25,8 @@ export function makeInitCommand(): Command {
   return new Command("init")
     .summary("Scaffold a complete, working issue agent under .agent/<agent>/.")
     .description(
-      "Scaffold a working issue agent under .agent/<agent>/: agent.json, steps_registry.json,\n an output schema, and the step, retry and closure review prompts.",
+      "Scaffold a working issue agent under .agent/<agent>/: agent.json, " +
+        "steps_registry.json, an output schema, and the step, retry and closure review prompts.",
     )
     .argument("<agent>", "name of the new agent (lowercase letters, digits, '.', '_' or '-')")
     .option(

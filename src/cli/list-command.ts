@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { Command } from "commander";
-import { listAgents } from "../definition/load-agent.js";
+import { type AgentListing, listAgents } from "../definition/load-agent.js";
 
 interface ListOptions {
   readonly cwd?: string;
@@ -34,7 +34,7 @@ export function makeListCommand(): Command {
     .exitOverride()
     .action(async (options: ListOptions) => {
       const cwd = resolve(options.cwd ?? process.cwd());
-      const agents = (await listAgents(cwd)).map((listing) => toListed(listing));
+      const agents = (await listAgents(cwd)).map(toListed);
       if (options.json) {
         process.stdout.write(`${JSON.stringify(agents, null, 2)}\n`);
         return;
@@ -43,27 +43,11 @@ export function makeListCommand(): Command {
     });
 }
 
-function toListed(listing: {
-  readonly name: string;
-  readonly description: string;
-  readonly dir: string;
-  readonly error?: unknown;
-}): ListedAgent {
-  const { name, description, dir } = listing;
-  if (listing.error === undefined || listing.error === null) return { name, description, dir };
-  return { name, description, dir, error: shortError(listing.error) };
-}
-
-function shortError(error: unknown): string {
-  const text =
-    typeof error === "string"
-      ? error
-      : typeof (error as { describe?: unknown }).describe === "function"
-        ? (error as { describe(): string }).describe()
-        : error instanceof Error
-          ? error.message
-          : String(error);
-  return text.split("\n")[0] ?? text;
+function toListed(listing: AgentListing): ListedAgent {
+  const { name, description, dir, error } = listing;
+  if (error === undefined) return { name, description, dir };
+  const text = error.describe();
+  return { name, description, dir, error: text.split("\n")[0] ?? text };
 }
 
 function describeAgents(agents: readonly ListedAgent[], cwd: string): string {

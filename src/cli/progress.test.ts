@@ -117,6 +117,40 @@ describe("progress display", () => {
     reporter.stop();
   });
 
+  it("names status and action of a declaration together", () => {
+    const { reporter, output } = capture();
+    reporter(
+      event({
+        type: "completion-signal",
+        iteration: 1,
+        declared: true,
+        status: "completed",
+        action: "complete",
+      }),
+    );
+    expect(output()).toBe("  declared done (status completed, action complete)\n");
+  });
+
+  it("ends with the reason's first line and remembers the end it showed", () => {
+    const { reporter, output } = capture();
+    expect(reporter.shownEnd()).toBeUndefined();
+    const reason = "backend crash: agent exited with code 1; stderr:\nTypeError: boom\n  at x";
+    reporter(
+      event({
+        type: "run-end",
+        status: "error",
+        success: false,
+        reason,
+        iterations: 1,
+        costUsd: 0,
+      }),
+    );
+    expect(output()).toBe(
+      "■ error after 1 iteration(s) · $0.0000 · backend crash: agent exited with code 1; stderr: …\n",
+    );
+    expect(reporter.shownEnd()).toEqual({ success: false, reason });
+  });
+
   it("respects NO_COLOR and non-terminals", () => {
     expect(shouldColor({ isTTY: true }, {})).toBe(true);
     expect(shouldColor({ isTTY: true }, { NO_COLOR: "1" })).toBe(false);

@@ -1,4 +1,5 @@
 import type { EventListener, RunEvent } from "../events.js";
+import { formatUsd, type ShownRunEnd } from "../run/outcome-report.js";
 
 const ANSI = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39] };
 type Style = keyof typeof ANSI;
@@ -27,10 +28,6 @@ function seconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`;
 }
 
-function usd(amount: number): string {
-  return `$${amount.toFixed(amount < 1 ? 4 : 2)}`;
-}
-
 /** The names a failed check found (failed tests, dirty files, errors), in a few words. */
 function findingsOf(params: Record<string, unknown>): string {
   const names: string[] = [];
@@ -47,16 +44,23 @@ function findingsOf(params: Record<string, unknown>): string {
   return ` · ${shown}${names.length > 3 ? ` and ${names.length - 3} more` : ""}`;
 }
 
+/** The progress listener; `shownEnd` tells whether (and how) it has shown the run's end. */
+export type ProgressReporter = EventListener & {
+  stop(): void;
+  shownEnd(): ShownRunEnd | undefined;
+};
+
 /**
  * Turns run events into lines on stderr: one line per event, plus (in a
  * terminal) a status line that ticks while the backend is working.
  */
-export function makeProgressReporter(options: ProgressOptions): EventListener & { stop(): void } {
+export function makeProgressReporter(options: ProgressOptions): ProgressReporter {
   const paint = (style: Style, text: string) => (options.color ? styled(style, text) : text);
   const now = options.now ?? Date.now;
   let ticker: NodeJS.Timeout | undefined;
   let backendStartedAt = 0;
   let totalCostUsd = 0;
+  let shownEnd: ShownRunEnd | undefined;
 
   const clearLive = () => {
     if (ticker === undefined) return;
@@ -73,91 +77,114 @@ export function makeProgressReporter(options: ProgressOptions): EventListener & 
     backendStartedAt = now();
     const draw = () =>
       options.write(
-        `\r\x1b[2K${paint("dim", `  … ${label} ${seconds(now() - backendStartedAt)} · ${usd(totalCostUsd)} so far`)}`,
+        `\r\x1b[2K${paint("dim", `  … ${label} ${seconds(now() - backendStartedAt)} · ${formatUsd(totalCostUsd)} so far`)}`,
       );
     draw();
     ticker = setInterval(draw, 250);
     ticker.unref();
   };
 
-  const describe = (event: RunEvent): string | undefined => {
-    switch (event.type) {
-      case "run-start":
-        return `${paint("bold", "closer")} ${event.agent} · ${event.task} · up to ${event.maxIterations} iterations${event.resumed ? " (resumed)" : ""}`;
-      case "iteration-start":
-        return paint("bold", `▸ iteration ${event.iteration} · step ${event.step}`);
-      case "prompt":
-        return options.verbose || event.kind !== "step"
-          ? paint("dim", `  prompt (${event.kind}) ${event.templatePath}, ${event.chars} chars`)
-          : undefined;
-      case "backend-start":
-        startLive(`${event.backend}${event.model ? ` (${event.model})` : ""} working`);
-        return options.live ? undefined : `  backend ${event.backend} working…`;
-      case "backend-end": {
-        totalCostUsd = event.totalCostUsd;
-        const outcome = event.error
-          ? paint("red", `${event.error.kind}: ${event.error.message}`)
-          : event.hasStructuredOutput
-            ? "structured output"
-            : "text only";
-        return `  backend ${seconds(event.durationMs)} · ${usd(event.costUsd)} (total ${usd(event.totalCostUsd)}) · ${outcome}`;
-      }
-      case "backend-wait":
-        return paint(
-          "yellow",
-          `  waiting ${seconds(event.waitMs)} (${event.reason}, attempt ${event.attempt})`,
-        );
-      case "completion-signal":
-        return event.declared
-          ? `  declared done${event.status ? ` (status ${event.status})` : ""}${event.action ? ` (action ${event.action})` : ""}`
-          : options.verbose
-            ? paint("dim", "  no completion declared")
-            : undefined;
-      case "format-check":
-        return event.valid ? undefined : paint("yellow", `  format ✗ ${event.error ?? ""}`);
-      case "validator-start":
-        return undefined;
-      case "validator-end": {
-        const mark = event.valid ? paint("green", "✓") : paint("red", "✗");
-        const detail = event.timedOut
-          ? " timed out"
-          : event.configError
-            ? ` ${event.configError}`
-            : findingsOf(event.params);
-        return `  ${mark} ${event.validator} ${paint("dim", seconds(event.durationMs))}${detail}`;
-      }
-      case "closure-review":
-        return `  review: ${event.allComplete ? paint("green", "all complete") : paint("yellow", `${event.pendingActions.length} pending`)}`;
-      case "decision": {
-        const verdict =
-          event.decision === "complete"
-            ? paint("green", event.decision)
-            : paint("yellow", event.decision);
-        return `  decision ${verdict} from ${event.source}${event.stale ? " (stale)" : ""}${event.reason ? ` · ${event.reason}` : ""}`;
-      }
-      case "retry-select":
-        return paint(
-          "yellow",
-          `  ↻ retry with ${event.pattern} (attempt ${event.attempt}/${event.maxAttempts}) ${paint("dim", event.templatePath)}`,
-        );
-      case "budget":
-        return event.exhausted
-          ? paint("red", `  budget exhausted (${event.exhausted})`)
-          : undefined;
-      case "warning":
-        return paint("yellow", `  warning: ${event.message}`);
-      case "side-effect":
-        return `  ${event.ok ? "✓" : "✗"} ${event.action} ${event.target}${event.detail ? ` · ${event.detail}` : ""}`;
-      case "run-end": {
-        const verdict = event.success ? paint("green", event.status) : paint("red", event.status);
-        return `${paint("bold", "■")} ${verdict} after ${event.iterations} iteration(s) · ${usd(event.costUsd)} · ${event.reason}`;
-      }
-    }
-  };
-
+  const style: LineStyle = { paint, verbose: options.verbose, live: options.live };
   const listener = (event: RunEvent) => {
-    const text = describe(event);
+    if (event.type === "backend-start") {
+      startLive(`${event.backend}${event.model ? ` (${event.model})` : ""} working`);
+    }
+    if (event.type === "backend-end") totalCostUsd = event.totalCostUsd;
+    if (event.type === "run-end") shownEnd = { success: event.success, reason: event.reason };
+    const text = queryLine(event, style) ?? verdictLine(event, style);
     if (text !== undefined) line(text);
   };
-  return Object.assign(listener, { stop: clearLive });
+  return Object.assign(listener, { stop: clearLive, shownEnd: () => shownEnd });
+}
+
+interface LineStyle {
+  readonly paint: (style: Style, text: string) => string;
+  readonly verbose: boolean;
+  readonly live: boolean;
+}
+
+/** The line of an event of the query: the run, the iteration, its prompt and the backend. */
+function queryLine(event: RunEvent, { paint, verbose, live }: LineStyle): string | undefined {
+  switch (event.type) {
+    case "run-start":
+      return `${paint("bold", "closer")} ${event.agent} · ${event.task} · up to ${event.maxIterations} iterations${event.resumed ? " (resumed)" : ""}`;
+    case "iteration-start":
+      return paint("bold", `▸ iteration ${event.iteration} · step ${event.step}`);
+    case "prompt":
+      return verbose || event.kind !== "step"
+        ? paint("dim", `  prompt (${event.kind}) ${event.templatePath}, ${event.chars} chars`)
+        : undefined;
+    case "backend-start":
+      return live ? undefined : `  backend ${event.backend} working…`;
+    case "backend-end": {
+      const outcome = event.error
+        ? paint("red", `${event.error.kind}: ${event.error.message}`)
+        : event.hasStructuredOutput
+          ? "structured output"
+          : "text only";
+      return `  backend ${seconds(event.durationMs)} · ${formatUsd(event.costUsd)} (total ${formatUsd(event.totalCostUsd)}) · ${outcome}`;
+    }
+    case "backend-wait":
+      return paint(
+        "yellow",
+        `  waiting ${seconds(event.waitMs)} (${event.reason}, attempt ${event.attempt})`,
+      );
+    default:
+      return undefined;
+  }
+}
+
+/** The line of an event of the verdict: the declaration, the checks, the retry, the end. */
+function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | undefined {
+  switch (event.type) {
+    case "completion-signal":
+      if (event.declared) return `  declared done${declaredWith(event.status, event.action)}`;
+      return verbose ? paint("dim", "  no completion declared") : undefined;
+    case "decision": {
+      const color = event.decision === "complete" ? "green" : "yellow";
+      return `  decision ${paint(color, event.decision)} from ${event.source}${event.stale ? " (stale)" : ""}${event.reason ? ` · ${event.reason}` : ""}`;
+    }
+    case "format-check":
+      return event.valid ? undefined : paint("yellow", `  format ✗ ${event.error ?? ""}`);
+    case "validator-end": {
+      const mark = event.valid ? paint("green", "✓") : paint("red", "✗");
+      const detail = event.timedOut
+        ? " timed out"
+        : event.configError
+          ? ` ${event.configError}`
+          : findingsOf(event.params);
+      return `  ${mark} ${event.validator} ${paint("dim", seconds(event.durationMs))}${detail}`;
+    }
+    case "closure-review":
+      return `  review: ${event.allComplete ? paint("green", "all complete") : paint("yellow", `${event.pendingActions.length} pending`)}`;
+    case "retry-select":
+      return paint(
+        "yellow",
+        `  ↻ retry with ${event.pattern} (attempt ${event.attempt}/${event.maxAttempts}) ${paint("dim", event.templatePath)}`,
+      );
+    case "budget":
+      return event.exhausted ? paint("red", `  budget exhausted (${event.exhausted})`) : undefined;
+    case "warning":
+      return paint("yellow", `  warning: ${event.message}`);
+    case "side-effect":
+      return `  ${event.ok ? "✓" : "✗"} ${event.action} ${event.target}${event.detail ? ` · ${event.detail}` : ""}`;
+    case "run-end": {
+      const verdict = paint(event.success ? "green" : "red", event.status);
+      return `${paint("bold", "■")} ${verdict} after ${event.iterations} iteration(s) · ${formatUsd(event.costUsd)} · ${firstLine(event.reason)}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** `(status completed, action complete)`, or nothing when neither was given. */
+function declaredWith(status: string | undefined, action: string | undefined): string {
+  const parts = [status && `status ${status}`, action && `action ${action}`].filter(Boolean);
+  return parts.length === 0 ? "" : ` (${parts.join(", ")})`;
+}
+
+/** A reason's first line; the whole of it is in the record (and was shown as it happened). */
+function firstLine(text: string): string {
+  const [first = "", ...rest] = text.split("\n");
+  return rest.some((line) => line.trim() !== "") ? `${first} …` : first;
 }

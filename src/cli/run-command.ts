@@ -21,112 +21,16 @@ import {
   taskFromText,
 } from "../run/index.js";
 import { makeProgressReporter, shouldColor } from "./progress.js";
+import { assertAgentValid } from "./run/assert-agent-valid.js";
 import { withInterrupt } from "./run/interrupt.js";
-import { type OptionHelp, parseParameterFlags } from "./run/parameter-flags.js";
+import { parseParameterFlags } from "./run/parameter-flags.js";
+import { RUN_HELP_AFTER, RUN_OPTIONS } from "./run/run-help.js";
 import {
   type RunFlags,
   type RunInvocation,
   type RunMode,
   readRunInvocation,
 } from "./run/run-invocation.js";
-
-/** closer run's options, in the order `--help` lists them. */
-const RUN_OPTIONS: readonly OptionHelp[] = [
-  {
-    flags: "--agent <agent>",
-    description: "the agent to run (the same as the positional <agent>)",
-  },
-  {
-    flags: "--issue <n>",
-    description: "work on GitHub issue N in its own worktree (branch closer/issue-N)",
-  },
-  {
-    flags: "--task <text>",
-    description: "work on a written task: first line is the title, the text the body",
-  },
-  {
-    flags: "--task-file <file>",
-    description:
-      "read the task from a file: first Markdown heading (or line) is the title, the rest the body",
-  },
-  {
-    flags: "--label <label>",
-    description: "run every open issue with this label, each in its own worktree",
-  },
-  {
-    flags: "--project <n>",
-    description: "with --label or alone: only issues on GitHub Projects v2 board N",
-  },
-  {
-    flags: "--concurrency <k>",
-    description: "issues run at once with --label/--project (default 2)",
-  },
-  {
-    flags: "--resume <run-id>",
-    description:
-      "resume a run where its record says it stopped; GitHub steps already done are not repeated",
-  },
-  {
-    flags: "--cwd <dir>",
-    description: "project directory that holds .agent/ (default: the current directory)",
-  },
-  {
-    flags: "--max-iterations <n>",
-    description: "iterations before the run ends with max_iterations (overrides agent.json)",
-  },
-  {
-    flags: "--branch <branch>",
-    description:
-      "branch of the run's worktree (default closer/issue-N; with --task it asks for a worktree)",
-  },
-  {
-    flags: "--base-branch <branch>",
-    description: "branch the work starts from and merges into (default: the current branch)",
-  },
-  {
-    flags: "--no-worktree",
-    description: "work in the project directory itself instead of a worktree",
-  },
-  {
-    flags: "--backend <kind>",
-    description:
-      "claude-sdk, claude-cli, codex, opencode, command or replay (overrides agent.json)",
-  },
-  { flags: "--model <model>", description: "model for every step (overrides agent.json)" },
-  {
-    flags: "--runs-dir <dir>",
-    description: "where run folders go (default: closer/runs inside the git folder)",
-  },
-  {
-    flags: "--repo <owner/name>",
-    description: "the GitHub repository (default: read from the origin remote)",
-  },
-  {
-    flags: "--json",
-    description: "print the result as one JSON line on stdout; progress stays on stderr",
-  },
-  { flags: "--verbose", description: "print more progress lines" },
-];
-
-const EXAMPLES = `
-Agent parameters:
-  Every parameter the agent declares in agent.json (parameters.<name>.flag) is accepted
-  as an option of its own, typed as declared: --flag VALUE, --flag=VALUE, and for a
-  boolean --flag or --no-flag. Required parameters must be given.
-
-Examples:
-  $ closer run iterator --issue 12                  issue #12 in worktree closer/issue-12
-  $ closer run iterator --task "make the tests pass" --no-worktree
-  $ closer run --agent iterator --task-file TASK.md --json
-  $ closer run iterator --label ready --concurrency 3
-  $ closer run iterator --resume 20300101-120000-ab12cd
-
-GitHub: GITHUB_TOKEN is the token (never written to the run record), GITHUB_API_URL
-the API base for GitHub Enterprise.
-
-Exit codes: 0 completed; 1 ended without verified completion (also a GitHub rate limit
-or an unreachable GitHub); 2 usage or configuration error (also GitHub 401/403/404);
-3 unrecoverable backend error; 130 interrupted (Ctrl-C; press it twice to quit at once).`;
 
 export function makeRunCommand(): Command {
   const command = new Command("run")
@@ -139,7 +43,7 @@ export function makeRunCommand(): Command {
   return command
     .allowUnknownOption()
     .allowExcessArguments()
-    .addHelpText("after", EXAMPLES)
+    .addHelpText("after", RUN_HELP_AFTER)
     .showHelpAfterError()
     .exitOverride()
     .action(async (_agent: string | undefined, flags: RunFlags, self: Command) => {
@@ -152,14 +56,12 @@ const writeError = (text: string) => {
 };
 
 /** Everything `closer run` does; returns the exit code. */
-export async function runFromCommandLine(
-  tokens: readonly string[],
-  flags: RunFlags,
-): Promise<number> {
+async function runFromCommandLine(tokens: readonly string[], flags: RunFlags): Promise<number> {
   try {
     const invocation = readRunInvocation(tokens, flags);
     const cwd = resolve(flags.cwd ?? process.cwd());
     const loaded = await loadAgent(invocation.agentName, { cwd });
+    await assertAgentValid(invocation.agentName, cwd);
     const args = parseParameterFlags({
       tokens: invocation.parameterTokens,
       agent: loaded,
@@ -256,8 +158,8 @@ async function executeOne(
           : await runTask({ ...options, task: context.task ?? taskFromText("") });
     reporter.stop();
     if (flags.json === true) process.stdout.write(`${JSON.stringify(outcomeJson(outcome))}\n`);
-    else writeError(`${describeOutcome(outcome).join("\n")}\n`);
-    return exitCodeOfOutcome(outcome);
+    else writeError(`${describeOutcome(outcome, reporter.shownEnd()).join("\n")}\n`);
+    return exitCodeOfOutcome(outcome, { interrupted: base.signal.aborted });
   } finally {
     reporter.stop();
   }

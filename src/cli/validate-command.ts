@@ -23,7 +23,10 @@ export function makeValidateCommand(): Command {
   return new Command("validate")
     .summary("Check agent definitions without running them (every problem, not the first).")
     .description(
-      "Check agent definitions without running them: agent.json and steps_registry.json load,\n every step, retry and closure review prompt resolves, every template variable is supplied,\n output schemas resolve, and steps, validators and patterns point at things that exist.",
+      "Check agent definitions without running them: agent.json and steps_registry.json load, " +
+        "every step, retry and closure review prompt resolves, every template variable is " +
+        "supplied, output schemas resolve, and steps, validators and patterns point at things " +
+        "that exist.",
     )
     .argument("[agent]", "agent to check (a folder under .agent/); default: every agent")
     .option("--cwd <dir>", "project directory that holds .agent/ (default: the current directory)")

@@ -32,7 +32,8 @@ Examples:
   $ closer worktrees prune           remove worktrees no run needs (merged, gone, or unlocked and clean)
   $ closer worktrees prune --force   also remove worktrees with uncommitted changes
 
-A worktree a live run holds is never removed; an unmerged branch is always kept.`;
+A worktree a live run holds is never removed. A removed worktree's branch is deleted only
+when it is merged, so committed work always stays on its branch.`;
 
 export function makeWorktreesCommand(): Command {
   const command = new Command("worktrees")

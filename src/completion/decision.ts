@@ -6,9 +6,6 @@ import {
   readDecisionChannels,
 } from "./decision-channels.js";
 
-export type { ChannelReading, DecisionWord } from "./decision-channels.js";
-export type { DecisionFileSnapshot } from "./decision-file.js";
-
 /** Everything the decision needs, read by the loop after the backend answered. */
 export interface DecisionInput extends ChannelInput {
   /** Accepted so a response can be passed whole, and never read: stderr is not a verdict. */

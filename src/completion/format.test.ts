@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ResponseFormat } from "../definition/types.js";
-import {
-  describeFormat,
-  SchemaValidators,
-  validateFormat,
-  validateStructuredOutput,
-} from "./format.js";
+import { describeFormat, validateFormat } from "./format.js";
+import { SchemaValidators, validateStructuredOutput } from "./schema-validators.js";
 
 const STEP_SCHEMA = {
   type: "object",

@@ -2,9 +2,6 @@ import type { JsonSchema, ResponseFormat } from "../definition/types.js";
 import { findJsonObjects, isPlainObject } from "./json-in-text.js";
 import { type SchemaValidators, validateStructuredOutput } from "./schema-validators.js";
 
-export type { SchemaCheck, SchemaProblem } from "./schema-validators.js";
-export { SchemaValidators, validateStructuredOutput } from "./schema-validators.js";
-
 /** The parts of a backend response a format check reads. */
 export interface FormatSubject {
   readonly structuredOutput?: unknown;

@@ -23,9 +23,6 @@ export interface IterationFindings {
   readonly errors?: readonly string[];
 }
 
-/** The summary as prompt text; prompts owns the wording. */
-export { renderIterationSummary as formatIterationSummary } from "../prompts/variables.js";
-
 const TEXT_SUMMARY_MAX_CHARS = 500;
 
 /**

@@ -108,7 +108,7 @@ export function validateStructuredOutput(
 }
 
 /** `/a/b: message; /c: message (and 4 more)` */
-export function describeProblems(problems: readonly SchemaProblem[]): string {
+function describeProblems(problems: readonly SchemaProblem[]): string {
   const shown = problems
     .slice(0, PROBLEMS_IN_MESSAGE)
     .map((problem) => `${problem.instancePath || "(root)"}: ${problem.message}`);

@@ -2,25 +2,17 @@
  * The raw shape of agent.json. The same schema validates the file and generates
  * schemas/agent.schema.json, so the field docs below are what an editor shows on hover.
  */
-import path from "node:path";
 import { z } from "zod";
+import { insidePath } from "./inside-path.js";
 import { WORD_PATTERN } from "./path-word.js";
 
 /** Tools the backend may use when agent.json names none. */
-export const DEFAULT_ALLOWED_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash"] as const;
+const DEFAULT_ALLOWED_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash"] as const;
 
 /** A parameter name doubles as a template variable and (by default) as the `--<name>` flag. */
-export const PARAMETER_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const PARAMETER_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function isInsideWorkingTree(file: string): boolean {
-  const normalized = path.posix.normalize(file.replaceAll("\\", "/"));
-  return (
-    !path.posix.isAbsolute(normalized) &&
-    !path.win32.isAbsolute(file) &&
-    normalized !== ".." &&
-    !normalized.startsWith("../")
-  );
-}
+const FLAG_PATTERN = /^--[A-Za-z0-9][A-Za-z0-9-]*$/;
 
 const parameterSchema = z
   .strictObject({
@@ -32,7 +24,11 @@ const parameterSchema = z
       .describe("Value when the flag is not given; must have the parameter's type."),
     flag: z
       .string()
-      .regex(/^--[A-Za-z0-9][A-Za-z0-9-]*$/)
+      .refine((flag) => FLAG_PATTERN.test(flag), {
+        error: (issue) => `${JSON.stringify(issue.input)} is not a flag like "--issue"`,
+        params: { fix: 'write "--" and then letters, digits or "-", e.g. "--issue"' },
+      })
+      .meta({ pattern: FLAG_PATTERN.source })
       .optional()
       .describe("CLI flag the value is read from; default: --<name>."),
     description: z.string().default("").describe("Shown in the CLI help."),
@@ -183,14 +179,10 @@ const loggingSchema = z
 const runnerSchema = z
   .strictObject({
     backend: backendSchema,
-    systemPrompt: z
-      .string()
-      .min(1)
+    systemPrompt: insidePath("the agent folder", "prompts/system.md")
       .default("prompts/system.md")
       .describe("System prompt file relative to the agent folder; a missing file adds none."),
-    registry: z
-      .string()
-      .min(1)
+    registry: insidePath("the agent folder", "steps_registry.json")
       .default("steps_registry.json")
       .describe("Steps registry file relative to the agent folder."),
     entryStep: z
@@ -204,13 +196,7 @@ const runnerSchema = z
       .positive()
       .default(3)
       .describe("Consecutive undecidable declarations before the run ends with error."),
-    decisionFile: z
-      .string()
-      .min(1)
-      .refine(isInsideWorkingTree, {
-        message: "the decision file must be a relative path inside the working tree",
-        params: { fix: 'use a relative path such as ".closer/decision.json"' },
-      })
+    decisionFile: insidePath("the working tree", ".closer/decision.json")
       .default(".closer/decision.json")
       .describe("Decision file the agent may write, relative to the working tree."),
     budgets: budgetsSchema,

@@ -2,7 +2,7 @@ import { CloserError } from "../errors.js";
 import type { BackendKind, ResolvedAgent } from "./types.js";
 
 /** The backend kinds a `--backend` flag may name. */
-export const BACKEND_KINDS: readonly BackendKind[] = [
+const BACKEND_KINDS: readonly BackendKind[] = [
   "claude-sdk",
   "claude-cli",
   "codex",

@@ -8,16 +8,33 @@ function schemaOptions(schema: JsonSchema): JsonSchema[] | undefined {
   return Array.isArray(options) ? (options as JsonSchema[]) : undefined;
 }
 
-/** Of a union's options, the object schema that knows most of the value's keys. */
+/**
+ * Of a union's options, the object schema that knows most of the value's keys. An option
+ * that forbids a key the value has (`not: {}`) or whose `const` the value contradicts (the
+ * `type` of a validator) is ruled out.
+ */
 function pickOption(schema: JsonSchema, value: unknown): JsonSchema {
   const options = schemaOptions(schema);
   if (!options) return schema;
-  const keys = value !== null && typeof value === "object" ? Object.keys(value) : [];
+  const entries =
+    value !== null && typeof value === "object" ? Object.entries(value as object) : [];
   const score = (option: JsonSchema) => {
     const properties = (option.properties ?? {}) as Record<string, JsonSchema>;
-    return keys.filter((key) => key in properties).length;
+    let known = 0;
+    for (const [key, inner] of entries) {
+      const property = properties[key];
+      if (property === undefined) continue;
+      if (isForbidden(property) || ("const" in property && property.const !== inner)) return -1;
+      known++;
+    }
+    return known;
   };
   return options.reduce((best, option) => (score(option) > score(best) ? option : best));
+}
+
+function isForbidden(schema: JsonSchema): boolean {
+  const not = schema.not;
+  return not !== null && typeof not === "object" && Object.keys(not).length === 0;
 }
 
 /** The keys the schema allows at `path` (choosing union options by what `data` holds there). */
@@ -57,20 +74,21 @@ export function closestKey(key: string, known: readonly string[]): string | unde
   return best?.key;
 }
 
+/** Edits (insert, delete, replace, swap two neighbours) that turn one word into the other. */
 function editDistance(left: string, right: string): number {
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  const rows = Array.from({ length: left.length + 1 }, (_, row) =>
+    Array.from({ length: right.length + 1 }, (_, column) => (row === 0 ? column : row)),
+  );
+  const at = (row: number, column: number) => rows[row]?.[column] ?? 0;
   for (let row = 1; row <= left.length; row++) {
-    const current = [row];
     for (let column = 1; column <= right.length; column++) {
-      const substitution =
-        (previous[column - 1] ?? 0) + (left[row - 1] === right[column - 1] ? 0 : 1);
-      current[column] = Math.min(
-        (previous[column] ?? 0) + 1,
-        (current[column - 1] ?? 0) + 1,
-        substitution,
-      );
+      const same = left[row - 1] === right[column - 1];
+      let best = Math.min(at(row - 1, column) + 1, at(row, column - 1) + 1);
+      best = Math.min(best, at(row - 1, column - 1) + (same ? 0 : 1));
+      const swapped = left[row - 1] === right[column - 2] && left[row - 2] === right[column - 1];
+      if (row > 1 && column > 1 && swapped) best = Math.min(best, at(row - 2, column - 2) + 1);
+      (rows[row] as number[])[column] = best;
     }
-    previous = current;
   }
-  return previous[right.length] ?? 0;
+  return at(left.length, right.length);
 }

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CloserError, CloserErrorList } from "../errors.js";
-import { listAgents, loadAgent } from "./load-agent.js";
+import { listAgents, loadAgent, readAgent } from "./load-agent.js";
 import { EXTRACTOR_NAMES } from "./validator-file-schema.js";
 
 let cwd: string;
@@ -420,7 +420,7 @@ describe("loadAgent", () => {
 
   it("loads a definition whose references dangle (closer validate reports those)", async () => {
     await writeAgent("iterator", {
-      agent: { ...iteratorAgent, runner: { entryStep: "nowhere" } },
+      agent: iteratorAgent,
       registry: {
         steps: { "initial.issue": { next: "missing.step", completionStep: "missing.completion" } },
         completionSteps: {
@@ -440,8 +440,22 @@ describe("loadAgent", () => {
       },
     });
     const agent = await loadAgent("iterator", { cwd });
-    expect(agent.registry.entryStep).toBe("nowhere");
     expect(agent.registry.steps["initial.issue"]?.next).toBe("missing.step");
+  });
+
+  it("refuses an entry step that is not a step, in the file that names it", async () => {
+    const dir = await writeAgent("iterator", {
+      agent: { ...iteratorAgent, runner: { entryStep: "nowhere" } },
+      registry: { ...registryInCompletionSteps, entryStep: "initial.issue" },
+    });
+    const [problem, ...others] = await problemsOf("iterator");
+    expect(others).toEqual([]);
+    expect(problem?.fields).toMatchObject({
+      file: path.join(dir, "agent.json"),
+      jsonPath: "runner.entryStep",
+    });
+    expect(problem?.message).toContain('"nowhere"');
+    expect(problem?.message).toContain('"initial.issue"');
   });
 
   it("reads the registry from runner.registry", async () => {
@@ -525,6 +539,34 @@ describe("loadAgent errors", () => {
     expect(problem?.fields.jsonPath).toBe("runner.maxIteration");
     expect(problem?.message).toContain('"maxIteration"');
     expect(problem?.fields.fix).toContain('"maxIterations"');
+  });
+
+  it("suggests a key whose letters were swapped", async () => {
+    await writeAgent("iterator", {
+      agent: { ...iteratorAgent, runner: { backend: { modle: "opus" } } },
+      registry: registryInCompletionSteps,
+    });
+    const [problem] = await problemsOf("iterator");
+    expect(problem?.fields.jsonPath).toBe("runner.backend.modle");
+    expect(problem?.fields.fix).toContain('did you mean "model"');
+  });
+
+  it("never suggests the key itself when another kind of entry allows it", async () => {
+    await writeAgent("iterator", {
+      agent: iteratorAgent,
+      registry: {
+        ...registryInSteps,
+        steps: {
+          ...registryInSteps.steps,
+          "complete.issue": { ...registryInSteps.steps["complete.issue"], next: "x" },
+        },
+      },
+    });
+    const [problem, ...rest] = await problemsOf("iterator");
+    expect(rest).toEqual([]);
+    expect(problem?.fields.jsonPath).toBe('steps["complete.issue"].next');
+    expect(problem?.fields.fix).not.toContain("did you mean");
+    expect(problem?.fields.fix).toContain("completionConditions");
   });
 
   it("lists the allowed keys when an unknown key resembles none", async () => {
@@ -700,6 +742,84 @@ describe("loadAgent errors", () => {
     );
   });
 
+  it("refuses a path that leaves its folder, naming the file, the key and the way back", async () => {
+    await writeAgent("iterator", {
+      agent: {
+        ...iteratorAgent,
+        runner: { systemPrompt: "../../system.md", registry: "/etc/registry.json" },
+      },
+      registry: {
+        ...registryInCompletionSteps,
+        validators: {
+          ...validators,
+          report: { type: "file", path: "../report.md", failurePattern: "git-dirty" },
+          review: {
+            type: "custom",
+            module: "checks/../../review.mjs",
+            failurePattern: "git-dirty",
+          },
+        },
+        steps: {
+          ...workSteps,
+          "initial.issue": {
+            ...workSteps["initial.issue"],
+            outputSchemaRef: { file: "../issue.schema.json", schema: "initial.issue" },
+          },
+        },
+      },
+    });
+    const problems = await problemsOf("iterator");
+    expect(problems.map((problem) => [problem.fields.jsonPath, problem.message])).toEqual([
+      ["runner.systemPrompt", '"../../system.md" leaves the agent folder'],
+      ["runner.registry", '"/etc/registry.json" leaves the agent folder'],
+      ["validators.report.path", '"../report.md" leaves the working tree'],
+      ["validators.review.module", '"checks/../../review.mjs" leaves the agent folder'],
+      [
+        'steps["initial.issue"].outputSchemaRef.file',
+        '"../issue.schema.json" leaves the schemas folder',
+      ],
+    ]);
+    expect(problems[1]?.fields.fix).toContain('"steps_registry.json"');
+  });
+
+  it("refuses extractParams on a custom validator, whose module returns its params", async () => {
+    await writeAgent("iterator", {
+      agent: iteratorAgent,
+      registry: {
+        ...registryInCompletionSteps,
+        validators: {
+          ...validators,
+          review: {
+            type: "custom",
+            module: "review.mjs",
+            failurePattern: "git-dirty",
+            extractParams: { changedFiles: "stdout" },
+          },
+        },
+      },
+    });
+    const [problem, ...rest] = await problemsOf("iterator");
+    expect(rest).toEqual([]);
+    expect(problem?.fields.jsonPath).toBe("validators.review.extractParams");
+    expect(problem?.message).toContain('unknown key "extractParams"');
+    expect(problem?.fields.fix).toContain("module");
+  });
+
+  it("reports a key written twice, which JSON would silently drop", async () => {
+    const registry = JSON.stringify(registryInCompletionSteps, null, 2).replace(
+      '"entryStep": "initial.issue",',
+      '"entryStep": "continuation.issue",\n  "entryStep": "initial.issue",',
+    );
+    const dir = await writeAgent("iterator", { agent: iteratorAgent, registry });
+    const error = await loadError("iterator");
+    expect(error.code).toBe("parse_error");
+    expect(error.fields).toMatchObject({
+      file: path.join(dir, "steps_registry.json"),
+      jsonPath: "entryStep",
+      line: 4,
+    });
+  });
+
   it("reports problems found while normalizing", async () => {
     await writeAgent("iterator", {
       agent: {
@@ -729,6 +849,29 @@ describe("loadAgent errors", () => {
       "completionSteps.done",
     ]);
     expect(later[0]?.fields.fix).toContain('"iterator"');
+  });
+});
+
+describe("readAgent", () => {
+  it("returns the agent with its problems when both files are well-formed", async () => {
+    await writeAgent("iterator", {
+      agent: { ...iteratorAgent, name: "other" },
+      registry: registryInCompletionSteps,
+    });
+    const reading = await readAgent("iterator", cwd);
+    expect(reading.problems.map((problem) => problem.fields.jsonPath)).toEqual(["name"]);
+    expect(reading.agent?.registry.entryStep).toBe("initial.issue");
+    expect(reading.description).toBe(iteratorAgent.description);
+  });
+
+  it("returns no agent when a file does not pass its schema", async () => {
+    await writeAgent("iterator", {
+      agent: { ...iteratorAgent, colour: "blue" },
+      registry: registryInCompletionSteps,
+    });
+    const reading = await readAgent("iterator", cwd);
+    expect(reading.agent).toBeUndefined();
+    expect(reading.problems.map((problem) => problem.fields.jsonPath)).toEqual(["colour"]);
   });
 });
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { CloserError, CloserErrorList, isCloserError } from "../errors.js";
 import { agentFileSchema } from "./agent-file-schema.js";
+import { isInsidePath } from "./inside-path.js";
 import { makeValidationErrors } from "./make-validation-errors.js";
 import { normalizeAgentFile } from "./normalize-agent.js";
 import { normalizeRegistry } from "./normalize-registry.js";
@@ -27,12 +28,20 @@ export interface AgentListing {
   readonly error?: CloserError;
 }
 
-type LoadAttempt =
-  | { readonly agent: ResolvedAgent; readonly description: string }
-  | { readonly error: CloserError; readonly description: string };
+/**
+ * What reading an agent found: every problem of both files, and the agent itself whenever
+ * both files are well-formed (so `closer validate` can go on checking it despite problems
+ * such as a name that differs from its folder).
+ */
+export interface AgentReading {
+  readonly agent?: ResolvedAgent;
+  readonly problems: readonly CloserError[];
+  /** agent.json's description, when it could be read. */
+  readonly description: string;
+}
 
 /** Folder that holds the agents of a project. */
-export function agentsDir(cwd: string): string {
+function agentsDir(cwd: string): string {
   return path.resolve(cwd, ".agent");
 }
 
@@ -43,9 +52,9 @@ export function agentsDir(cwd: string): string {
  * `validation_error`s (every problem of both files at once).
  */
 export async function loadAgent(name: string, options: LoadAgentOptions): Promise<ResolvedAgent> {
-  const attempt = await attemptLoad(name, options.cwd);
-  if ("error" in attempt) throw attempt.error;
-  return attempt.agent;
+  const { agent, problems } = await readAgent(name, options.cwd);
+  if (problems.length > 0 || agent === undefined) throw combine(problems);
+  return agent;
 }
 
 /** Every agent under `.agent/`, sorted by name; one that fails to load carries its error. */
@@ -53,11 +62,11 @@ export async function listAgents(cwd: string): Promise<AgentListing[]> {
   const names = await agentNames(cwd);
   return Promise.all(
     names.map(async (name) => {
-      const attempt = await attemptLoad(name, cwd);
+      const { problems, description } = await readAgent(name, cwd);
       const dir = path.join(agentsDir(cwd), name);
-      return "error" in attempt
-        ? { name, description: attempt.description, dir, error: attempt.error }
-        : { name, description: attempt.description, dir };
+      return problems.length > 0
+        ? { name, description, dir, error: combine(problems) }
+        : { name, description, dir };
     }),
   );
 }
@@ -82,7 +91,8 @@ async function agentNames(cwd: string): Promise<string[]> {
   return entries.filter((_, index) => isFolder[index]).sort();
 }
 
-async function attemptLoad(name: string, cwd: string): Promise<LoadAttempt> {
+/** Reads and checks `.agent/<name>/` without throwing for what is wrong with it. */
+export async function readAgent(name: string, cwd: string): Promise<AgentReading> {
   let description = "";
   try {
     checkAgentName(name);
@@ -97,17 +107,17 @@ async function attemptLoad(name: string, cwd: string): Promise<LoadAttempt> {
     }
     const registryFile = path.resolve(dir, registryPathOf(agentData));
     const registryResult = await readRegistry(registryFile, problems);
-    if (!agentResult.success || registryResult === undefined) throw combine(problems);
+    if (!agentResult.success || registryResult === undefined) return { problems, description };
     const agent = normalizeAgentFile(agentResult.data, { name, dir, file: agentFile });
     const registry = normalizeRegistry(registryResult, {
       file: registryFile,
       agentName: name,
       agentDir: dir,
       validatorTimeoutMs: agent.value.runner.budgets.validatorTimeoutMs,
+      agentJsonFile: agentFile,
       ...(agent.value.entryStep === undefined ? {} : { entryStep: agent.value.entryStep }),
     });
     problems.push(...agent.problems, ...registry.problems);
-    if (problems.length > 0) throw combine(problems);
     const resolved: ResolvedAgent = {
       name,
       description: agent.value.description,
@@ -117,9 +127,9 @@ async function attemptLoad(name: string, cwd: string): Promise<LoadAttempt> {
       runner: agent.value.runner,
       registry: registry.value,
     };
-    return { agent: deepFreeze(resolved), description };
+    return { agent: deepFreeze(resolved), problems, description };
   } catch (error) {
-    if (isCloserError(error)) return { error, description };
+    if (isCloserError(error)) return { problems: [error], description };
     throw error;
   }
 }
@@ -211,7 +221,8 @@ function combine(problems: readonly CloserError[]): CloserError {
 function registryPathOf(data: unknown): string {
   const runner = isRecord(data) ? data.runner : undefined;
   const registry = isRecord(runner) ? runner.registry : undefined;
-  return typeof registry === "string" && registry !== "" ? registry : "steps_registry.json";
+  // A path that leaves the agent folder is reported by the schema and never read.
+  return typeof registry === "string" && isInsidePath(registry) ? registry : "steps_registry.json";
 }
 
 function descriptionOf(data: unknown): string {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
+import { makeScaffoldFiles } from "../cli/scaffold/scaffold-files.js";
 import { makeJsonSchemaFiles } from "./make-json-schema-files.js";
 
 const schemasDir = path.resolve(
@@ -56,6 +57,38 @@ describe("schemas/*.schema.json", () => {
         params: { additionalProperty: "maxIteration" },
       }),
     );
+  });
+
+  it("are what the $schema of the scaffolded agent and of the bundled example point at", async () => {
+    const root = path.resolve(schemasDir, "..");
+    const manifest = JSON.parse(await readFile(path.join(root, "package.json"), "utf8"));
+    expect(manifest.files).toContain("schemas");
+    const scaffold = new Map(makeScaffoldFiles("demo").map((file) => [file.path, file.text]));
+    const exampleDir = path.join(root, "examples/example-repo/.agent/example");
+    for (const [file, schemaName] of [
+      ["agent.json", "agent.schema.json"],
+      ["steps_registry.json", "steps_registry.schema.json"],
+    ] as const) {
+      const validate = await compile(schemaName);
+      const scaffolded = JSON.parse(scaffold.get(file) ?? "{}");
+      // After `npm install closer`, the package sits in node_modules/closer of the project.
+      expect(path.resolve("/project/.agent/demo", scaffolded.$schema)).toBe(
+        `/project/node_modules/closer/schemas/${schemaName}`,
+      );
+      expect(validate(scaffolded), JSON.stringify(validate.errors)).toBe(true);
+      const example = JSON.parse(await readFile(path.join(exampleDir, file), "utf8"));
+      expect(path.resolve(exampleDir, example.$schema)).toBe(path.join(schemasDir, schemaName));
+      expect(validate(example), JSON.stringify(validate.errors)).toBe(true);
+    }
+  });
+
+  it("refuse a path that leaves its folder, as closer does", async () => {
+    const validate = await compile("agent.schema.json");
+    const agent = (runner: Record<string, unknown>) => ({ name: "demo", runner });
+    expect(validate(agent({ systemPrompt: "prompts/system.md" }))).toBe(true);
+    for (const systemPrompt of ["../system.md", "a/../../b.md", "/etc/passwd", "C:\\x.md"]) {
+      expect(validate(agent({ systemPrompt })), systemPrompt).toBe(false);
+    }
   });
 
   it("accept both registry spellings of a completion step", async () => {

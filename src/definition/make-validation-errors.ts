@@ -40,9 +40,11 @@ function errorsOfIssue(issue: Issue, prefix: Path, context: ValidationContext): 
       return typeErrors(issue.expected, path, found, context);
     case "invalid_value": {
       const allowed = issue.values.map((value) => JSON.stringify(value)).join(", ");
+      const words = issue.values.filter((value) => typeof value === "string");
+      const suggestion = typeof found === "string" ? closestKey(found, words) : undefined;
       return make(`${describeValue(found)} is not one of: ${allowed}`, {
         expected: `one of ${allowed}`,
-        fix: `use one of: ${allowed}`,
+        fix: suggestion ? `did you mean "${suggestion}"?` : `use one of: ${allowed}`,
       });
     }
     case "invalid_key":
@@ -79,7 +81,8 @@ function problem(
 
 function unknownKeyError(key: string, path: Path, context: ValidationContext): CloserError {
   const known = knownKeysAt(context.jsonSchema(), path, context.data);
-  const suggestion = closestKey(key, known);
+  // A key known here but refused is one another kind of entry allows (`next` in a completion step).
+  const suggestion = known.includes(key) ? undefined : closestKey(key, known);
   const fix = suggestion
     ? `did you mean "${suggestion}"? Rename the key`
     : known.length > 0

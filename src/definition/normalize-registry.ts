@@ -27,6 +27,8 @@ export interface RegistryContext {
   readonly validatorTimeoutMs: number;
   /** agent.json's runner.entryStep, which wins over the registry's. */
   readonly entryStep?: string;
+  /** Absolute path of agent.json, for a runner.entryStep that names no step. */
+  readonly agentJsonFile: string;
 }
 
 /** A normalized value and the problems found on the way (empty when all is well). */
@@ -61,6 +63,8 @@ export function normalizeRegistry(
       "the registry has no steps, so there is no step to start with",
       'add a step to "steps"',
     );
+  } else if (!(entryStep in steps)) {
+    problems.push(missingEntryStep(entryStep, Object.keys(steps), context));
   }
   const registry: Registry = {
     agentId: file.agentId ?? context.agentName,
@@ -84,6 +88,21 @@ export function normalizeRegistry(
     completionSteps,
   };
   return { value: registry, problems };
+}
+
+/** The entry step is checked here, not left to `closer validate`: no run can start without it. */
+function missingEntryStep(entryStep: string, stepIds: string[], context: RegistryContext) {
+  const inAgentJson = context.entryStep !== undefined;
+  const names = stepIds.map((id) => `"${id}"`).join(", ") || "none";
+  return new CloserError(
+    "validation_error",
+    `entryStep "${entryStep}" is not a step (steps: ${names})`,
+    {
+      file: inAgentJson ? context.agentJsonFile : context.file,
+      jsonPath: inAgentJson ? "runner.entryStep" : "entryStep",
+      fix: `set ${inAgentJson ? "runner.entryStep" : "entryStep"} to one of the keys of steps`,
+    },
+  );
 }
 
 function mapValues<T, R>(
@@ -237,7 +256,8 @@ function normalizeValidator(
   const base = {
     name,
     failurePattern: validator.failurePattern,
-    extractParams: { ...validator.extractParams },
+    // A custom module returns its params itself.
+    extractParams: validator.type === "custom" ? {} : { ...validator.extractParams },
   };
   switch (validator.type) {
     case "command": {

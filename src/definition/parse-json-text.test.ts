@@ -1,7 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CloserError } from "../errors.js";
-import { findJsonSyntaxError, lineAndColumn, parseJsonText } from "./parse-json-text.js";
+import {
+  findDuplicateKey,
+  findJsonSyntaxError,
+  lineAndColumn,
+  parseJsonText,
+} from "./parse-json-text.js";
 
 function parseErrorOf(text: string): CloserError {
   try {
@@ -57,6 +62,44 @@ describe("parseJsonText", () => {
     expect(error.message).toContain("end of file");
     expect(error.fields.line).toBe(2);
     expect(error.fields.column).toBe(text.split("\n")[1]!.length + 1);
+  });
+});
+
+describe("duplicate keys", () => {
+  it("reports the second key with its JSON path, line and column, and names the first", () => {
+    const text = '{\n  "steps": {\n    "a": { "next": "b",\n      "next": "c" }\n  }\n}';
+    const error = parseErrorOf(text);
+    expect(error.code).toBe("parse_error");
+    expect(error.message).toContain('duplicate key "next"');
+    expect(error.fields.jsonPath).toBe("steps.a.next");
+    expect({ line: error.fields.line, column: error.fields.column }).toEqual(
+      positionOf(text, '"next": "c"'),
+    );
+    expect(error.fields.fix).toContain("lines 3 and 4");
+  });
+
+  it("finds none when the same key is in different objects", () => {
+    const text = '{"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 1}, {"x": 2}], "x": 3}';
+    expect(findDuplicateKey(text)).toBeUndefined();
+    expect(parseJsonText(text, "f.json")).toEqual(JSON.parse(text));
+  });
+
+  it("compares keys as JSON.parse reads them, escapes included", () => {
+    expect(findDuplicateKey('{"list": [{"a": 1, "\\u0061": 2}]}')).toMatchObject({
+      key: "a",
+      path: ["list", 0, "a"],
+    });
+  });
+
+  it("finds none in what JSON.stringify writes, and finds a key written twice", () => {
+    fc.assert(
+      fc.property(fc.json(), fc.string(), (text, key) => {
+        expect(findDuplicateKey(text)).toBeUndefined();
+        const doubled = `{${JSON.stringify(key)}: ${text}, ${JSON.stringify(key)}: 1}`;
+        expect(findDuplicateKey(doubled)).toMatchObject({ key, path: [key] });
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

@@ -1,4 +1,5 @@
 import { CloserError } from "../errors.js";
+import { formatJsonPath } from "./json-path.js";
 
 /** Where a JSON text first goes wrong: character offset and what is wrong there. */
 export interface JsonSyntaxError {
@@ -6,14 +7,24 @@ export interface JsonSyntaxError {
   readonly message: string;
 }
 
+/** A key given twice in one object: JSON.parse would silently keep only the last value. */
+export interface JsonDuplicateKey {
+  readonly key: string;
+  /** Path of the second occurrence, e.g. `["steps", "initial.issue", "next"]`. */
+  readonly path: readonly (string | number)[];
+  readonly firstOffset: number;
+  readonly offset: number;
+}
+
 /**
  * Parses a JSON file's text. A syntax error becomes a CloserError naming the
- * file with the 1-based line and column of the problem.
+ * file with the 1-based line and column of the problem; so does a duplicate key.
  */
 export function parseJsonText(text: string, file: string): unknown {
   const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  let value: unknown;
   try {
-    return JSON.parse(body);
+    value = JSON.parse(body);
   } catch (error) {
     const problem = findJsonSyntaxError(body) ?? {
       offset: positionInMessage(error) ?? body.length,
@@ -22,6 +33,23 @@ export function parseJsonText(text: string, file: string): unknown {
     const { line, column } = lineAndColumn(body, problem.offset);
     return throwParseError(file, problem.message, line, column, error);
   }
+  const duplicate = findDuplicateKey(body);
+  if (duplicate !== undefined) throwDuplicateKey(file, body, duplicate);
+  return value;
+}
+
+function throwDuplicateKey(file: string, body: string, duplicate: JsonDuplicateKey): never {
+  const { line, column } = lineAndColumn(body, duplicate.offset);
+  const first = lineAndColumn(body, duplicate.firstOffset);
+  const key = JSON.stringify(duplicate.key);
+  throw new CloserError("parse_error", `duplicate key ${key}: only its last value would count`, {
+    file,
+    jsonPath: formatJsonPath(duplicate.path),
+    line,
+    column,
+    found: `${key} at line ${first.line} and at line ${line}`,
+    fix: `keep one of the two ${key} keys (lines ${first.line} and ${line})`,
+  });
 }
 
 function throwParseError(
@@ -73,6 +101,13 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
   }
 }
 
+/** The first key given twice in one object of a valid JSON text, if any. */
+export function findDuplicateKey(text: string): JsonDuplicateKey | undefined {
+  const scanner = new JsonScanner(text);
+  scanner.scanDocument();
+  return scanner.duplicate;
+}
+
 class ScanFailure {
   constructor(
     readonly offset: number,
@@ -85,6 +120,9 @@ const NUMBER_SOURCE = "-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?";
 class JsonScanner {
   private index = 0;
   private readonly numberPattern = new RegExp(NUMBER_SOURCE, "y");
+  /** Keys and indexes leading to the value being scanned. */
+  private readonly path: (string | number)[] = [];
+  duplicate: JsonDuplicateKey | undefined;
 
   constructor(private readonly text: string) {}
 
@@ -138,9 +176,10 @@ class JsonScanner {
       this.index++;
       return;
     }
-    for (;;) {
-      if (isObject) this.scanMember();
-      else this.scanValue();
+    const keys = new Map<string, number>();
+    for (let index = 0; ; index++) {
+      if (isObject) this.scanMember(keys);
+      else this.scanElement(index);
       this.skipWhitespace();
       const character = this.text[this.index];
       if (character === close) {
@@ -162,16 +201,29 @@ class JsonScanner {
     }
   }
 
-  private scanMember(): void {
+  private scanElement(index: number): void {
+    this.path.push(index);
+    this.scanValue();
+    this.path.pop();
+  }
+
+  private scanMember(keys: Map<string, number>): void {
     this.skipWhitespace();
     const character = this.text[this.index];
     if (character === "/") this.fail("comments are not allowed in JSON");
     if (character !== '"') this.fail("expected a property name in double quotes");
+    const start = this.index;
     this.scanString();
+    const key = JSON.parse(this.text.slice(start, this.index)) as string;
+    const firstOffset = keys.get(key);
+    if (firstOffset === undefined) keys.set(key, start);
+    else this.duplicate ??= { key, path: [...this.path, key], firstOffset, offset: start };
     this.skipWhitespace();
     if (this.text[this.index] !== ":") this.fail("expected ':' after the property name");
     this.index++;
+    this.path.push(key);
     this.scanValue();
+    this.path.pop();
   }
 
   private scanString(): void {

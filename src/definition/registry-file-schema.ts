@@ -4,6 +4,7 @@
  * an editor shows on hover.
  */
 import { z } from "zod";
+import { insidePath } from "./inside-path.js";
 import { WORD_PATTERN } from "./path-word.js";
 import { isValidRegexText, validatorSchema } from "./validator-file-schema.js";
 
@@ -25,7 +26,9 @@ const patternSchema = z
 
 const outputSchemaRefSchema = z
   .strictObject({
-    file: z.string().min(1).describe("Schema file under the agent's schemas/ folder."),
+    file: insidePath("the schemas folder", "issue.schema.json").describe(
+      "Schema file, relative to the agent's schemas/ folder.",
+    ),
     schema: z
       .string()
       .min(1)

@@ -104,6 +104,15 @@ describe("SchemaResolver: finding the schema", () => {
     expect(error.message).toContain('"complete.issue"');
     expect(error.fields.found).toContain("initial.issue");
     expect(error.fields.found).toContain("fromDefs");
+    expect(error.message).toContain(error.fields.found);
+  });
+
+  it("suggests the schema a misspelt name was meant to be", async () => {
+    const { resolver } = memoryResolver({ "issue.schema.json": file });
+    const error = await resolutionError(
+      resolver.resolve({ file: "issue.schema.json", schema: "initial.isue" }),
+    );
+    expect(error.fields.fix).toBe('did you mean "initial.issue"?');
   });
 
   it("reports a missing schema file as not found", async () => {
@@ -223,12 +232,24 @@ describe("SchemaResolver: references", () => {
     expect(error.message).toContain("common.schema.json#/$defs/missing");
   });
 
-  it("names the referenced file when it is missing", async () => {
+  it("names the $ref, where it is and the missing file it names", async () => {
     const { resolver } = memoryResolver({ "a.json": { step: { $ref: "gone.json#/$defs/x" } } });
     const error = await resolutionError(resolver.resolve({ file: "a.json", schema: "step" }));
     expect(error.code).toBe("not_found");
-    expect(error.fields.file).toBe(path.join(SCHEMAS_DIR, "gone.json"));
-    expect(error.message).toContain("a.json");
+    expect(error.fields.file).toBe(path.join(SCHEMAS_DIR, "a.json"));
+    expect(error.fields.jsonPath).toBe("/step/$ref");
+    expect(error.message).toContain("gone.json");
+    expect(error.message).toContain("does not exist");
+  });
+
+  it.each([
+    ["a $ref", { "a.json": { step: { $ref: "../../secret.json#/x" } } }, "a.json"],
+    ["outputSchemaRef.file", {}, "../outside.json"],
+  ])("refuses %s that leaves the schemas folder", async (_, files, file) => {
+    const { resolver, reads } = memoryResolver(files);
+    const error = await resolutionError(resolver.resolve({ file, schema: "step" }));
+    expect(error.message).toContain("leaves the schemas folder");
+    expect([...reads.keys()].filter((read) => !read.endsWith("a.json"))).toEqual([]);
   });
 
   it.each([

@@ -2,8 +2,15 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { CloserError } from "../errors.js";
 import { formatJsonPointer, parseJsonPointer, valueAtPointer } from "./json-pointer.js";
+import { closestKey } from "./known-keys.js";
 import { isObjectSchema, isPlainObject, mergeSchemas } from "./merge-schemas.js";
 import { parseJsonText } from "./parse-json-text.js";
+import {
+  DROPPED_KEYWORDS,
+  SCHEMA_KEYWORDS,
+  SCHEMA_LIST_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
+} from "./schema-keywords.js";
 import type { JsonSchema, OutputSchemaRef } from "./types.js";
 
 export interface SchemaResolverOptions {
@@ -26,39 +33,6 @@ interface Context {
   readonly site: readonly string[];
 }
 
-const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-  "propertyNames",
-  "contains",
-  "not",
-  "if",
-  "then",
-  "else",
-]);
-const SCHEMA_LIST_KEYWORDS: ReadonlySet<string> = new Set([
-  "allOf",
-  "anyOf",
-  "oneOf",
-  "prefixItems",
-]);
-const SCHEMA_MAP_KEYWORDS: ReadonlySet<string> = new Set([
-  "properties",
-  "patternProperties",
-  "dependentSchemas",
-]);
-/** Reference targets and identifiers, meaningless once every `$ref` is inlined. */
-const DROPPED_KEYWORDS: ReadonlySet<string> = new Set([
-  "$defs",
-  "definitions",
-  "$id",
-  "$schema",
-  "$anchor",
-]);
-
 /**
  * Turns `outputSchemaRef: {file, schema}` into a self-contained JSON Schema the
  * backend accepts: every `$ref` inlined, `allOf` merged into one object schema,
@@ -80,6 +54,12 @@ export class SchemaResolver {
   /** Resolves one schema; throws a CloserError naming file and pointer when it cannot. */
   async resolve(ref: OutputSchemaRef): Promise<JsonSchema> {
     const file = path.resolve(this.schemasDir, ref.file);
+    if (!this.holds(file)) {
+      throw new CloserError("config_error", `schema file ${ref.file} leaves the schemas folder`, {
+        file,
+        fix: "name a file inside the agent's schemas/ folder",
+      });
+    }
     const document = await this.load(file, `schema file ${ref.file}`);
     const pointer = this.locate(document, file, ref.schema);
     const result = await this.resolveLocation({ file, pointer }, { file, chain: [], site: [] });
@@ -133,13 +113,17 @@ export class SchemaResolver {
           ...Object.keys(isPlainObject(document.definitions) ? document.definitions : {}),
         ]
       : [];
+    const found = names.length > 0 ? `schemas there: ${names.join(", ")}` : "no schemas there";
+    const suggestion = closestKey(schema, names);
     return new CloserError(
       "config_error",
-      `schema "${schema}" not found in ${path.basename(file)}`,
+      `schema "${schema}" not found in ${path.basename(file)} (${found})`,
       {
         file,
-        found: names.length > 0 ? `schemas there: ${names.join(", ")}` : "no schemas there",
-        fix: "use a top-level key, a $defs name, or a #/… pointer of that file",
+        found,
+        fix: suggestion
+          ? `did you mean "${suggestion}"?`
+          : "use a top-level key, a $defs name, or a #/… pointer of that file",
       },
     );
   }
@@ -214,8 +198,12 @@ export class SchemaResolver {
   private async resolveRef(ref: string, context: Context): Promise<unknown> {
     const hash = ref.indexOf("#");
     const filePart = hash === -1 ? ref : ref.slice(0, hash);
-    const fail = (message: string, fix: string) =>
-      new CloserError("config_error", message, {
+    const fail = (
+      message: string,
+      fix: string,
+      code: "config_error" | "not_found" = "config_error",
+    ) =>
+      new CloserError(code, message, {
         file: context.file,
         jsonPath: formatJsonPointer(context.site),
         found: ref,
@@ -233,9 +221,18 @@ export class SchemaResolver {
       filePart === ""
         ? context.file
         : path.resolve(path.dirname(context.file), decodeFragment(filePart, context.file));
-    const document = await this.load(
-      file,
-      `${path.basename(file)} (from $ref "${ref}" in ${path.basename(context.file)})`,
+    if (!this.holds(file)) {
+      throw fail(`$ref "${ref}" leaves the schemas folder`, "copy the schema into schemas/");
+    }
+    const document = await this.load(file, `schema file ${this.shown(file)}`).catch(
+      (error: unknown) => {
+        if (!(error instanceof CloserError) || error.code !== "not_found") throw error;
+        throw fail(
+          `$ref "${ref}" names ${this.shown(file)}, which does not exist`,
+          `create schemas/${this.shown(file)}, or correct the $ref`,
+          "not_found",
+        );
+      },
     );
     if (valueAtPointer(document, tokens) === undefined) {
       throw fail(
@@ -244,6 +241,18 @@ export class SchemaResolver {
       );
     }
     return this.resolveLocation({ file, pointer }, context);
+  }
+
+  /** Whether a schema file is inside the schemas folder (references may not leave it). */
+  private holds(file: string): boolean {
+    const inside = path.relative(this.schemasDir, file);
+    const leaves = inside === ".." || inside.startsWith(`..${path.sep}`);
+    return inside !== "" && !leaves && !path.isAbsolute(inside);
+  }
+
+  /** A schema file as its path inside the schemas folder. */
+  private shown(file: string): string {
+    return path.relative(this.schemasDir, file).replaceAll(path.sep, "/");
   }
 
   private describeChain(chain: readonly Location[]): string {

@@ -148,7 +148,7 @@ export type ExtractorName =
 interface ValidatorBase {
   readonly name: string;
   readonly failurePattern: string;
-  /** Template param → extractor. */
+  /** Template param → extractor; empty for a custom validator, whose module returns its params. */
   readonly extractParams: Readonly<Record<string, ExtractorName>>;
 }
 

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { parseSuccessWhen, SUCCESS_WHEN_GRAMMAR } from "../validators/success-when.js";
+import { insidePath } from "./inside-path.js";
 import type { ExtractorName } from "./types.js";
 
 /** Every extractor of SPEC §4.3, in the order the docs list them. */
@@ -62,13 +63,10 @@ const extractParamsSchema = z
   .default({})
   .describe("Template param → extractor that fills it from the validator's result.");
 
-const validatorBaseShape = {
-  failurePattern: z
-    .string()
-    .min(1)
-    .describe("Pattern (a key of completionPatterns) whose retry prompt is sent when this fails."),
-  extractParams: extractParamsSchema,
-};
+const failurePatternSchema = z
+  .string()
+  .min(1)
+  .describe("Pattern (a key of completionPatterns) whose retry prompt is sent when this fails.");
 
 const commandValidatorSchema = z
   .strictObject({
@@ -80,33 +78,38 @@ const commandValidatorSchema = z
       .positive()
       .optional()
       .describe("Timeout of the command; default runner.budgets.validatorTimeoutMs."),
-    ...validatorBaseShape,
+    failurePattern: failurePatternSchema,
+    extractParams: extractParamsSchema,
   })
   .describe("A command validator.");
 
 const fileValidatorSchema = z
   .strictObject({
     type: z.literal("file").describe("Check that a file exists (and optionally what it holds)."),
-    path: z.string().min(1).describe("Path relative to the working tree; a glob is allowed."),
+    path: insidePath("the working tree", "docs/report.md").describe(
+      "Path relative to the working tree; a glob is allowed.",
+    ),
     contains: z
       .string()
       .refine(isValidRegexText, { message: "not a valid regular expression" })
       .optional()
       .describe("Text the file must contain; `/…/flags` is a regular expression."),
-    ...validatorBaseShape,
+    failurePattern: failurePatternSchema,
+    extractParams: extractParamsSchema,
   })
   .describe("A file validator.");
 
 const customValidatorSchema = z
   .strictObject({
     type: z.literal("custom").describe("Call a module's exported check function."),
-    module: z
-      .string()
-      .min(1)
-      .describe("Module path relative to the agent folder; it returns {valid, params}."),
-    ...validatorBaseShape,
+    module: insidePath("the agent folder", "validators/check.mjs").describe(
+      "Module path relative to the agent folder; its function returns {valid, params}.",
+    ),
+    failurePattern: failurePatternSchema,
   })
-  .describe("A custom validator.");
+  .describe(
+    "A custom validator: its module returns the params itself, so it has no extractParams.",
+  );
 
 /** A validator of steps_registry.json, by its `type`. */
 export const validatorSchema = z.discriminatedUnion("type", [

@@ -9,7 +9,7 @@ import { listProjectIssues, type ProjectIssuesQuery } from "./project-issues.js"
 import { translateGithubError } from "./translate-error.js";
 
 /** The public GitHub API; GITHUB_API_URL overrides it (GitHub Enterprise). */
-export const DEFAULT_GITHUB_API_URL = "https://api.github.com";
+const DEFAULT_GITHUB_API_URL = "https://api.github.com";
 
 export interface IssueComment {
   readonly author: string;
@@ -71,6 +71,8 @@ export interface GithubClient {
   /** Removing a label the issue does not have is not an error. */
   removeLabel(issue: number, label: string): Promise<void>;
   closeIssue(issue: number): Promise<void>;
+  /** Every comment of the issue, oldest first. */
+  listComments(issue: number): Promise<IssueComment[]>;
   /** Returns the comment's URL. */
   comment(issue: number, body: string): Promise<string>;
   /** Returns the pull request's URL. */
@@ -124,6 +126,18 @@ export function makeGithubClient(options: GithubClientOptions): GithubClient {
     }
   }
   const issueName = (issue: number) => `issue ${repoName}#${issue}`;
+  const readComments = async (issue: number): Promise<IssueComment[]> => {
+    const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+      owner,
+      repo,
+      issue_number: issue,
+      per_page: 100,
+    });
+    return comments.map((comment) => ({
+      author: comment.user?.login ?? "ghost",
+      body: comment.body ?? "",
+    }));
+  };
 
   return {
     owner,
@@ -132,12 +146,7 @@ export function makeGithubClient(options: GithubClientOptions): GithubClient {
     getIssue: (issue) =>
       call("read", issueName(issue), async () => {
         const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue });
-        const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-          owner,
-          repo,
-          issue_number: issue,
-          per_page: 100,
-        });
+        const comments = await readComments(issue);
         return {
           number: data.number,
           title: data.title,
@@ -145,10 +154,7 @@ export function makeGithubClient(options: GithubClientOptions): GithubClient {
           url: data.html_url,
           state: data.state === "closed" ? "closed" : "open",
           labels: labelNames(data.labels),
-          comments: comments.map((comment) => ({
-            author: comment.user?.login ?? "ghost",
-            body: comment.body ?? "",
-          })),
+          comments,
         };
       }),
     listIssues: (query = {}) =>
@@ -204,6 +210,8 @@ export function makeGithubClient(options: GithubClientOptions): GithubClient {
           state_reason: "completed",
         });
       }),
+    listComments: (issue) =>
+      call("read the comments of", issueName(issue), () => readComments(issue)),
     comment: (issue, body) =>
       call("comment on", issueName(issue), async () => {
         const { data } = await octokit.rest.issues.createComment({

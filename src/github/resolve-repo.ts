@@ -42,7 +42,7 @@ export function parseRepoUrl(url: string): RepositoryName | undefined {
 }
 
 /** Parse an `owner/repo` override. */
-export function parseRepoName(text: string): RepositoryName | undefined {
+function parseRepoName(text: string): RepositoryName | undefined {
   const parts = text.trim().split("/");
   const [owner, repo] = parts;
   if (parts.length !== 2 || !owner || !repo || !NAME.test(owner) || !NAME.test(repo)) {
@@ -62,7 +62,7 @@ export async function resolveRepo(
       throw new CloserError("usage_error", `"${options.override}" is not a repository name`, {
         expected: "owner/repo",
         found: options.override,
-        fix: "write the repository as owner/repo",
+        fix: "write the repository as owner/repo (e.g. --repo acme/widgets)",
       });
     }
     return parsed;
@@ -71,7 +71,7 @@ export async function resolveRepo(
   const url = await getRemoteUrl(cwd, remote);
   if (!url) {
     throw new CloserError("github_error", `the repository has no "${remote}" remote`, {
-      fix: `add the GitHub remote (git remote add ${remote} <url>) or name the repository as owner/repo`,
+      fix: `add the GitHub remote (git remote add ${remote} <url>), or name the repository with --repo owner/repo`,
     });
   }
   const parsed = parseRepoUrl(url);
@@ -81,7 +81,7 @@ export async function resolveRepo(
       "github_error",
       `cannot read owner/repo from the "${remote}" remote URL`,
       {
-        fix: "name the repository as owner/repo",
+        fix: "name the repository with --repo owner/repo",
       },
     );
   }

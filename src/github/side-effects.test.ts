@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeGithub, startFakeGithub } from "../../test/doubles/fake-github/index.js";
 import type { GithubConfig } from "../definition/types.js";
 import { makeGithubClient } from "./client.js";
-import { applyCompletionEffects, applyFailureEffects } from "./side-effects.js";
+import { applyCompletionEffects, applyFailureEffects, commentMarker } from "./side-effects.js";
 
 const TOKEN = "ghp_sideEffectsToken0987654321";
 
@@ -32,6 +32,7 @@ function completion(done: string[], overrides: Partial<GithubConfig> = {}) {
   return applyCompletionEffects({
     client: makeGithubClient({ owner: "acme", repo: "widgets", token: TOKEN, apiUrl: fake.url }),
     issue: 7,
+    runId: "run-7",
     config: config(overrides),
     summary: "Implemented the thing and its tests.",
     iterations: 3,
@@ -94,6 +95,34 @@ describe("applyCompletionEffects", () => {
     expect(issue().state).toBe("closed");
   });
 
+  it("finds its comment after a crash between posting it and recording it, and does not post it again", async () => {
+    const done: string[] = [];
+    const first = await completion(done, { closeAction: "label-only" });
+    expect(first.performed).toContain("comment:completion");
+    expect(issue().comments.at(-1)?.body).toContain(commentMarker("run-7", "comment:completion"));
+    // The crash: GitHub has the comment, the record does not.
+    const recorded = done.filter((key) => key !== "comment:completion");
+    const resumed = await completion(recorded);
+    expect(resumed.performed).toEqual(["comment:completion", "close"]);
+    expect(issue().comments).toHaveLength(1);
+    expect(issue().state).toBe("closed");
+    // Another run's comment does not count as this run's.
+    const other = await applyCompletionEffects({
+      client: makeGithubClient({ owner: "acme", repo: "widgets", token: TOKEN, apiUrl: fake.url }),
+      issue: 7,
+      runId: "run-8",
+      config: config({ closeAction: "label-only" }),
+      summary: "Again.",
+      iterations: 1,
+      checksPassed: [],
+      costUsd: 0,
+      alreadyDone: [],
+      record: async () => {},
+    });
+    expect(other.performed).toContain("comment:completion");
+    expect(issue().comments).toHaveLength(2);
+  });
+
   it("label-only never closes; close never labels; no comment when disabled", async () => {
     await completion([], { closeAction: "label-only", completionComment: false });
     expect(issue()).toMatchObject({ state: "open", labels: ["bug", "done"], comments: [] });
@@ -109,6 +138,7 @@ describe("applyFailureEffects", () => {
     applyFailureEffects({
       client: makeGithubClient({ owner: "acme", repo: "widgets", token: TOKEN, apiUrl: fake.url }),
       issue: 7,
+      runId: "run-7",
       config: config({ failureComment }),
       status: "max_iterations",
       reason: "tests still fail after 10 iterations",

@@ -1,7 +1,10 @@
 /**
  * The GitHub side effects of a run — labels, closing, comments — performed by
  * the harness (never the model), each at most once: every effect has a stable
- * key, recorded right after it succeeds, so a resumed run skips it.
+ * key, recorded right after it succeeds, so a resumed run skips it. Labels and
+ * closing are idempotent on GitHub's side; a comment carries a hidden marker
+ * of its run and key, so a run killed after posting it but before recording
+ * it finds it on resume instead of posting it again.
  */
 import type { GithubConfig } from "../definition/types.js";
 import type { CloserError } from "../errors.js";
@@ -11,12 +14,14 @@ import type { GithubClient } from "./client.js";
 /** The client calls side effects need. */
 export type EffectsClient = Pick<
   GithubClient,
-  "addLabels" | "removeLabel" | "closeIssue" | "comment"
+  "addLabels" | "removeLabel" | "closeIssue" | "comment" | "listComments"
 >;
 
 interface EffectsBase {
   readonly client: EffectsClient;
   readonly issue: number;
+  /** The run the effects belong to (marks its comments). */
+  readonly runId: string;
   readonly config: GithubConfig;
   readonly iterations: number;
   /** Keys already performed by an earlier attempt of this run (RunState.sideEffects). */
@@ -56,7 +61,7 @@ interface Effect {
 }
 
 /** Stable key of each effect. */
-export const effectKeys = {
+const effectKeys = {
   labelAdd: (label: string) => `label-add:${label}`,
   labelRemove: (label: string) => `label-remove:${label}`,
   close: "close",
@@ -89,13 +94,30 @@ async function applyEffects(
   return { performed, skipped };
 }
 
+/** The hidden last line of a comment that says which run posted it, and as which effect. */
+export function commentMarker(runId: string, effectKey: string): string {
+  return `<!-- closer run ${runId} ${effectKey} -->`;
+}
+
+function commentEffect(options: EffectsBase, key: string, text: string): Effect {
+  const marker = commentMarker(options.runId, key);
+  return {
+    key,
+    perform: async () => {
+      const comments = await options.client.listComments(options.issue);
+      if (comments.some((comment) => comment.body.includes(marker))) return;
+      await options.client.comment(options.issue, `${text}\n\n${marker}`);
+    },
+  };
+}
+
 /** `$0.42`, or four decimals for costs under a cent. */
-export function formatCostUsd(costUsd: number): string {
+function formatCostUsd(costUsd: number): string {
   return `$${costUsd.toFixed(costUsd > 0 && costUsd < 0.01 ? 4 : 2)}`;
 }
 
 /** The completion comment. */
-export function renderCompletionComment(options: CompletionEffectsOptions): string {
+function renderCompletionComment(options: CompletionEffectsOptions): string {
   const checks = options.checksPassed.length > 0 ? options.checksPassed.join(", ") : "none";
   return [
     "closer verified that this issue is done.",
@@ -109,7 +131,7 @@ export function renderCompletionComment(options: CompletionEffectsOptions): stri
 }
 
 /** The failure comment. */
-export function renderFailureComment(options: FailureEffectsOptions): string {
+function renderFailureComment(options: FailureEffectsOptions): string {
   return [
     "closer stopped without verified completion.",
     "",
@@ -144,10 +166,9 @@ export async function applyCompletionEffects(
     }
   }
   if (config.completionComment) {
-    effects.push({
-      key: effectKeys.completionComment,
-      perform: () => client.comment(issue, renderCompletionComment(options)),
-    });
+    effects.push(
+      commentEffect(options, effectKeys.completionComment, renderCompletionComment(options)),
+    );
   }
   if (config.closeAction !== "label-only") {
     effects.push({ key: effectKeys.close, perform: () => client.closeIssue(issue) });
@@ -158,12 +179,7 @@ export async function applyCompletionEffects(
 /** After a run that did not complete: the failure comment when configured. Never closes. */
 export async function applyFailureEffects(options: FailureEffectsOptions): Promise<EffectsResult> {
   const effects: Effect[] = options.config.failureComment
-    ? [
-        {
-          key: effectKeys.failureComment,
-          perform: () => options.client.comment(options.issue, renderFailureComment(options)),
-        },
-      ]
+    ? [commentEffect(options, effectKeys.failureComment, renderFailureComment(options))]
     : [];
   return applyEffects(effects, options);
 }

@@ -40,7 +40,7 @@ function asHttpFailure(error: unknown): HttpFailure | undefined {
 }
 
 /** Replace every occurrence of the token with `***`. */
-export function redactToken(text: string, token: string | undefined): string {
+function redactToken(text: string, token: string | undefined): string {
   if (!token || token.length < 4) return text;
   return text.split(token).join("***");
 }
@@ -51,7 +51,7 @@ function header(failure: HttpFailure, name: string): string | undefined {
 }
 
 /** Milliseconds until the rate limit resets, from retry-after or x-ratelimit-reset. */
-export function rateLimitWaitMs(
+function rateLimitWaitMs(
   headers: Readonly<Record<string, string | number | undefined>>,
   nowMs: number,
 ): number | undefined {

@@ -1,4 +1,3 @@
-export { BACKOFF_LIMITS, backoffMs } from "./backoff.js";
 export { makeRunId } from "./prepare-run.js";
 export { AgentRunner, runAgent } from "./run-agent.js";
 export type { AgentResult, RunOptions } from "./run-options.js";

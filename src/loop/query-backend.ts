@@ -1,6 +1,6 @@
-import { formatIterationSummary } from "../completion/iteration-summary.js";
 import type { JsonSchema } from "../definition/types.js";
 import type { BackendError, BackendRequest, BackendResponse } from "../ports.js";
+import { renderIterationSummary } from "../prompts/variables.js";
 import { BACKOFF_LIMITS, backoffMs } from "./backoff.js";
 import { emit, keep, type RunContext, updateState, waitForState } from "./run-context.js";
 import { failed, stopped, type Terminal } from "./terminal-state.js";
@@ -52,7 +52,7 @@ function terminalFor(error: BackendError): Terminal {
  * counts as an iteration or a retry attempt. Anything unrecoverable ends
  * the run.
  */
-export async function askBackend(run: RunContext, query: Query): Promise<QueryOutcome> {
+export async function queryBackend(run: RunContext, query: Query): Promise<QueryOutcome> {
   let sessionId =
     run.agent.runner.backend.sessionPolicy === "continue" ? run.state.sessionId : undefined;
   let prompt = query.prompt;
@@ -127,7 +127,7 @@ async function waitBeforeRepeat(
 function withSummary(run: RunContext, prompt: string): string {
   const summary = run.state.previousSummary;
   if (summary === undefined) return prompt;
-  return `${formatIterationSummary(summary)}\n\n${prompt}`;
+  return `${renderIterationSummary(summary)}\n\n${prompt}`;
 }
 
 async function queryOnce(
@@ -192,7 +192,9 @@ async function queryWithDeadline(
 ): Promise<BackendResponse> {
   const controller = new AbortController();
   const stop = () => controller.abort();
-  request.signal.addEventListener("abort", stop, { once: true });
+  // An abort that came while the query was being prepared has already fired its event.
+  if (request.signal.aborted) stop();
+  else request.signal.addEventListener("abort", stop, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<BackendResponse>((settle) => {
     timer = setTimeout(() => {

@@ -4,10 +4,9 @@ import {
   closureReviewWords,
   readClosureReview,
 } from "../completion/closure-review.js";
-import { askBackend } from "./query-backend.js";
+import { queryBackend } from "./query-backend.js";
 import { emit, keep, type RunContext } from "./run-context.js";
-import type { Turn } from "./start-iteration.js";
-import { variablesFor } from "./start-iteration.js";
+import { type Turn, variablesFor } from "./start-iteration.js";
 import type { Terminal } from "./terminal-state.js";
 
 const LABEL = "closure-review";
@@ -36,7 +35,7 @@ export async function reviewClosure(
     kind: "closure-review",
     chars: prompt.text.length,
   });
-  const answer = await askBackend(run, {
+  const answer = await queryBackend(run, {
     ...turn.query,
     prompt: prompt.text,
     schema: CLOSURE_REVIEW_SCHEMA,

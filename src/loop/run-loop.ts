@@ -2,7 +2,7 @@ import { checkFormat } from "./check-format.js";
 import { checkLimits } from "./check-limits.js";
 import { acceptCompletion, goToNextStep } from "./end-iteration.js";
 import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
-import { askBackend } from "./query-backend.js";
+import { queryBackend } from "./query-backend.js";
 import { readDeclaration } from "./read-declaration.js";
 import type { RunContext } from "./run-context.js";
 import { startIteration } from "./start-iteration.js";
@@ -24,7 +24,7 @@ export async function runLoop(run: RunContext): Promise<Terminal> {
     if (limit) return limit;
 
     const turn = await startIteration(run); // pending retry prompt ?? step prompt (rules 2, 3)
-    const answer = await askBackend(run, turn.query); // waits out rate limits (rules 4, 5)
+    const answer = await queryBackend(run, turn.query); // waits out rate limits (rules 4, 5)
     if (answer.terminal) return answer.terminal;
     const { response } = answer;
 

@@ -33,36 +33,21 @@ export async function startIteration(run: RunContext): Promise<Turn> {
   const checkId = pending?.checkId ?? makeCheckId(run.ports.clock.randomId);
   const step = findStep(run, run.state.stepId);
   emit(run, { type: "iteration-start", iteration, step: step.id });
-  const prompt =
-    pending ??
-    (await run.ports.renderPrompt({
-      agentDir: run.agent.dir,
-      words: {
-        c1: run.agent.registry.c1,
-        c2: step.c2,
-        c3: step.c3,
-        edition: step.edition,
-        ...(step.adaptation === undefined ? {} : { adaptation: step.adaptation }),
-      },
-      variables: variablesFor(run, iteration, checkId, run.state.previousSummary),
-    }));
-  const kind = pending?.kind ?? "step";
+  const prompt = pending ?? (await renderStepPrompt(run, step, iteration, checkId));
   keep(run.ports.record.savePrompt(iteration, prompt.text));
   emit(run, {
     type: "prompt",
     iteration,
     step: step.id,
     templatePath: prompt.templatePath,
-    kind,
+    kind: pending?.kind ?? "step",
     chars: prompt.text.length,
   });
   const schema = step.outputSchemaRef && (await run.ports.resolveSchema(step.outputSchemaRef));
   const model = step.model ?? run.agent.runner.backend.model;
+  const completionStep = completionStepOf(run, step);
   // Counted from here: the query is about to be sent.
   updateState(run, { iteration });
-  const completionStep = step.completionStep
-    ? run.agent.registry.completionSteps[step.completionStep]
-    : undefined;
   return {
     iteration,
     checkId,
@@ -77,6 +62,35 @@ export async function startIteration(run: RunContext): Promise<Turn> {
     },
     decisionBefore: await decisionBefore,
   };
+}
+
+/** The step's own prompt, rendered with the previous summary (SPEC §3 rule 3). */
+function renderStepPrompt(
+  run: RunContext,
+  step: StepDefinition,
+  iteration: number,
+  checkId: string,
+): Promise<{ readonly text: string; readonly templatePath: string }> {
+  return run.ports.renderPrompt({
+    agentDir: run.agent.dir,
+    words: {
+      c1: run.agent.registry.c1,
+      c2: step.c2,
+      c3: step.c3,
+      edition: step.edition,
+      ...(step.adaptation === undefined ? {} : { adaptation: step.adaptation }),
+    },
+    variables: variablesFor(run, iteration, checkId, run.state.previousSummary),
+  });
+}
+
+function completionStepOf(
+  run: RunContext,
+  step: StepDefinition,
+): CompletionStepDefinition | undefined {
+  return step.completionStep === undefined
+    ? undefined
+    : run.agent.registry.completionSteps[step.completionStep];
 }
 
 /** The variables every template of an iteration is rendered from (one place: makeVariables). */

@@ -14,7 +14,7 @@ import { performance } from "node:perf_hooks";
 import { OutputCapture } from "./output-capture.js";
 import { DEFAULT_GRACE_MS, killProcessGroup } from "./process-group.js";
 
-export { DEFAULT_GRACE_MS, isProcessGroupAlive, killProcessGroup } from "./process-group.js";
+export { isProcessGroupAlive, killProcessGroup } from "./process-group.js";
 
 /** Output beyond this is dropped by the capture itself; far above any sane command. */
 const MAX_BUFFER_BYTES = 256 * 1024 * 1024;

@@ -1,3 +1,4 @@
+import { WORD_PATTERN } from "../definition/path-word.js";
 import { CloserError } from "../errors.js";
 
 /** The five words that name a prompt: `prompts/{c1}/{c2}/{c3}/f_{edition}_{adaptation}.md`. */
@@ -23,7 +24,6 @@ export interface PromptCandidate {
   readonly kind: "adaptation" | "edition" | "failed" | "builtin";
 }
 
-export const C3L_WORD_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 export const BUILTIN_RETRY_PATH = "builtin:retry";
 
 const WORD_FIELDS = ["c1", "c2", "c3", "edition", "adaptation"] as const;
@@ -34,7 +34,7 @@ export function explainBadWord(value: string): string | undefined {
   if (value.includes("..")) return 'it contains ".." (a path must not leave the agent folder)';
   if (value.includes("/") || value.includes("\\")) return "it contains a path separator";
   if (/[A-Z]/.test(value)) return "it contains uppercase letters";
-  if (!C3L_WORD_PATTERN.test(value)) return `it does not match ${C3L_WORD_PATTERN.source}`;
+  if (!WORD_PATTERN.test(value)) return `it does not match ${WORD_PATTERN.source}`;
   return undefined;
 }
 
@@ -61,7 +61,7 @@ export function findBadWords(words: Partial<C3lWords>, source: WordSource = {}):
         {
           ...(source.file === undefined ? {} : { file: source.file }),
           jsonPath,
-          expected: `a word matching ${C3L_WORD_PATTERN.source} without ".."`,
+          expected: `a word matching ${WORD_PATTERN.source} without ".."`,
           found: JSON.stringify(value),
           fix: `rename ${field} to lowercase letters, digits, ".", "_" or "-" (e.g. "default")`,
         },

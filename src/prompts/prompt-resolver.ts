@@ -90,7 +90,7 @@ export function renderLocatedPrompt(
 }
 
 /** The generic retry text used when an agent has no template for a pattern. */
-export function renderBuiltinRetry(
+function renderBuiltinRetry(
   variables: Readonly<Record<string, unknown>>,
   retry: PromptRequest["retry"],
 ): string {
@@ -116,9 +116,14 @@ async function readIfExists(path: string): Promise<string | undefined> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw new CloserError("not_found", `cannot read prompt template: ${(error as Error).message}`, {
-      file: path,
-      cause: error,
-    });
+    throw new CloserError(
+      "config_error",
+      `cannot read prompt template: ${(error as Error).message}`,
+      {
+        file: path,
+        fix: "make it a readable file",
+        cause: error,
+      },
+    );
   }
 }

@@ -65,6 +65,32 @@ describe("renderTemplate", () => {
     expect(error.fields.file).toBe(templatePath);
   });
 
+  it.each([
+    ["Intro\n{{#each x}}\n- {{this}}", 2, "{{#each}} is never closed", "{{/each}}"],
+    ["{{#if x}}\n{{#each x}}{{/each}}\n", 1, "{{#if}} is never closed", "{{/if}}"],
+    ["{{/if}}", 1, "closes a block that was never opened", "{{#"],
+    ["{{#if x}}{{/each}}", 1, "{{#if}} is closed with {{/each}}", "{{/if}}"],
+    ["a\nb {{x}", 2, "a {{ is not closed with }}", "}}"],
+    ["{{{x}}", 1, "a {{{ is closed with }} instead of }}}", "{{{name}}}"],
+  ])(
+    "says in words what is wrong with %j, on which line, and the fix",
+    (source, line, problem, fix) => {
+      const error = renderError(source, { x: [] });
+      expect(error.message).toContain(problem);
+      expect(error.fields.line).toBe(line);
+      expect(error.fields.fix).toContain(fix);
+    },
+  );
+
+  it("reports broken front matter YAML at its line in the file", () => {
+    const error = renderError("---\nparams:\n  - a\n  b: [\n---\nbody", {});
+    expect(error.code).toBe("parse_error");
+    expect(error.message).toContain("front matter is not valid YAML");
+    expect(error.message).not.toContain("\n");
+    expect(error.fields.line).toBeGreaterThanOrEqual(3);
+    expect(error.fields.line).toBeLessThanOrEqual(5);
+  });
+
   it("renders the body after the front matter", () => {
     const source = "---\nparams:\n  - errorOutput\n---\nOutput: {{errorOutput}}";
     expect(renderTemplate({ source, templatePath, variables: { errorOutput: "boom" } })).toBe(

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import Handlebars from "handlebars";
 import { CloserError } from "../errors.js";
+import { translateHandlebarsError } from "./translate-handlebars-error.js";
 
 export type { TemplateUsage, TemplateVariable } from "./template-variables.js";
 export { listTemplateVariables } from "./template-variables.js";
@@ -64,15 +65,16 @@ function readParams(yamlText: string, templatePath: string): string[] {
   try {
     data = parseYaml(yamlText);
   } catch (error) {
-    throw new CloserError(
-      "parse_error",
-      `front matter is not valid YAML: ${(error as Error).message}`,
-      {
-        file: templatePath,
-        fix: "write the front matter as YAML, e.g. params: [failedTests]",
-        cause: error,
-      },
-    );
+    const firstLine = ((error as Error).message.split("\n")[0] ?? "").replace(/ at line .*$/, "");
+    const position = (error as { linePos?: readonly { line: number; col: number }[] }).linePos?.[0];
+    throw new CloserError("parse_error", `front matter is not valid YAML: ${firstLine}`, {
+      file: templatePath,
+      // The front matter starts on the file's second line, after the opening ---.
+      ...(position === undefined ? {} : { line: position.line + 1, column: position.col }),
+      fix: "write the front matter as YAML, e.g. params: [failedTests, errorOutput]",
+      detail: (error as Error).message,
+      cause: error,
+    });
   }
   if (data === null || data === undefined) return [];
   if (typeof data !== "object" || Array.isArray(data)) {
@@ -145,55 +147,4 @@ function checkDeclaredParams(
       fix: "map the param to an extractor in the validator's extractParams, or remove it from params",
     },
   );
-}
-
-/** Turns Handlebars' `"x" not defined in [object Object] - 2:4` into a message a user can act on. */
-export function translateHandlebarsError(
-  error: unknown,
-  parsed: ParsedTemplate,
-  templatePath: string,
-): CloserError {
-  const message = error instanceof Error ? error.message : String(error);
-  const undefinedName = /^"([^"]+)" not defined in /.exec(message)?.[1];
-  const position = error as { lineNumber?: number; column?: number };
-  if (undefinedName !== undefined) {
-    const bodyLine = position.lineNumber ?? 1;
-    const written = writtenPathAt(parsed.body, bodyLine, position.column) ?? undefinedName;
-    return new CloserError(
-      "config_error",
-      `template uses variable "${written}" but no variable "${undefinedName}" was supplied`,
-      {
-        file: templatePath,
-        line: bodyLine + parsed.bodyLineOffset,
-        ...(position.column === undefined ? {} : { column: position.column + 1 }),
-        expected: `a value for "${written}"`,
-        found: "nothing",
-        fix: `supply "${undefinedName}" (an agent parameter, a runner variable or an extracted param), or remove it from the template`,
-        cause: error,
-      },
-    );
-  }
-  const parseLine = Number(/on line (\d+)/.exec(message)?.[1] ?? position.lineNumber ?? Number.NaN);
-  const got = /got '([^']+)'/.exec(message)?.[1];
-  const firstLine = (message.split("\n")[0] ?? message)
-    .replace(/ on line \d+:?$/, "")
-    .replace(/ - \d+:\d+$/, "");
-  return new CloserError(
-    "parse_error",
-    `template is not valid Handlebars: ${firstLine}${got === undefined ? "" : ` (unexpected ${got})`}`,
-    {
-      file: templatePath,
-      ...(Number.isNaN(parseLine) ? {} : { line: parseLine + parsed.bodyLineOffset }),
-      fix: "fix the {{…}} syntax of the template (every {{ needs its }}, every {{#block}} its {{/block}})",
-      detail: message,
-      cause: error,
-    },
-  );
-}
-
-/** The path expression written at a 1-based line and 0-based column of a template body. */
-function writtenPathAt(body: string, line: number, column: number | undefined): string | undefined {
-  if (column === undefined) return undefined;
-  const text = body.split(/\r?\n/)[line - 1]?.slice(column);
-  return /^[^\s}()~]+/.exec(text ?? "")?.[0];
 }

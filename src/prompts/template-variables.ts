@@ -18,7 +18,7 @@ export interface TemplateUsage {
 }
 
 /** Helpers Handlebars ships with; closer registers no others. */
-export const BUILTIN_HELPERS: readonly string[] = ["if", "unless", "each", "with", "lookup", "log"];
+const BUILTIN_HELPERS: readonly string[] = ["if", "unless", "each", "with", "lookup", "log"];
 const CONTEXT_CHANGING_HELPERS = new Set(["each", "with"]);
 
 type Frame = "root" | "item";

@@ -30,7 +30,7 @@ export interface RunRecord extends RecordSink {
 }
 
 /** `prompts/iteration-007.md`, `iteration-007-closure-review.md` for a labelled extra. */
-export function iterationFileName(iteration: number, extension: string, label?: string): string {
+function iterationFileName(iteration: number, extension: string, label?: string): string {
   const number = String(iteration).padStart(3, "0");
   return `iteration-${number}${label ? `-${label}` : ""}.${extension}`;
 }

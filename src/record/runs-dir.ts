@@ -14,7 +14,7 @@ export function defaultRunsDir(cwd: string): string {
 }
 
 /** The shared git folder of the repository holding `start`, or undefined outside git. */
-export function findGitCommonDir(start: string): string | undefined {
+function findGitCommonDir(start: string): string | undefined {
   let folder = start;
   for (;;) {
     const found = readDotGit(join(folder, ".git"));

@@ -1,16 +1,24 @@
 /** What replaces a secret wherever the run record would have held it. */
-export const REDACTED = "[redacted]";
+const REDACTED = "[redacted]";
 
 const SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD/i;
 const ALWAYS_SECRET = new Set(["GITHUB_TOKEN", "ANTHROPIC_API_KEY"]);
 // Shorter values ("1", "true", "us") are settings, not secrets; replacing them would garble the record.
 const MIN_SECRET_LENGTH = 6;
 
+/**
+ * Tokens recognisable by their shape alone (GitHub, Anthropic, OpenAI, AWS,
+ * Slack): the agent can read one from a file or a command's output, where no
+ * environment variable names it.
+ */
+const TOKEN_SHAPES =
+  /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|sk-ant-[A-Za-z0-9_-]{20,}|sk-(?:proj-)?[A-Za-z0-9_-]{32,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,})/;
+
 /** Replaces every known secret value in a text. */
 export type Redactor = (text: string) => string;
 
 /** The values of the environment variables that hold secrets, longest first. */
-export function findSecretValues(env: Readonly<Record<string, string | undefined>>): string[] {
+function findSecretValues(env: Readonly<Record<string, string | undefined>>): string[] {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || value.trim().length < MIN_SECRET_LENGTH) continue;
@@ -21,17 +29,18 @@ export function findSecretValues(env: Readonly<Record<string, string | undefined
 
 /**
  * Makes a redactor for the secrets of an environment: any value of a variable
- * named like *TOKEN*, *KEY*, *SECRET* or *PASSWORD* becomes `[redacted]`.
+ * named like *TOKEN*, *KEY*, *SECRET* or *PASSWORD* becomes `[redacted]`, and
+ * so does any text shaped like a well-known API token.
  */
 export function makeRedactor(env: Readonly<Record<string, string | undefined>>): Redactor {
   const secrets = findSecretValues(env);
-  if (secrets.length === 0) return (text) => text;
+  const tokenShapes = new RegExp(TOKEN_SHAPES, "g");
   return (text) => {
     let result = text;
     for (const secret of secrets) {
       if (result.includes(secret)) result = result.split(secret).join(REDACTED);
     }
-    return result;
+    return result.replace(tokenShapes, REDACTED);
   };
 }
 

@@ -12,15 +12,22 @@ export const EXIT_CODES = {
 
 /**
  * Exit code of a run: 0 completed (and every side effect done); 130
- * interrupted; 2 a configuration or usage error found during the run; 3 an
- * unrecoverable backend error (authentication, a backend that keeps failing);
- * 1 any other end without verified completion.
+ * interrupted (Ctrl-C or a termination signal); 2 a configuration or usage
+ * error found during the run; 3 an unrecoverable backend error
+ * (authentication, a backend that keeps failing); 1 any other end without
+ * verified completion — an `aborted` run that no signal stopped
+ * (`onFailure: abort`) included.
  */
-export function exitCodeOfOutcome(outcome: RunOutcome): number {
+export function exitCodeOfOutcome(
+  outcome: RunOutcome,
+  context: { readonly interrupted: boolean } = { interrupted: false },
+): number {
   if (outcome.status === "completed") {
     return outcome.success ? EXIT_CODES.completed : EXIT_CODES.notCompleted;
   }
-  if (outcome.status === "aborted") return EXIT_CODES.interrupted;
+  if (outcome.status === "aborted") {
+    return context.interrupted ? EXIT_CODES.interrupted : EXIT_CODES.notCompleted;
+  }
   if (outcome.status === "error" && outcome.errorCode !== undefined) {
     return exitCodeOfCode(outcome.errorCode, undefined);
   }
@@ -52,7 +59,7 @@ function exitCodeOfCode(code: CloserError["code"], error: CloserError | undefine
  * status in `found`; the rate limit (a 403 or 429) and an unreachable server
  * are told apart by its message.
  */
-export function isTransientGithubError(error: CloserError): boolean {
+function isTransientGithubError(error: CloserError): boolean {
   const status = /^HTTP (\d+)$/.exec(error.fields.found ?? "")?.[1];
   if (status === "429" || status?.startsWith("5") === true) return true;
   if (/rate limit|could not reach GitHub/i.test(error.message)) return true;

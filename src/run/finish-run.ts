@@ -13,7 +13,7 @@ import type { PostRunRecord } from "./post-run-record.js";
 import type { RunOutcome, Serializer, SideEffectsReport, WorktreeEnd } from "./run-options.js";
 
 /** Key of the worktree's merge or push in run.json's sideEffects, so a resumed run does not redo it. */
-export const WORKTREE_FINISHED = "worktree:finished";
+const WORKTREE_FINISHED = "worktree:finished";
 
 /** The issue of an issue run, and how to reach it. */
 export interface FinishIssue {
@@ -90,6 +90,7 @@ async function completionEffects(
     await applyCompletionEffects({
       client: issue.client,
       issue: issue.number,
+      runId: result.runId,
       config: options.agent.runner.github,
       summary: options.completion.summary,
       iterations: result.iterations,
@@ -110,6 +111,7 @@ async function failureEffects(options: FinishRunOptions): Promise<SideEffectsRep
     await applyFailureEffects({
       client: issue.client,
       issue: issue.number,
+      runId: result.runId,
       config: options.agent.runner.github,
       iterations: result.iterations,
       status: result.status,

@@ -1,14 +1,40 @@
+import type { GithubConfig } from "../definition/types.js";
+import { CloserError } from "../errors.js";
 import { type GithubClient, makeGithubClient, resolveRepo } from "../github/index.js";
 import type { GithubRunOptions, RunBaseOptions } from "./run-options.js";
 
-/** The given client, else one for `--repo` or the `origin` remote, from GITHUB_TOKEN and GITHUB_API_URL. */
+/** Whether closer labels, comments on or closes the issue after a run. */
+function changesIssues(config: GithubConfig): boolean {
+  return (
+    config.closeAction !== "label-only" ||
+    config.labels.add.length + config.labels.remove.length > 0 ||
+    config.completionComment ||
+    config.failureComment
+  );
+}
+
+/**
+ * The given client, else one for `--repo` or the `origin` remote, from
+ * GITHUB_TOKEN and GITHUB_API_URL. Without a token a run that changes the
+ * issue stops here, before any model call, rather than after the work.
+ */
 export async function githubClientFor(
-  options: Pick<RunBaseOptions, "cwd" | "env"> & GithubRunOptions,
+  options: Pick<RunBaseOptions, "agent" | "cwd" | "env"> & GithubRunOptions,
 ): Promise<GithubClient> {
   if (options.github !== undefined) return options.github;
+  const env = options.env ?? process.env;
+  if (!env.GITHUB_TOKEN && changesIssues(options.agent.runner.github)) {
+    throw new CloserError("config_error", "GITHUB_TOKEN is not set", {
+      file: options.agent.files.agentJson,
+      jsonPath: "runner.github",
+      expected: "a GitHub token in GITHUB_TOKEN",
+      found: "no token",
+      fix: "export GITHUB_TOKEN=<a token that may edit the repository's issues>; closer labels, comments on or closes the issue after the work is verified",
+    });
+  }
   const { owner, repo } = await resolveRepo(
     options.cwd,
     options.repo === undefined ? {} : { override: options.repo },
   );
-  return makeGithubClient({ owner, repo, env: options.env ?? process.env });
+  return makeGithubClient({ owner, repo, env });
 }

@@ -35,12 +35,7 @@ export function observeBackend(backend: Backend, options: ObserveOptions): Obser
       const response = await backend.query(request);
       if (response.error !== undefined && response.error.kind !== "max_turns") return response;
       const after = await readQuietly(options.decisionPath);
-      const complete = declaresComplete(
-        response,
-        request,
-        fresh(before, after),
-        options.completionSignal,
-      );
+      const complete = declaresComplete(response, request, { before, after }, options);
       // A closure review's answer carries no declaration, so it never replaces the summary.
       if (complete || declares(response)) {
         summary = summarizeIteration(0, response).summary ?? summary;
@@ -67,33 +62,42 @@ function declares(response: BackendResponse): boolean {
   return output !== undefined && hasDeclaration(output);
 }
 
-function fresh(before: FileSnapshot | undefined, after: FileSnapshot | undefined) {
-  if (after === undefined) return undefined;
-  const changed =
-    before === undefined ||
-    before.modifiedAtMs !== after.modifiedAtMs ||
-    before.text !== after.text;
-  return changed ? after : undefined;
+/**
+ * When the check started, in the file system's own time, judged as the loop
+ * judges it: a decision file left exactly as it was is older than the check.
+ */
+function checkStartInFileTime(
+  before: FileSnapshot | undefined,
+  after: FileSnapshot | undefined,
+): number {
+  if (after === undefined || before === undefined) return Number.NEGATIVE_INFINITY;
+  const changed = after.modifiedAtMs !== before.modifiedAtMs || after.text !== before.text;
+  return changed ? after.modifiedAtMs : after.modifiedAtMs + 1;
 }
 
-/** The same channels the loop reads next (SPEC §4.2), judged on this answer. */
+/**
+ * The channels the loop reads next (SPEC §4.2), with the same inputs, so an
+ * answer the loop will check is the one acted on here. (The loop's
+ * decideCompletion only adds the undecidable streak to this reading.)
+ */
 function declaresComplete(
   response: BackendResponse,
   request: BackendRequest,
-  decisionFile: FileSnapshot | undefined,
-  completionSignal: CompletionSignalConfig,
+  decisionFile: { before?: FileSnapshot; after?: FileSnapshot },
+  options: ObserveOptions,
 ): boolean {
+  const { before, after } = decisionFile;
   const reading = readDecisionChannels({
     ...(response.structuredOutput === undefined
       ? {}
       : { structuredOutput: response.structuredOutput }),
     text: response.text,
-    ...(decisionFile === undefined
+    ...(after === undefined
       ? {}
-      : { decisionFile: { content: decisionFile.text, modifiedAtMs: decisionFile.modifiedAtMs } }),
-    completionSignal,
+      : { decisionFile: { content: after.text, modifiedAtMs: after.modifiedAtMs } }),
+    completionSignal: options.completionSignal,
     checkId: request.env.CLOSER_CHECK_ID ?? "",
-    checkStartedAtMs: Number.NEGATIVE_INFINITY,
+    checkStartedAtMs: checkStartInFileTime(before, after),
   });
   return reading.decision === "complete";
 }

@@ -32,12 +32,30 @@ export function formatUsd(costUsd: number): string {
   return `$${costUsd.toFixed(costUsd < 1 ? 4 : 2)}`;
 }
 
-/** Lines describing how one run ended, for the terminal. */
-export function describeOutcome(outcome: RunOutcome): string[] {
-  const verdict = outcome.success ? "completed" : `not completed (${outcome.status})`;
-  const lines = [
-    `${verdict} after ${outcome.iterations} iteration(s), ${formatUsd(outcome.costUsd)}: ${outcome.reason}`,
-  ];
+/** What a progress display already said of the run's end. */
+export interface ShownRunEnd {
+  readonly success: boolean;
+  readonly reason: string;
+}
+
+function verdictOf(outcome: RunOutcome): string {
+  if (outcome.success) return "completed";
+  // Verified, but something after the loop (a GitHub step) did not go through.
+  if (outcome.status === "completed") return "verified but not finished";
+  return `not completed (${outcome.status})`;
+}
+
+/**
+ * Lines describing how one run ended, for the terminal. The first line (verdict,
+ * iterations, cost, reason) is left out when `shownEnd` already said the same.
+ */
+export function describeOutcome(outcome: RunOutcome, shownEnd?: ShownRunEnd): string[] {
+  const repeated = shownEnd?.success === outcome.success && shownEnd.reason === outcome.reason;
+  const lines = repeated
+    ? []
+    : [
+        `${verdictOf(outcome)} after ${outcome.iterations} iteration(s), ${formatUsd(outcome.costUsd)}: ${outcome.reason}`,
+      ];
   if (outcome.worktreeEnd !== undefined) {
     lines.push(`worktree: ${outcome.worktreeEnd.detail}`);
     if (outcome.worktreeEnd.pullRequestUrl !== undefined) {

@@ -41,7 +41,7 @@ export async function runIssue(options: IssueRunOptions): Promise<RunOutcome> {
   });
 }
 
-export function checkIssueNumber(issue: number): void {
+function checkIssueNumber(issue: number): void {
   if (Number.isInteger(issue) && issue > 0) return;
   throw new CloserError("usage_error", "--issue must be an issue number", {
     expected: "a whole number of at least 1",

@@ -10,7 +10,7 @@ import { type CommandResult, runCommand } from "../process/run-command.js";
 /** Default bound for one local git command. */
 export const GIT_TIMEOUT_MS = 60_000;
 /** Network commands (push) get longer. */
-export const GIT_NETWORK_TIMEOUT_MS = 300_000;
+const GIT_NETWORK_TIMEOUT_MS = 300_000;
 
 /** Options of one git invocation. */
 export interface GitRunOptions {

@@ -74,7 +74,7 @@ export function isHolderAlive(holder: LockHolder, hostname = os.hostname()): boo
 }
 
 /** Read a lock file; undefined when it is missing or not a lock. */
-export async function readLockHolder(lockPath: string): Promise<LockHolder | undefined> {
+async function readLockHolder(lockPath: string): Promise<LockHolder | undefined> {
   let text: string;
   try {
     text = await readFile(lockPath, "utf8");

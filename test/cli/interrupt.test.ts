@@ -3,13 +3,43 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { withInterrupt } from "../../src/cli/run/interrupt.js";
+import { killChildProcessGroups, withInterrupt } from "../../src/cli/run/interrupt.js";
 import type { FixtureRepo } from "../../src/testing/index.js";
+import { isProcessAlive, waitFor } from "../doubles/fake-claude/process-liveness.js";
 import { makeCliRepo } from "./support/cli-repo.js";
 
 const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 // The child runs in the fixture folder, so the TypeScript loader is named by its full path.
 const TSX_LOADER = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+
+/** `closer run <agent> --json` in a child process, interrupted once the agent's processes run. */
+async function interruptRun(dir: string, agent: "slow" | "stubborn", signals: number) {
+  const args = ["run", agent, "--task", "wait", "--cwd", dir, "--no-worktree", "--json"];
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, ...args], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  const pidFile = join(dir, ".closer/agent-pids");
+  const readPids = async () =>
+    (await readFile(pidFile, "utf8").catch(() => "")).split(/\s+/).filter(Boolean).map(Number);
+  expect(await waitFor(async () => (await readPids()).length === 2, 20_000)).toBe(true);
+  child.kill("SIGINT");
+  if (signals === 2) {
+    await waitFor(() => stderr.includes("closer: stopping"), 5000);
+    child.kill("SIGINT");
+  }
+  const code = await exited;
+  return { code, stdout, stderr, agentPids: await readPids() };
+}
 
 describe("Ctrl-C during a run", () => {
   let repo: FixtureRepo | undefined;
@@ -18,43 +48,10 @@ describe("Ctrl-C during a run", () => {
     repo = undefined;
   });
 
-  it("aborts the run, keeps its record and exits 130", async () => {
+  it("aborts the run, keeps its record, ends the agent's processes and exits 130", async () => {
     repo = await makeCliRepo();
-    const child = spawn(
-      process.execPath,
-      [
-        "--import",
-        TSX_LOADER,
-        MAIN,
-        "run",
-        "slow",
-        "--task",
-        "wait",
-        "--cwd",
-        repo.dir,
-        "--no-worktree",
-        "--json",
-      ],
-      { cwd: repo.dir, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    const working = new Promise<void>((resolve) => {
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString("utf8");
-        if (stderr.includes("backend command working")) resolve();
-      });
-    });
-    const exited = new Promise<number | null>((resolve) =>
-      child.on("exit", (code) => resolve(code)),
-    );
-    await Promise.race([working, exited]);
-    child.kill("SIGINT");
-    const code = await exited;
-    expect(stderr).toContain("stopping; the run record and the worktree are kept");
+    const { code, stdout, stderr, agentPids } = await interruptRun(repo.dir, "slow", 1);
+    expect(stderr).toContain("stopping; the run record and the work so far are kept");
     expect(code).toBe(130);
     const result = JSON.parse(stdout) as { status: string; runDir: string };
     expect(result.status).toBe("aborted");
@@ -62,28 +59,71 @@ describe("Ctrl-C during a run", () => {
       status: string;
     };
     expect(state.status).toBe("aborted");
+    expect(agentPids.filter(isProcessAlive)).toEqual([]);
+  }, 30_000);
+
+  it("a second Ctrl-C quits at once and still leaves no agent process running", async () => {
+    repo = await makeCliRepo();
+    const { code, stdout, agentPids } = await interruptRun(repo.dir, "stubborn", 2);
+    expect(code).toBe(130);
+    expect(stdout).toBe("");
+    expect(await waitFor(() => !agentPids.some(isProcessAlive), 2000)).toBe(true);
   }, 30_000);
 });
 
 describe("withInterrupt", () => {
-  it("listens for SIGINT only while the work runs; a second signal exits at once with 130", async () => {
+  it("listens for SIGINT only while the work runs; a second signal ends the children and exits 130", async () => {
     const before = process.listenerCount("SIGINT");
     const exits: number[] = [];
     const notices: string[] = [];
+    let killed = 0;
     const outcome = await withInterrupt(
       async (signal) => {
         expect(process.listenerCount("SIGINT")).toBe(before + 1);
         process.emit("SIGINT");
         expect(signal.aborted).toBe(true);
+        expect(killed).toBe(0);
         process.emit("SIGINT");
         return "stopped";
       },
-      { write: (text) => notices.push(text), exit: (code) => exits.push(code) },
+      {
+        write: (text) => notices.push(text),
+        exit: (code) => exits.push(code),
+        killChildren: () => {
+          killed += 1;
+        },
+      },
     );
     expect(outcome).toBe("stopped");
     expect(exits).toEqual([130]);
+    expect(killed).toBe(1);
     expect(notices.join("")).toContain("press Ctrl-C again");
     expect(process.listenerCount("SIGINT")).toBe(before);
-    expect(process.listenerCount("SIGTERM")).toBe(process.listenerCount("SIGTERM"));
   });
 });
+
+describe("killChildProcessGroups", () => {
+  it.runIf(process.platform === "linux")(
+    "kills the groups this process's detached children lead, grandchildren included",
+    async () => {
+      const child = spawn("sh", ["-c", "trap '' TERM; sleep 60 & wait"], {
+        detached: true,
+        stdio: "ignore",
+      });
+      const pid = child.pid ?? 0;
+      const exited = new Promise((resolve) => child.on("exit", resolve));
+      killChildProcessGroups();
+      await exited;
+      expect(await waitFor(() => !isGroupAlive(pid), 2000)).toBe(true);
+    },
+  );
+});
+
+function isGroupAlive(groupId: number): boolean {
+  try {
+    process.kill(-groupId, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,24 +1,20 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { makeRunCommand } from "../../src/cli/run-command.js";
 import type { FixtureRepo } from "../../src/testing/index.js";
-import { type FakeGithub, startFakeGithub } from "../doubles/fake-github/index.js";
-import { exists, git, TOKEN } from "../run/support/issue-repo.js";
+import { exists, git } from "../run/support/issue-repo.js";
 import { cli, makeCliRepo } from "./support/cli-repo.js";
 
 const RESULT_FIELDS = ["success", "status", "reason", "iterations", "runId", "runDir", "costUsd"];
 
 describe("closer run", () => {
   let repo: FixtureRepo | undefined;
-  let github: FakeGithub | undefined;
   beforeEach(async () => {
     repo = await makeCliRepo();
   });
   afterEach(async () => {
     vi.unstubAllEnvs();
-    await github?.close();
-    github = undefined;
     await repo?.cleanup();
     repo = undefined;
   });
@@ -97,6 +93,48 @@ describe("closer run", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ success: false, status: "error" });
   });
 
+  it("honours --branch, --base-branch, --runs-dir, --model and --verbose", async () => {
+    await git(dir(), "branch", "develop");
+    const runsDir = join(dir(), ".closer/elsewhere");
+    const result = await cli(
+      "run",
+      "good",
+      "--task",
+      "write work.txt",
+      "--cwd",
+      dir(),
+      "--branch",
+      "feature/work",
+      "--base-branch",
+      "develop",
+      "--runs-dir",
+      runsDir,
+      "--model",
+      "model-from-flag",
+      "--verbose",
+      "--json",
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const parsed = JSON.parse(result.stdout) as { runDir: string; worktree: unknown };
+    expect(parsed.worktree).toMatchObject({
+      branch: "feature/work",
+      baseBranch: "develop",
+      action: "merged",
+    });
+    expect(parsed.runDir.startsWith(`${runsDir}/`)).toBe(true);
+    expect(await git(dir(), "show", "develop:work.txt")).toBe("done");
+    expect(await git(dir(), "ls-tree", "--name-only", "main")).not.toContain("work.txt");
+    const events = await readFile(join(parsed.runDir, "events.jsonl"), "utf8");
+    expect(events).toContain('"model":"model-from-flag"');
+    expect(result.stderr).toContain("prompt (step)");
+  });
+
+  it("--backend replaces agent.json's backend", async () => {
+    const result = await cli("run", "good", "--task", "t", "--cwd", dir(), "--backend", "replay");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("runner.backend.replayFrom");
+  });
+
   it("reads --task-file: the first heading is the title", async () => {
     const taskFile = join(dir(), "TASK.md");
     await import("node:fs/promises").then((fs) =>
@@ -136,6 +174,19 @@ describe("closer run", () => {
     const { runDir } = JSON.parse(result.stdout) as { runDir: string };
     const prompt = await readFile(join(runDir, "prompts", "iteration-001.md"), "utf8");
     expect(prompt).toContain("Flavour mint, count 3.");
+  });
+
+  it("refuses an agent that closer validate rejects, before any model call", async () => {
+    const registryFile = join(dir(), ".agent", "good", "steps_registry.json");
+    const registry = JSON.parse(await readFile(registryFile, "utf8"));
+    registry.steps["initial.issue"].next = "no.such.step";
+    await writeFile(registryFile, JSON.stringify(registry));
+    const result = await cli("run", "good", "--task", "t", "--cwd", dir(), "--no-worktree");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('the agent "good" has 1 problem(s), so nothing was run');
+    expect(result.stderr).toContain('steps["initial.issue"].next');
+    expect(result.stderr).toContain("no.such.step");
+    expect(await exists(join(dir(), "work.txt"))).toBe(false);
   });
 
   it.each([
@@ -191,174 +242,5 @@ describe("closer run", () => {
     }
     expect(result.stdout).toContain("Exit codes: 0 completed");
     expect(result.stdout).toContain("parameters.<name>.flag");
-  });
-
-  describe("with GitHub", () => {
-    beforeEach(async () => {
-      github = await startFakeGithub({
-        token: TOKEN,
-        issues: [
-          { number: 5, title: "Write the work file", labels: ["ready"] },
-          { number: 6, title: "Write it again", labels: ["ready"] },
-        ],
-      });
-      vi.stubEnv("GITHUB_TOKEN", TOKEN);
-      vi.stubEnv("GITHUB_API_URL", github.url);
-    });
-
-    it("runs an issue in its worktree, merges it and closes the issue, never printing the token", async () => {
-      const result = await cli(
-        "run",
-        "good",
-        "--issue",
-        "5",
-        "--repo",
-        "acme/widgets",
-        "--cwd",
-        dir(),
-        "--json",
-      );
-      expect(result.stderr).not.toContain(TOKEN);
-      expect(result.stdout).not.toContain(TOKEN);
-      expect(result.code).toBe(0);
-      const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
-      expect(parsed).toMatchObject({
-        success: true,
-        status: "completed",
-        issue: 5,
-        worktree: { branch: "closer/issue-5", baseBranch: "main", action: "merged" },
-      });
-      expect(github?.state.issues[0]?.state).toBe("closed");
-      expect(await git(dir(), "show", "main:work.txt")).toBe("done");
-    });
-
-    it("--resume continues a failed issue run in its worktree without a second failure comment", async () => {
-      const first = await cli(
-        "run",
-        "lazy",
-        "--issue",
-        "5",
-        "--repo",
-        "acme/widgets",
-        "--cwd",
-        dir(),
-        "--max-iterations",
-        "1",
-        "--json",
-      );
-      expect(first.code).toBe(1);
-      const failed = JSON.parse(first.stdout) as { runId: string; worktree: { path: string } };
-      expect(github?.state.issues[0]?.comments).toHaveLength(1);
-      const resumed = await cli(
-        "run",
-        "lazy",
-        "--resume",
-        failed.runId,
-        "--repo",
-        "acme/widgets",
-        "--cwd",
-        dir(),
-        "--max-iterations",
-        "2",
-        "--json",
-      );
-      expect(resumed.code).toBe(1);
-      const parsed = JSON.parse(resumed.stdout) as Record<string, unknown>;
-      expect(parsed).toMatchObject({
-        runId: failed.runId,
-        status: "retries_exhausted",
-        iterations: 2,
-        worktree: { path: failed.worktree.path, action: "kept" },
-      });
-      expect(github?.state.issues[0]?.comments).toHaveLength(1);
-      expect(github?.state.issues[0]?.state).toBe("open");
-
-      const unknown = await cli("run", "lazy", "--resume", "no-such-run", "--cwd", dir());
-      expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toContain("no run record at");
-    });
-
-    it("exits 2 when GitHub rejects the token and 1 on a rate limit", async () => {
-      vi.stubEnv("GITHUB_TOKEN", "ghp_wrongToken0123456789");
-      const rejected = await cli(
-        "run",
-        "good",
-        "--issue",
-        "5",
-        "--repo",
-        "acme/widgets",
-        "--cwd",
-        dir(),
-      );
-      expect(rejected.code).toBe(2);
-      expect(rejected.stderr).toContain("GitHub rejected the token (401 Bad credentials)");
-      expect(rejected.stderr).toContain("GITHUB_TOKEN");
-      expect(rejected.stderr).not.toContain("ghp_wrongToken0123456789");
-      vi.stubEnv("GITHUB_TOKEN", TOKEN);
-      github?.rateLimit({ retryAfterSeconds: 120 });
-      const limited = await cli(
-        "run",
-        "good",
-        "--issue",
-        "5",
-        "--repo",
-        "acme/widgets",
-        "--cwd",
-        dir(),
-      );
-      expect(limited.code).toBe(1);
-      expect(limited.stderr).toContain("rate limit");
-    });
-
-    it("runs every labelled issue and prints one JSON line with every result and a table on stderr", async () => {
-      const result = await cli(
-        "run",
-        "lazy",
-        "--label",
-        "ready",
-        "--concurrency",
-        "2",
-        "--repo",
-        "acme/widgets",
-        "--cwd",
-        dir(),
-        "--max-iterations",
-        "1",
-        "--json",
-      );
-      expect(result.code).toBe(1);
-      const lines = result.stdout.split("\n").filter((line) => line !== "");
-      expect(lines).toHaveLength(1);
-      const parsed = JSON.parse(lines[0] ?? "") as {
-        success: boolean;
-        results: Record<string, unknown>[];
-      };
-      expect(parsed.success).toBe(false);
-      expect(parsed.results.map((entry) => entry.issue).sort()).toEqual([5, 6]);
-      for (const entry of parsed.results) {
-        expect(entry).toMatchObject({ success: false, status: "max_iterations" });
-        expect(await exists(String((entry.worktree as { path: string }).path))).toBe(true);
-      }
-      expect(result.stderr).toMatch(/issue\s+status\s+iterations\s+cost\s+worktree/);
-      expect(result.stderr).toMatch(/#5\s+max_iterations\s+1\s+\$0\.0000\s+\S+closer-issue-5/);
-      expect(result.stderr).toContain("#6 ▸ iteration 1");
-      expect(github?.state.issues.every((issue) => issue.state === "open")).toBe(true);
-
-      const listed = await cli("worktrees", "--cwd", dir());
-      expect(listed.code).toBe(0);
-      expect(listed.stdout).toContain("closer/issue-5");
-      // The lazy agent committed nothing, so its branch is still where main is.
-      expect(listed.stdout).toMatch(
-        /issue #5 · clean · merged into main · last run: max_iterations \(run \S+\)/,
-      );
-      const pruned = await cli("worktrees", "prune", "--cwd", dir());
-      expect(pruned.code).toBe(0);
-      expect(pruned.stdout).toMatch(
-        /removed \S+closer-issue-5 \(closer\/issue-5\): its branch is merged into main; branch deleted/,
-      );
-      expect(await cli("worktrees", "--cwd", dir())).toMatchObject({
-        stdout: "No closer worktrees.\n",
-      });
-    });
   });
 });

@@ -14,14 +14,17 @@ describe("the README demo", () => {
   it.skipIf(!BUILT)("without credentials replays the session and shows the whole arc", async () => {
     const home = await mkdtemp(join(tmpdir(), "closer-demo-home-"));
     try {
-      const env: Record<string, string> = {};
-      for (const [name, value] of Object.entries(process.env)) {
-        if (value !== undefined && !/ANTHROPIC|CLAUDE/.test(name)) env[name] = value;
-      }
+      // runCommand adds to this process's environment, so credentials are blanked, not left out.
+      const noCredentials = {
+        ANTHROPIC_API_KEY: "",
+        ANTHROPIC_AUTH_TOKEN: "",
+        CLAUDE_CODE_OAUTH_TOKEN: "",
+        CLOSER_DEMO_BACKEND: "",
+      };
       const result = await runCommand({
         command: ["bash", join(ROOT, "examples/demo.sh")],
         cwd: ROOT,
-        env: { ...env, HOME: home, NO_COLOR: "1" },
+        env: { ...noCredentials, HOME: home, NO_COLOR: "1" },
         timeoutMs: 120_000,
       });
       const output = result.stderr;

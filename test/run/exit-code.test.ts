@@ -27,7 +27,7 @@ describe("exit codes", () => {
     { name: "max_iterations", change: { status: "max_iterations" }, code: 1 },
     { name: "retries_exhausted", change: { status: "retries_exhausted" }, code: 1 },
     { name: "budget_exhausted", change: { status: "budget_exhausted" }, code: 1 },
-    { name: "aborted", change: { status: "aborted" }, code: 130 },
+    { name: "aborted by onFailure: abort", change: { status: "aborted" }, code: 1 },
     {
       name: "a configuration error",
       change: { status: "error", errorCode: "config_error" },
@@ -42,6 +42,10 @@ describe("exit codes", () => {
     { name: "a backend failure", change: { status: "error", errorCode: "backend_error" }, code: 3 },
   ] as const)("$name exits $code", ({ change, code }) => {
     expect(exitCodeOfOutcome(outcome(change))).toBe(code);
+  });
+
+  it("an aborted run stopped by a signal exits 130", () => {
+    expect(exitCodeOfOutcome(outcome({ status: "aborted" }), { interrupted: true })).toBe(130);
   });
 
   it("splits GitHub errors into configuration (2) and transient (1)", () => {

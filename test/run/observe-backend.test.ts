@@ -64,6 +64,30 @@ describe("observeBackend", () => {
     expect(declared).toHaveLength(2);
   });
 
+  it("does not act when a decision file left from before the query speaks over a marker, as the loop reads it", async () => {
+    folder = await mkdtemp(join(tmpdir(), "closer-observe-"));
+    const decisionPath = join(folder, "decision.json");
+    await writeFile(decisionPath, "PASS\n");
+    let declared = 0;
+    const backend = observeBackend(
+      makeScriptedBackend([
+        { text: "Finished.\nCOMPLETE" },
+        { act: () => writeFile(decisionPath, "COMPLETE\n"), text: "rewrote the file" },
+      ]),
+      {
+        completionSignal: DEFAULT_COMPLETION_SIGNAL,
+        decisionPath,
+        onDeclaredComplete: async () => {
+          declared += 1;
+        },
+      },
+    );
+    await backend.query(request());
+    expect(declared).toBe(0);
+    await backend.query(request());
+    expect(declared).toBe(1);
+  });
+
   it("does not turn a failing action into a failed query", async () => {
     folder = await mkdtemp(join(tmpdir(), "closer-observe-"));
     const backend = observeBackend(

@@ -2,7 +2,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { BACKOFF_LIMITS } from "../../src/loop/backoff.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { makeScriptedBackend, scriptedError } from "../../src/testing/index.js";
-import { DONE, FIXED_PROJECT, makeTaskRepo, runTask, WORKING } from "./support/task-agent.js";
+import {
+  COMMIT_ALL,
+  DONE,
+  FIXED_PROJECT,
+  makeTaskRepo,
+  runTask,
+  WORKING,
+} from "./support/task-agent.js";
 
 describe("scenarios: the backend has trouble", () => {
   let cleanup: () => Promise<void> = async () => {};
@@ -41,6 +48,25 @@ describe("scenarios: the backend has trouble", () => {
     expect(backend.calls[1]?.sessionId).toBe("session-a");
     expect(backend.calls[2]?.sessionId).toBeUndefined();
     expect(backend.calls[2]?.prompt).toContain("still working");
+    expect(result).toMatchObject({ status: "completed", iterations: 2 });
+  });
+
+  it("§3.1 an expired session goes on in a new one that is told the iteration summary, even when the prompt had none", async () => {
+    const setup = await makeTaskRepo({ files: FIXED_PROJECT, conditions: ["git-clean"] });
+    cleanup = setup.repo.cleanup;
+    const backend = makeScriptedBackend([
+      { files: { "NOTES.md": "notes\n" }, structuredOutput: DONE, sessionId: "session-a" },
+      { error: scriptedError("session_expired") },
+      { commands: [COMMIT_ALL], structuredOutput: DONE, sessionId: "session-b" },
+    ]);
+    const { result } = await runTask(setup, backend);
+
+    const [, expired, repeated] = backend.calls;
+    expect(expired?.prompt).toContain("untracked: NOTES.md");
+    expect(expired?.prompt).not.toContain("In iteration 1 you reported");
+    expect(repeated?.sessionId).toBeUndefined();
+    expect(repeated?.prompt).toContain("In iteration 1 you reported");
+    expect(repeated?.prompt).toContain(expired?.prompt ?? "");
     expect(result).toMatchObject({ status: "completed", iterations: 2 });
   });
 

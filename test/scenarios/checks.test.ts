@@ -1,7 +1,18 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLOSURE_REVIEW_SCHEMA } from "../../src/completion/closure-review.js";
+import type { RunEvent } from "../../src/events.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";
-import { COMMIT_ALL, DONE, FIXED_PROJECT, makeTaskRepo, runTask } from "./support/task-agent.js";
+import {
+  COMMIT_ALL,
+  DONE,
+  FIXED_ADD,
+  FIXED_PROJECT,
+  makeTaskRepo,
+  runTask,
+  WORKING,
+} from "./support/task-agent.js";
 
 describe("scenarios: the harness's own checks", () => {
   let cleanup: () => Promise<void> = async () => {};
@@ -40,6 +51,10 @@ describe("scenarios: the harness's own checks", () => {
       files: FIXED_PROJECT,
       conditions: ["git-clean"],
       completionStep: { closureReview: { c2: "complete", c3: "task" } },
+      prompts: {
+        "steps/retry/task/f_failed_closure-incomplete.md":
+          "## Review not done\n{{#each pendingActions}}\n- todo: {{this}}\n{{/each}}\n",
+      },
     });
     cleanup = setup.repo.cleanup;
     const notDone = {
@@ -58,10 +73,72 @@ describe("scenarios: the harness's own checks", () => {
 
     expect(backend.calls[1]?.schema).toEqual(CLOSURE_REVIEW_SCHEMA);
     expect(backend.calls[1]?.prompt).toContain("Review your work");
-    expect(backend.calls[2]?.prompt).toContain("document add() in the README");
+    expect(backend.calls[2]?.prompt).toContain("- todo: document add() in the README");
     expect(log.of("closure-review").map((event) => event.allComplete)).toEqual([false, true]);
     expect(log.of("retry-select")[0]?.pattern).toBe("closure-incomplete");
     expect(result).toMatchObject({ status: "completed", iterations: 2 });
+  });
+
+  it("§4.5 the closure review runs only after the validators pass", async () => {
+    const setup = await makeTaskRepo({
+      conditions: ["tests-pass"],
+      completionStep: { closureReview: { c2: "complete", c3: "task" } },
+    });
+    cleanup = setup.repo.cleanup;
+    const allDone = { allComplete: true, checklist: [], pendingActions: [] };
+    const backend = makeScriptedBackend([
+      { structuredOutput: DONE },
+      { files: { "src/add.js": FIXED_ADD }, commands: [COMMIT_ALL], structuredOutput: DONE },
+      { structuredOutput: allDone },
+    ]);
+    const { result, log } = await runTask(setup, backend);
+
+    expect(backend.calls.map((call) => call.schema === CLOSURE_REVIEW_SCHEMA)).toEqual([
+      false,
+      false,
+      true,
+    ]);
+    expect(log.of("closure-review").map((event) => event.iteration)).toEqual([2]);
+    expect(result).toMatchObject({ status: "completed", iterations: 2 });
+  });
+
+  it("§4.3 a long output is kept whole in the run record and cut, head and tail, for the prompt", async () => {
+    const outputChars = 30_000;
+    const setup = await makeTaskRepo({
+      files: FIXED_PROJECT,
+      validators: {
+        noisy: {
+          type: "command",
+          command: `node -e "process.stderr.write('E'.repeat(${outputChars})); process.exit(1)"`,
+          failurePattern: "noisy",
+          extractParams: { errorOutput: "stderr" },
+        },
+      },
+      patterns: { noisy: { description: "a noisy failure", params: ["errorOutput"] } },
+      prompts: { "steps/retry/task/f_failed_noisy.md": "## Noisy\n{{errorOutput}}\n" },
+      conditions: ["noisy"],
+      runner: { maxIterations: 2 },
+    });
+    cleanup = setup.repo.cleanup;
+    const backend = makeScriptedBackend([
+      { structuredOutput: DONE },
+      { structuredOutput: WORKING },
+    ]);
+    const { result } = await runTask(setup, backend);
+
+    expect(result.status).toBe("max_iterations");
+    const events = (await readFile(join(result.runDir, "events.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as RunEvent);
+    const noisy = events.find((event) => event.type === "validator-end");
+    expect(noisy?.type === "validator-end" && noisy.params.errorOutput).toBe(
+      "E".repeat(outputChars),
+    );
+    const retryPrompt = backend.calls[1]?.prompt ?? "";
+    expect(retryPrompt).toMatch(/characters cut/);
+    expect(retryPrompt.length).toBeLessThan(outputChars);
+    expect(retryPrompt).toMatch(/^## Noisy\nE+\n\[\.\.\. \d+ characters cut \.\.\.\]\nE+/);
   });
 
   it("a validator whose command does not exist (exit 127) ends the run with a configuration error", async () => {

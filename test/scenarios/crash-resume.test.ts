@@ -6,7 +6,15 @@ import { CloserError } from "../../src/errors.js";
 import { runCommand } from "../../src/process/run-command.js";
 import { defaultRunsDir, readRunState } from "../../src/record/run-record.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";
-import { COMMIT_ALL, DONE, FIXED_ADD, makeTaskRepo, runTask } from "./support/task-agent.js";
+import {
+  COMMIT_ALL,
+  DONE,
+  FIXED_ADD,
+  FIXED_PROJECT,
+  makeTaskRepo,
+  runTask,
+  WORKING,
+} from "./support/task-agent.js";
 
 const CRASH_SCRIPT = fileURLToPath(new URL("./support/crash-run.ts", import.meta.url));
 const PACKAGE_ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -42,6 +50,8 @@ describe("scenario h: the process dies mid-run", () => {
 
     expect(backend.calls[0]?.prompt).toBe(state.pendingPrompt?.text);
     expect(backend.calls[0]?.env.CLOSER_CHECK_ID).toBe(state.pendingPrompt?.checkId);
+    expect(state.sessionId).toBeDefined();
+    expect(backend.calls[0]?.sessionId).toBe(state.sessionId);
     expect(log.of("run-start")[0]?.resumed).toBe(true);
     expect(result).toMatchObject({
       status: "completed",
@@ -56,6 +66,36 @@ describe("scenario h: the process dies mid-run", () => {
     }).catch((error: unknown) => error);
     expect(again).toBeInstanceOf(CloserError);
     expect((again as CloserError).message).toContain("already completed");
+  });
+
+  it("resuming a run that stopped goes on from its iteration, step and session", async () => {
+    const setup = await makeTaskRepo({
+      files: FIXED_PROJECT,
+      conditions: ["git-clean"],
+      runner: { maxIterations: 1 },
+    });
+    cleanup = setup.repo.cleanup;
+    const first = await runTask(
+      setup,
+      makeScriptedBackend([{ structuredOutput: WORKING, sessionId: "session-a" }]),
+      { runId: "stopped-run" },
+    );
+    expect(first.result.status).toBe("max_iterations");
+
+    const backend = makeScriptedBackend([{ structuredOutput: DONE }]);
+    const { result, log } = await runTask(setup, backend, {
+      task: undefined,
+      resume: "stopped-run",
+      maxIterations: 3,
+    });
+
+    expect(backend.calls[0]?.sessionId).toBe("session-a");
+    expect(backend.calls[0]?.prompt).toContain("# Continue");
+    expect(backend.calls[0]?.prompt).toContain("still working");
+    expect(log.of("iteration-start")).toEqual([
+      expect.objectContaining({ iteration: 2, step: "continuation.task" }),
+    ]);
+    expect(result).toMatchObject({ status: "completed", iterations: 2, runId: "stopped-run" });
   });
 
   it("resuming a run id that was never recorded is a clear error", async () => {

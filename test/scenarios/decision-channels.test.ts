@@ -1,7 +1,16 @@
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { CloserError } from "../../src/errors.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";
-import { DONE, FIXED_PROJECT, makeTaskRepo, runTask } from "./support/task-agent.js";
+import {
+  COMMIT_ALL,
+  DONE,
+  FIXED_ADD,
+  FIXED_PROJECT,
+  makeTaskRepo,
+  runTask,
+  WORKING,
+} from "./support/task-agent.js";
 
 const DECISION_FILE = ".closer/decision.json";
 
@@ -134,5 +143,103 @@ describe("scenarios: how the declaration arrives", () => {
     });
     expect(log.of("decision")[1]).toMatchObject({ source: "file-legacy", decision: "complete" });
     expect(result.status).toBe("completed");
+  });
+
+  it("§4.2 each check has a fresh check id, given as the template variable checkId and as CLOSER_CHECK_ID to the agent and the validators", async () => {
+    const setup = await makeTaskRepo({
+      validators: {
+        "check-id-seen": {
+          type: "command",
+          command: 'printf %s "$CLOSER_CHECK_ID"',
+          successWhen: "not-empty",
+          failurePattern: "slow-check",
+        },
+      },
+      conditions: ["check-id-seen", "tests-pass"],
+      prompts: {
+        "steps/initial/task/f_default.md": "Start. Check id: {{checkId}}\n",
+        "steps/continuation/task/f_default.md": "Go on. Check id: {{checkId}}\n",
+        "steps/retry/task/f_failed_test-failed.md": "Tests fail. Check id: {{checkId}}\n",
+      },
+    });
+    cleanup = setup.repo.cleanup;
+    const backend = makeScriptedBackend([
+      { structuredOutput: WORKING },
+      { structuredOutput: DONE },
+      { files: { "src/add.js": FIXED_ADD }, commands: [COMMIT_ALL], structuredOutput: DONE },
+    ]);
+    const { result, log } = await runTask(setup, backend);
+
+    expect(result).toMatchObject({ status: "completed", iterations: 3 });
+    const ids = backend.calls.map((call) => call.env.CLOSER_CHECK_ID ?? "");
+    expect(new Set(ids).size).toBe(3);
+    backend.calls.forEach((call, index) => {
+      expect(call.prompt).toContain(`Check id: ${ids[index]}`);
+    });
+    expect(log.of("prompt").map((event) => event.kind)).toEqual(["step", "step", "retry"]);
+    const seen = log.of("validator-end").filter((event) => event.validator === "check-id-seen");
+    expect(seen.map((event) => event.stdout)).toEqual([ids[1], ids[2]]);
+    expect(log.of("decision").map((event) => event.checkId)).toEqual(ids);
+  });
+
+  it("§4.2 a decision path outside the working tree is a configuration error before any model call", async () => {
+    const setup = await makeTaskRepo({ files: FIXED_PROJECT });
+    cleanup = setup.repo.cleanup;
+    const backend = makeScriptedBackend([{ structuredOutput: DONE }]);
+    const outside = {
+      ...setup.agent,
+      runner: { ...setup.agent.runner, decisionFile: "../decision.json" },
+    };
+    const error = await runTask(setup, backend, { agent: outside }).catch(
+      (caught: unknown) => caught,
+    );
+
+    expect(error).toBeInstanceOf(CloserError);
+    expect((error as CloserError).code).toBe("config_error");
+    expect((error as CloserError).fields.jsonPath).toBe("runner.decisionFile");
+    expect(backend.calls).toEqual([]);
+  });
+
+  it("§4.1 the registry's completionSignal decides which status or action declares completion", async () => {
+    const setup = await makeTaskRepo({
+      files: FIXED_PROJECT,
+      conditions: ["git-clean"],
+      registry: { completionSignal: { status: ["shipped"], action: ["ship"] } },
+    });
+    cleanup = setup.repo.cleanup;
+    const backend = makeScriptedBackend([
+      { structuredOutput: DONE },
+      { structuredOutput: { status: "in_progress", next_action: { action: "ship" } } },
+    ]);
+    const { result, log } = await runTask(setup, backend);
+
+    expect(log.of("decision").map((event) => event.decision)).toEqual(["incomplete", "complete"]);
+    expect(log.of("validator-start").map((event) => event.iteration)).toEqual([2]);
+    expect(result).toMatchObject({ status: "completed", iterations: 2 });
+  });
+
+  it("§4.4 format errors and undecidable declarations have their own limits: they spend no onFailure attempt", async () => {
+    const setup = await makeTaskRepo({
+      conditions: ["tests-pass"],
+      completionStep: {
+        onFailure: { action: "retry", maxAttempts: 2 },
+        responseFormat: { type: "json", requiredFields: ["status"] },
+      },
+    });
+    cleanup = setup.repo.cleanup;
+    const backend = makeScriptedBackend([
+      { text: "I am not sure yet." },
+      { text: "COMPLETE" },
+      { structuredOutput: DONE },
+      { files: { "src/add.js": FIXED_ADD }, commands: [COMMIT_ALL], structuredOutput: DONE },
+    ]);
+    const { result, log } = await runTask(setup, backend);
+
+    expect(log.of("retry-select").map((event) => [event.pattern, event.attempt])).toEqual([
+      ["undecidable", 1],
+      ["format-error", 1],
+      ["test-failed", 1],
+    ]);
+    expect(result).toMatchObject({ status: "completed", iterations: 4 });
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKOFF_LIMITS } from "../../src/loop/backoff.js";
@@ -74,6 +74,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(backend.calls[1]?.prompt).toContain("still working");
     const retry = backend.calls[2]?.prompt ?? "";
     expect(retry).toContain("status: completed");
+    expect(retry).toContain("next action: complete");
     expect(retry).toContain("reason: tests pass");
     expect(retry).toContain('the check "tests-pass" failed');
     expect(retry).toContain("adds two numbers");
@@ -96,6 +97,25 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(clock.sleeps[2]).toBe(2 * (clock.sleeps[1] ?? 0));
     expect(log.of("iteration-start")).toHaveLength(1);
     expect(result).toMatchObject({ status: "completed", success: true, iterations: 1 });
+  });
+
+  it("§3 rule 4: rate limits spend no onFailure attempt: the first failed check after them still gets its retry", async () => {
+    const setup = await makeTaskRepo({
+      conditions: ["tests-pass"],
+      completionStep: { onFailure: { action: "retry", maxAttempts: 2 } },
+    });
+    cleanup = setup.repo.cleanup;
+    const backend = makeScriptedBackend([
+      { error: scriptedError("rate_limit") },
+      { error: scriptedError("overloaded") },
+      { structuredOutput: DONE },
+      { files: { "src/add.js": FIXED_ADD }, commands: [COMMIT_ALL], structuredOutput: DONE },
+    ]);
+    const { result, log } = await runTask(setup, backend);
+
+    expect(log.of("backend-wait")).toHaveLength(2);
+    expect(log.of("retry-select").map((event) => event.attempt)).toEqual([1]);
+    expect(result).toMatchObject({ status: "completed", success: true, iterations: 2 });
   });
 
   it("§3 rule 4: a timeout repeats the iteration without spending an iteration or a retry attempt", async () => {
@@ -193,6 +213,46 @@ describe("SPEC §3: the rules the loop keeps", () => {
 
     expect(log.of("validator-end")[0]).toMatchObject({ timedOut: true, valid: false });
     expect(result.status).toBe("aborted");
+  });
+
+  it("§3 rule 5: an abort that arrives just before a query reaches the backend as an aborted signal", async () => {
+    const setup = await makeTaskRepo({ files: FIXED_PROJECT });
+    cleanup = setup.repo.cleanup;
+    const controller = new AbortController();
+    const backend = makeScriptedBackend([
+      { structuredOutput: WORKING },
+      { files: { "LATE.md": "written after the abort\n" }, structuredOutput: WORKING },
+    ]);
+    const { result } = await runTask(setup, backend, {
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === "backend-start" && event.iteration === 2) controller.abort();
+      },
+    });
+
+    expect(backend.calls[1]?.signal.aborted).toBe(true);
+    expect(existsSync(join(setup.repo.dir, "LATE.md"))).toBe(false);
+    expect(result.status).toBe("aborted");
+  });
+
+  it("§3: each query carries the step's resolved output schema", async () => {
+    const setup = await makeTaskRepo({ conditions: ["tests-pass"] });
+    cleanup = setup.repo.cleanup;
+    const backend = makeScriptedBackend([
+      { structuredOutput: DONE },
+      { files: { "src/add.js": FIXED_ADD }, commands: [COMMIT_ALL], structuredOutput: DONE },
+    ]);
+    const { result } = await runTask(setup, backend);
+
+    expect(result.status).toBe("completed");
+    for (const call of backend.calls) {
+      expect(call.schema).toMatchObject({
+        type: "object",
+        required: ["status"],
+        additionalProperties: false,
+        properties: { status: { enum: ["in_progress", "completed"] } },
+      });
+    }
   });
 
   it("§3 rule 7: run.json holds each iteration before the next query is sent, and the end once", async () => {

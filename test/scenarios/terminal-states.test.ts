@@ -49,6 +49,23 @@ describe("§3 rule 6: terminal states are distinct", () => {
     expect(log.of("budget").at(-1)?.exhausted).toBe("time");
   });
 
+  it("§3 rule 6: budget_exhausted, without waiting, when a backend's reset time lies past the wall-time budget", async () => {
+    const setup = await makeTaskRepo({
+      files: FIXED_PROJECT,
+      runner: { budgets: { maxWallTimeMs: 60_000 } },
+    });
+    cleanup = setup.repo.cleanup;
+    const backend = makeScriptedBackend([
+      { error: scriptedError("rate_limit", { retryAfterMs: 120_000 }) },
+      { structuredOutput: DONE },
+    ]);
+    const { result, clock } = await runTask(setup, backend);
+
+    expect(clock.sleeps).toEqual([]);
+    expect(backend.calls).toHaveLength(1);
+    expect(result).toMatchObject({ status: "budget_exhausted", iterations: 1 });
+  });
+
   it("§3 rule 6: aborted when the signal aborts, with the record closed", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT });
     cleanup = setup.repo.cleanup;

@@ -106,7 +106,7 @@ function unknownFlag(token: string, input: ParameterFlagsInput): CloserError {
 }
 
 /** The agent's parameters and closer's options, one per line, for a usage message. */
-export function describeFlags(input: Pick<ParameterFlagsInput, "agent" | "closerOptions">): string {
+function describeFlags(input: Pick<ParameterFlagsInput, "agent" | "closerOptions">): string {
   const parameters = Object.values(input.agent.parameters).map((parameter) => {
     const flags =
       parameter.type === "boolean" ? parameter.flag : `${parameter.flag} <${parameter.type}>`;

@@ -150,7 +150,7 @@ function checkModeOptions(mode: RunMode, flags: RunFlags): void {
 }
 
 /** A whole number of at least 1, or a usage error naming the flag. */
-export function positiveInteger(flag: string, text: string): number {
+function positiveInteger(flag: string, text: string): number {
   const value = Number(text);
   if (/^\s*\d+\s*$/.test(text) && Number.isSafeInteger(value) && value >= 1) return value;
   throw new CloserError("usage_error", `${flag} must be a whole number of at least 1`, {

@@ -1,6 +1,4 @@
-import { loadAgent } from "../../definition/load-agent.js";
-import type { ResolvedAgent } from "../../definition/types.js";
-import { CloserError } from "../../errors.js";
+import { readAgent } from "../../definition/load-agent.js";
 import { checkPrompts } from "./check-prompts.js";
 import {
   checkCustomModules,
@@ -23,19 +21,15 @@ export interface AgentReport {
 }
 
 /**
- * Every static check of `closer validate` on one agent: the loader's own checks first, then
- * references, prompts and schemas on the loaded definition. Collects every problem.
+ * Every static check of `closer validate` on one agent: the loader's own checks first, then,
+ * whenever both files are well-formed, references, prompts and schemas. Collects every problem.
  */
 export async function checkAgent(name: string, cwd: string): Promise<AgentReport> {
   const problems = makeProblemCollector(name, cwd);
-  let agent: ResolvedAgent;
-  try {
-    agent = await loadAgent(name, { cwd });
-  } catch (error) {
-    if (!(error instanceof CloserError)) throw error;
-    problems.addError(error, { file: `.agent/${name}` });
-    return { name, valid: false, problems: problems.problems };
-  }
+  const reading = await readAgent(name, cwd);
+  for (const problem of reading.problems) problems.addError(problem, { file: `.agent/${name}` });
+  const { agent } = reading;
+  if (agent === undefined) return { name, valid: false, problems: problems.problems };
   checkParameterNames(agent, problems);
   checkPathWords(agent, problems);
   checkTargets(agent, problems);

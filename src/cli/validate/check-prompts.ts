@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { BUILTIN_PATTERN_NAMES } from "../../completion/check-failure.js";
 import { closureReviewWords } from "../../completion/closure-review.js";
-import type { CompletionStepDefinition, ResolvedAgent } from "../../definition/types.js";
+import { closestKey } from "../../definition/known-keys.js";
+import type { ResolvedAgent } from "../../definition/types.js";
 import { CloserError } from "../../errors.js";
 import { type C3lWords, findBadWords } from "../../prompts/c3l.js";
 import { type LocatedPrompt, locatePrompt } from "../../prompts/prompt-resolver.js";
@@ -11,24 +11,12 @@ import {
   type ParsedTemplate,
   parseTemplate,
   type TemplateUsage,
-  translateHandlebarsError,
 } from "../../prompts/render.js";
+import { translateHandlebarsError } from "../../prompts/translate-handlebars-error.js";
 import { RETRY_VARIABLES, RUNNER_VARIABLES, TASK_FIELDS } from "../../prompts/variables.js";
-import { BUILTIN_PATTERNS } from "../../retry/builtin-patterns.js";
 import { quoteList } from "./check-references.js";
 import { keyPath, type ProblemCollector, type ProblemPlace } from "./problem.js";
-
-/** Params the harness itself supplies to the retry prompts of its built-in patterns. */
-
-/** What one retry pattern of a completion step supplies, and who supplies it. */
-interface RetryTarget {
-  readonly pattern: string;
-  readonly supplied: readonly string[];
-  /** Validators mapped to the pattern; empty for a built-in pattern. */
-  readonly validators: readonly { readonly name: string; readonly params: readonly string[] }[];
-  /** A fall back to the built-in generic text deserves a warning. */
-  readonly warnOnBuiltin: boolean;
-}
+import { type RetryTarget, retryTargets } from "./retry-targets.js";
 
 interface TemplateExpectation {
   /** Names the template may use besides runner variables, agent parameters and its own params. */
@@ -80,34 +68,6 @@ export async function checkPrompts(
       });
     }
   }
-}
-
-function retryTargets(
-  agent: ResolvedAgent,
-  completionStep: CompletionStepDefinition,
-): RetryTarget[] {
-  const validators = completionStep.completionConditions.flatMap((condition) => {
-    const validator = agent.registry.validators[condition.validator];
-    return validator === undefined ? [] : [validator];
-  });
-  const patterns = [...new Set(validators.map((validator) => validator.failurePattern))];
-  const targets: RetryTarget[] = patterns.map((pattern) => {
-    const mapped = validators
-      .filter((validator) => validator.failurePattern === pattern)
-      .map((validator) => ({ name: validator.name, params: Object.keys(validator.extractParams) }));
-    const supplied = mapped.reduce<readonly string[]>(
-      (common, validator) => common.filter((param) => validator.params.includes(param)),
-      mapped[0]?.params ?? [],
-    );
-    return { pattern, supplied, validators: mapped, warnOnBuiltin: true };
-  });
-  for (const [pattern, { params: supplied }] of Object.entries(BUILTIN_PATTERNS)) {
-    if (pattern === BUILTIN_PATTERN_NAMES.closureIncomplete && !completionStep.closureReview)
-      continue;
-    const warnOnBuiltin = pattern === BUILTIN_PATTERN_NAMES.formatError;
-    targets.push({ pattern, supplied, validators: [], warnOnBuiltin });
-  }
-  return targets;
 }
 
 async function checkPrompt(
@@ -195,10 +155,11 @@ function reportTemplateError(
   templatePath: string,
   error: CloserError,
 ): void {
-  const { line, jsonPath, fix } = error.fields;
+  const { line, column, jsonPath, fix } = error.fields;
   const place: ProblemPlace = {
     file: join(context.agent.dir, templatePath),
     ...(line === undefined ? {} : { line }),
+    ...(line === undefined || column === undefined ? {} : { column }),
     ...(jsonPath === undefined ? {} : { jsonPath }),
   };
   context.problems.error(place, error.message.split("\n")[0] ?? error.message, fix);
@@ -232,10 +193,13 @@ function checkTemplateVariables(
     }
     const field = variable.path.split(".")[1];
     if (variable.name === "task" && field !== undefined && !TASK_FIELDS.includes(field)) {
+      const suggestion = closestKey(field, TASK_FIELDS);
       problems.error(
         { file, line },
         `template uses {{${variable.path}}} but task has no field "${field}"`,
-        `use one of ${TASK_FIELDS.map((each) => `task.${each}`).join(", ")}`,
+        suggestion
+          ? `did you mean {{task.${suggestion}}}?`
+          : `use one of ${TASK_FIELDS.map((each) => `task.${each}`).join(", ")}`,
       );
     }
   }

@@ -12,24 +12,20 @@ export function quoteList(names: readonly string[]): string {
 }
 
 /** Validators whose failurePattern is the given pattern. */
-export function validatorsForPattern(agent: ResolvedAgent, pattern: string): ValidatorDefinition[] {
+function validatorsForPattern(agent: ResolvedAgent, pattern: string): ValidatorDefinition[] {
   return Object.values(agent.registry.validators).filter(
     (validator) => validator.failurePattern === pattern,
   );
 }
 
-/** Checks that every name the registry points at (steps, completion steps, validators, patterns) exists. */
+/**
+ * Checks that every name the registry points at (next and completion steps, validators,
+ * patterns) exists; the loader has already checked the entry step.
+ */
 export function checkTargets(agent: ResolvedAgent, problems: ProblemCollector): void {
   const { registry } = agent;
   const file = agent.files.registry;
   const stepIds = Object.keys(registry.steps);
-  if (registry.steps[registry.entryStep] === undefined) {
-    problems.error(
-      { file, jsonPath: "entryStep" },
-      `entryStep "${registry.entryStep}" is not a step (steps: ${quoteList(stepIds) || "none"})`,
-      `set entryStep to one of the keys of steps`,
-    );
-  }
   for (const [id, step] of Object.entries(registry.steps)) {
     const path = keyPath("steps", id);
     if (step.next !== undefined && registry.steps[step.next] === undefined) {
@@ -90,11 +86,16 @@ export async function checkCustomModules(
   }
 }
 
-/** Checks each pattern's params against what the validators mapped to it extract. */
+/**
+ * Checks each pattern's params against what the validators mapped to it extract. A custom
+ * validator's module returns its params at run time, so only the rendering can check those.
+ */
 export function checkPatternParams(agent: ResolvedAgent, problems: ProblemCollector): void {
   const file = agent.files.registry;
   for (const [name, pattern] of Object.entries(agent.registry.completionPatterns)) {
-    const validators = validatorsForPattern(agent, name);
+    const validators = validatorsForPattern(agent, name).filter(
+      (validator) => validator.type !== "custom",
+    );
     if (validators.length === 0) continue;
     for (const param of pattern.params) {
       if (RUNNER_VARIABLES.includes(param) || RETRY_VARIABLES.includes(param)) continue;

@@ -11,7 +11,7 @@ export function stripAnsi(text: string): string {
 }
 
 /** Longer lines are cut before parsing: no name or message needs more, and it bounds regex work. */
-export const MAX_PARSED_LINE_CHARS = 4000;
+const MAX_PARSED_LINE_CHARS = 4000;
 
 /**
  * The lines of captured output as a reader would see them: escape sequences

@@ -9,20 +9,33 @@ import { makeIssueAgent, PROJECT } from "../../run/support/issue-repo.js";
  * mode says, and answers with a JSON declaration on stdout.
  *  - good: writes work.txt and commits it
  *  - lazy: does nothing
- *  - slow: waits a minute (to be interrupted)
+ *  - picky: as good (plus a file of its own), but as lazy when the prompt
+ *    mentions "Impossible"
+ *  - slow: starts a child that sleeps a minute and waits for it (to be
+ *    interrupted); both pids go to .closer/agent-pids
+ *  - stubborn: the same, but both ignore SIGTERM
  *  - unauthorized: fails as a model API that rejects the key
  */
-const AGENT_PROGRAM = `import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+const AGENT_PROGRAM = `import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 const mode = process.argv[2];
 let prompt = "";
 for await (const chunk of process.stdin) prompt += chunk;
-if (mode === "good") {
+if (mode === "good" || (mode === "picky" && !prompt.includes("Impossible"))) {
   writeFileSync("work.txt", "done\\n");
+  // Work of its own, so there is something to commit after another run merged work.txt.
+  if (mode === "picky") writeFileSync("work-" + process.pid + ".txt", "mine\\n");
   execFileSync("git", ["add", "--all"]);
   execFileSync("git", ["commit", "--quiet", "-m", "work"]);
 }
-if (mode === "slow") await new Promise((resolve) => setTimeout(resolve, 60_000));
+if (mode === "slow" || mode === "stubborn") {
+  const trap = mode === "stubborn" ? "trap '' TERM; " : "";
+  if (mode === "stubborn") process.on("SIGTERM", () => {});
+  const child = spawn("sh", ["-c", trap + "sleep 60"], { stdio: "ignore" });
+  mkdirSync(".closer", { recursive: true });
+  writeFileSync(".closer/agent-pids", process.pid + " " + child.pid + "\\n");
+  await new Promise((resolve) => child.on("exit", resolve));
+}
 if (mode === "unauthorized") {
   console.error("Error: 401 invalid x-api-key");
   process.exit(1);
@@ -34,13 +47,15 @@ console.log(JSON.stringify({
 }));
 `;
 
-export type AgentMode = "good" | "lazy" | "slow" | "unauthorized";
+const AGENT_MODES = ["good", "lazy", "picky", "slow", "stubborn", "unauthorized"] as const;
+
+export type AgentMode = (typeof AGENT_MODES)[number];
 
 /** A fixture repository with one command-backend agent per mode (named after it) and `params`. */
 export async function makeCliRepo(): Promise<FixtureRepo> {
   const repo = await makeFixtureRepo({ files: { ...PROJECT, ".gitignore": ".closer/\n" } });
   const program = join(repo.dir, "agent-program.mjs");
-  for (const mode of ["good", "lazy", "slow", "unauthorized"] as const) {
+  for (const mode of AGENT_MODES) {
     await writeAgent(repo.dir, cliAgent(mode, program));
   }
   await writeAgent(repo.dir, {
@@ -74,13 +89,20 @@ function cliAgent(mode: AgentMode, program: string, name: string = mode) {
   const registry = base.registry as {
     steps: Record<string, Record<string, unknown>>;
     validators: Record<string, unknown>;
+    completionPatterns: Record<string, unknown>;
     completionSteps: Record<string, Record<string, unknown>>;
   };
   for (const step of Object.values(registry.steps)) delete step.outputSchemaRef;
+  registry.completionPatterns["work-missing"] = {
+    description: "work.txt is missing",
+    edition: "failed",
+    adaptation: "work-missing",
+    params: [],
+  };
   registry.validators["work-exists"] = {
     type: "file",
     path: "work.txt",
-    failurePattern: "check-failed",
+    failurePattern: "work-missing",
     extractParams: {},
   };
   const complete = registry.completionSteps["complete.issue"];

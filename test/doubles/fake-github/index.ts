@@ -5,5 +5,10 @@ export type {
   FakeIssueSeed,
   FakeProjectSeed,
 } from "./fake-github-state.js";
-export type { FakeFailure, FakeGithub, RecordedRequest } from "./start-fake-github.js";
+export type {
+  FakeFailure,
+  FakeGithub,
+  HeldReply,
+  RecordedRequest,
+} from "./start-fake-github.js";
 export { startFakeGithub } from "./start-fake-github.js";

@@ -62,6 +62,12 @@ export interface TaskAgentOptions {
   readonly conditions?: readonly string[];
   /** Steps without an output schema, as for a backend that answers in text. */
   readonly textOnly?: boolean;
+  /** Extra or replaced failure patterns. */
+  readonly patterns?: Record<string, unknown>;
+  /** Extra or replaced prompt templates (`steps/…/f_default.md` → text). */
+  readonly prompts?: Record<string, string>;
+  /** Extra or replaced top-level registry keys (e.g. `completionSignal`). */
+  readonly registry?: Record<string, unknown>;
 }
 
 /**
@@ -101,6 +107,7 @@ export function makeTaskAgent(options: TaskAgentOptions = {}): AgentFixture {
           params: ["failedTests", "errorOutput"],
         },
         "slow-check": { description: "a check that hung", params: [] },
+        ...options.patterns,
       },
       validators: {
         "git-clean": {
@@ -148,6 +155,7 @@ export function makeTaskAgent(options: TaskAgentOptions = {}): AgentFixture {
           ...options.completionStep,
         },
       },
+      ...options.registry,
     },
     schemas: { "task.schema.json": { step: STEP_SCHEMA } },
     prompts: {
@@ -181,6 +189,7 @@ export function makeTaskAgent(options: TaskAgentOptions = {}): AgentFixture {
       ].join("\n"),
       "steps/complete/task/f_default.md":
         "Review your work on {{task.title}} as a checklist. Answer allComplete, checklist, pendingActions.\n",
+      ...options.prompts,
     },
   };
 }

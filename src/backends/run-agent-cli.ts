@@ -5,9 +5,9 @@
  * or an abort ends every process the CLI started.
  */
 
-import type { BackendError, BackendRequest } from "../ports.js";
+import type { BackendError, BackendRequest, BackendResponse } from "../ports.js";
 import { type CommandResult, runCommand } from "../process/run-command.js";
-import { abortedError, makeBackendError } from "./backend-errors.js";
+import { abortedError, errorResponse, makeBackendError } from "./backend-errors.js";
 import { tailOf } from "./classify-failure.js";
 
 export interface CliInvocation {
@@ -20,16 +20,21 @@ export interface CliInvocation {
   readonly extraEnv?: Readonly<Record<string, string>>;
 }
 
-/** A finished CLI process, or the reason it could not run. */
+/** A finished CLI process, or the error response of a process that could give no answer. */
 export type CliRun =
   | { readonly ok: true; readonly result: CommandResult }
-  | { readonly ok: false; readonly error: BackendError; readonly durationMs: number };
+  | { readonly ok: false; readonly response: BackendResponse };
 
-export async function runCli(invocation: CliInvocation): Promise<CliRun> {
+function failed(error: BackendError, request: BackendRequest, durationMs: number): CliRun {
+  return {
+    ok: false,
+    response: errorResponse(error, { durationMs, sessionId: request.sessionId }),
+  };
+}
+
+export async function runAgentCli(invocation: CliInvocation): Promise<CliRun> {
   const { request } = invocation;
-  if (request.signal.aborted) {
-    return { ok: false, error: abortedError(), durationMs: 0 };
-  }
+  if (request.signal.aborted) return failed(abortedError(), request, 0);
   const startedMs = Date.now();
   try {
     const result = await runCommand({
@@ -43,13 +48,9 @@ export async function runCli(invocation: CliInvocation): Promise<CliRun> {
     const failure = processFailure(result, invocation.command, request.timeoutMs);
     return failure === undefined
       ? { ok: true, result }
-      : { ok: false, error: failure, durationMs: result.durationMs };
+      : failed(failure, request, result.durationMs);
   } catch (error) {
-    return {
-      ok: false,
-      error: spawnError(error, invocation.command),
-      durationMs: Date.now() - startedMs,
-    };
+    return failed(spawnError(error, invocation.command), request, Date.now() - startedMs);
   }
 }
 
