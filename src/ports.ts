@@ -35,19 +35,23 @@ export interface Usage {
   readonly cacheCreationTokens: number;
 }
 
-export type BackendErrorKind =
-  | "rate_limit"
-  | "overloaded"
-  | "timeout"
-  | "connection"
-  | "session_expired"
-  | "auth"
-  | "max_turns"
-  | "max_budget"
-  | "aborted"
-  | "crash"
-  | "config"
-  | "unknown";
+/** Every kind of backend failure, for code that checks a kind read from a file. */
+export const BACKEND_ERROR_KINDS = [
+  "rate_limit",
+  "overloaded",
+  "timeout",
+  "connection",
+  "session_expired",
+  "auth",
+  "max_turns",
+  "max_budget",
+  "aborted",
+  "crash",
+  "config",
+  "unknown",
+] as const;
+
+export type BackendErrorKind = (typeof BACKEND_ERROR_KINDS)[number];
 
 /** A backend failure as fields; retries read these, never the message text. */
 export interface BackendError {

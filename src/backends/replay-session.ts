@@ -35,6 +35,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { CloserError } from "../errors.js";
+import { BACKEND_ERROR_KINDS } from "../ports.js";
 import { runCommand } from "../process/run-command.js";
 
 /** One replace inside an existing file. */
@@ -53,20 +54,7 @@ const usageSchema = z.object({
 });
 
 const errorSchema = z.object({
-  kind: z.enum([
-    "rate_limit",
-    "overloaded",
-    "timeout",
-    "connection",
-    "session_expired",
-    "auth",
-    "max_turns",
-    "max_budget",
-    "aborted",
-    "crash",
-    "config",
-    "unknown",
-  ]),
+  kind: z.enum(BACKEND_ERROR_KINDS),
   message: z.string(),
   retryable: z.boolean(),
   retryAfterMs: z.number().nonnegative().optional(),

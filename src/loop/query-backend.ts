@@ -1,3 +1,4 @@
+import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import type { JsonSchema } from "../definition/types.js";
 import type { BackendError, BackendRequest, BackendResponse } from "../ports.js";
 import { renderIterationSummary } from "../prompts/variables.js";
@@ -199,16 +200,19 @@ async function queryWithDeadline(
   const deadline = new Promise<BackendResponse>((settle) => {
     timer = setTimeout(() => {
       controller.abort();
-      settle(errorResponse("timeout", `no answer within ${request.timeoutMs} ms`, true));
+      settle(
+        errorResponse(makeBackendError("timeout", `no answer within ${request.timeoutMs} ms`)),
+      );
     }, request.timeoutMs + Math.min(DEADLINE_GRACE_MS, request.timeoutMs));
   });
   const answer = run.ports.backend
     .query({ ...request, signal: controller.signal })
     .catch((error: unknown) =>
       errorResponse(
-        "crash",
-        `the backend failed: ${error instanceof Error ? error.message : String(error)}`,
-        false,
+        makeBackendError(
+          "crash",
+          `the backend failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
       ),
     );
   try {
@@ -217,21 +221,6 @@ async function queryWithDeadline(
     clearTimeout(timer);
     request.signal.removeEventListener("abort", stop);
   }
-}
-
-function errorResponse(
-  kind: BackendError["kind"],
-  message: string,
-  retryable: boolean,
-): BackendResponse {
-  return {
-    text: "",
-    costUsd: 0,
-    durationMs: 0,
-    toolsUsed: [],
-    transcript: [],
-    error: { kind, message, retryable },
-  };
 }
 
 function addToTotals(run: RunContext, response: BackendResponse): void {
