@@ -33,6 +33,13 @@ export async function readDeclaration(
     counters: { ...run.state.counters, undecidableStreak: decision.undecidableStreak },
   });
   emit(run, {
+    type: "completion-signal",
+    iteration: turn.iteration,
+    declared: decision.decision === "complete",
+    ...(decision.status === undefined ? {} : { status: decision.status }),
+    ...(decision.action === undefined ? {} : { action: decision.action }),
+  });
+  emit(run, {
     type: "decision",
     iteration: turn.iteration,
     checkId: turn.checkId,
@@ -42,13 +49,6 @@ export async function readDeclaration(
     ...(decision.stale === undefined ? {} : { stale: decision.stale }),
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     undecidableStreak: decision.undecidableStreak,
-  });
-  emit(run, {
-    type: "completion-signal",
-    iteration: turn.iteration,
-    declared: decision.decision === "complete",
-    ...(decision.status === undefined ? {} : { status: decision.status }),
-    ...(decision.action === undefined ? {} : { action: decision.action }),
   });
   return decision;
 }
