@@ -40,6 +40,51 @@ export interface ChannelInput {
   readonly checkStartedAtMs: number;
 }
 
+/** A file's text and when it was last written, as read around a backend query. */
+export interface FileAround {
+  readonly text: string;
+  readonly modifiedAtMs: number;
+}
+
+/** One answer and the decision file as it was before and after the query that produced it. */
+export interface AnswerToRead {
+  readonly response: { readonly structuredOutput?: unknown; readonly text: string };
+  readonly decisionFileBefore?: FileAround;
+  readonly decisionFileAfter?: FileAround;
+}
+
+/**
+ * The channels' input for one answer. "Written after the check started" is
+ * judged in the file system's own time, so a clock that differs from it (or a
+ * test clock) can't make a fresh file look old: a file that did not exist
+ * before the query, or changed during it, is fresh; one left exactly as it was
+ * is older than the check.
+ */
+export function makeChannelInput(
+  answer: AnswerToRead,
+  context: { readonly completionSignal: CompletionSignalConfig; readonly checkId: string },
+): ChannelInput {
+  const { response, decisionFileBefore: before, decisionFileAfter: after } = answer;
+  return {
+    ...(response.structuredOutput === undefined
+      ? {}
+      : { structuredOutput: response.structuredOutput }),
+    text: response.text,
+    ...(after === undefined
+      ? {}
+      : { decisionFile: { content: after.text, modifiedAtMs: after.modifiedAtMs } }),
+    completionSignal: context.completionSignal,
+    checkId: context.checkId,
+    checkStartedAtMs: checkStartInFileTime(before, after),
+  };
+}
+
+function checkStartInFileTime(before?: FileAround, after?: FileAround): number {
+  if (after === undefined || before === undefined) return Number.NEGATIVE_INFINITY;
+  const changed = after.modifiedAtMs !== before.modifiedAtMs || after.text !== before.text;
+  return changed ? after.modifiedAtMs : after.modifiedAtMs + 1;
+}
+
 const MARKER_LINE = /^(?:<promise>\s*(COMPLETE|INCOMPLETE)\s*<\/promise>|(COMPLETE|INCOMPLETE))$/;
 
 /**

@@ -1,6 +1,6 @@
 import { type CompletionDecision, decideCompletion } from "../completion/decision.js";
+import { makeChannelInput } from "../completion/decision-channels.js";
 import type { BackendResponse } from "../ports.js";
-import type { FileSnapshot } from "../record/read-optional-file.js";
 import { emit, type RunContext, updateState } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 
@@ -16,16 +16,10 @@ export async function readDeclaration(
 ): Promise<CompletionDecision> {
   const after = await run.ports.readFile(run.decisionPath);
   const decision = decideCompletion({
-    ...(response.structuredOutput === undefined
-      ? {}
-      : { structuredOutput: response.structuredOutput }),
-    text: response.text,
-    ...(after === undefined
-      ? {}
-      : { decisionFile: { content: after.text, modifiedAtMs: after.modifiedAtMs } }),
-    completionSignal: run.agent.registry.completionSignal,
-    checkId: turn.checkId,
-    checkStartedAtMs: checkStartInFileTime(turn.decisionBefore, after),
+    ...makeChannelInput(
+      { response, decisionFileBefore: turn.decisionBefore, decisionFileAfter: after },
+      { completionSignal: run.agent.registry.completionSignal, checkId: turn.checkId },
+    ),
     previousUndecidableStreak: run.state.counters.undecidableStreak,
     maxUndecidable: run.agent.runner.maxUndecidable,
   });
@@ -51,19 +45,4 @@ export async function readDeclaration(
     undecidableStreak: decision.undecidableStreak,
   });
   return decision;
-}
-
-/**
- * "Written after the check started" is judged in the file system's own time,
- * so a clock that differs from it (or a test clock) can't make a fresh file
- * look old: a file that did not exist before the query, or changed during it,
- * is fresh; one left exactly as it was is older than the check.
- */
-function checkStartInFileTime(
-  before: FileSnapshot | undefined,
-  after: FileSnapshot | undefined,
-): number {
-  if (after === undefined || before === undefined) return Number.NEGATIVE_INFINITY;
-  const changed = after.modifiedAtMs !== before.modifiedAtMs || after.text !== before.text;
-  return changed ? after.modifiedAtMs : after.modifiedAtMs + 1;
 }

@@ -1,4 +1,4 @@
-import { readDecisionChannels } from "../completion/decision-channels.js";
+import { makeChannelInput, readDecisionChannels } from "../completion/decision-channels.js";
 import { summarizeIteration } from "../completion/iteration-summary.js";
 import { isPlainObject, lastJsonObject } from "../completion/json-in-text.js";
 import { hasDeclaration } from "../completion/signal.js";
@@ -63,19 +63,6 @@ function declares(response: BackendResponse): boolean {
 }
 
 /**
- * When the check started, in the file system's own time, judged as the loop
- * judges it: a decision file left exactly as it was is older than the check.
- */
-function checkStartInFileTime(
-  before: FileSnapshot | undefined,
-  after: FileSnapshot | undefined,
-): number {
-  if (after === undefined || before === undefined) return Number.NEGATIVE_INFINITY;
-  const changed = after.modifiedAtMs !== before.modifiedAtMs || after.text !== before.text;
-  return changed ? after.modifiedAtMs : after.modifiedAtMs + 1;
-}
-
-/**
  * The channels the loop reads next (SPEC §4.2), with the same inputs, so an
  * answer the loop will check is the one acted on here. (The loop's
  * decideCompletion only adds the undecidable streak to this reading.)
@@ -86,18 +73,11 @@ function declaresComplete(
   decisionFile: { before?: FileSnapshot; after?: FileSnapshot },
   options: ObserveOptions,
 ): boolean {
-  const { before, after } = decisionFile;
-  const reading = readDecisionChannels({
-    ...(response.structuredOutput === undefined
-      ? {}
-      : { structuredOutput: response.structuredOutput }),
-    text: response.text,
-    ...(after === undefined
-      ? {}
-      : { decisionFile: { content: after.text, modifiedAtMs: after.modifiedAtMs } }),
-    completionSignal: options.completionSignal,
-    checkId: request.env.CLOSER_CHECK_ID ?? "",
-    checkStartedAtMs: checkStartInFileTime(before, after),
-  });
+  const reading = readDecisionChannels(
+    makeChannelInput(
+      { response, decisionFileBefore: decisionFile.before, decisionFileAfter: decisionFile.after },
+      { completionSignal: options.completionSignal, checkId: request.env.CLOSER_CHECK_ID ?? "" },
+    ),
+  );
   return reading.decision === "complete";
 }

@@ -15,6 +15,9 @@ describe("closer run with GitHub", () => {
     repo = undefined;
   });
   const dir = () => repo?.dir ?? "";
+  /** `closer run AGENT --issue 5 --repo acme/widgets --cwd <repo> …` */
+  const runIssueFive = (agent: string, ...extra: string[]) =>
+    cli("run", agent, "--issue", "5", "--repo", "acme/widgets", "--cwd", dir(), ...extra);
 
   beforeEach(async () => {
     repo = await makeCliRepo();
@@ -30,17 +33,7 @@ describe("closer run with GitHub", () => {
   });
 
   it("runs an issue in its worktree, merges it and closes the issue, never printing the token", async () => {
-    const result = await cli(
-      "run",
-      "good",
-      "--issue",
-      "5",
-      "--repo",
-      "acme/widgets",
-      "--cwd",
-      dir(),
-      "--json",
-    );
+    const result = await runIssueFive("good", "--json");
     expect(result.stderr).not.toContain(TOKEN);
     expect(result.stdout).not.toContain(TOKEN);
     expect(result.code).toBe(0);
@@ -56,19 +49,7 @@ describe("closer run with GitHub", () => {
   });
 
   it("--resume continues a failed issue run in its worktree without a second failure comment", async () => {
-    const first = await cli(
-      "run",
-      "lazy",
-      "--issue",
-      "5",
-      "--repo",
-      "acme/widgets",
-      "--cwd",
-      dir(),
-      "--max-iterations",
-      "1",
-      "--json",
-    );
+    const first = await runIssueFive("lazy", "--max-iterations", "1", "--json");
     expect(first.code).toBe(1);
     const failed = JSON.parse(first.stdout) as { runId: string; worktree: { path: string } };
     expect(github?.state.issues[0]?.comments).toHaveLength(1);
@@ -103,16 +84,7 @@ describe("closer run with GitHub", () => {
 
   it("exits 2 before any work when GITHUB_TOKEN is missing", async () => {
     vi.stubEnv("GITHUB_TOKEN", "");
-    const result = await cli(
-      "run",
-      "good",
-      "--issue",
-      "5",
-      "--repo",
-      "acme/widgets",
-      "--cwd",
-      dir(),
-    );
+    const result = await runIssueFive("good");
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("GITHUB_TOKEN is not set");
     expect(result.stderr).toContain("export GITHUB_TOKEN=");
@@ -122,32 +94,14 @@ describe("closer run with GitHub", () => {
 
   it("exits 2 when GitHub rejects the token and 1 on a rate limit", async () => {
     vi.stubEnv("GITHUB_TOKEN", "ghp_wrongToken0123456789");
-    const rejected = await cli(
-      "run",
-      "good",
-      "--issue",
-      "5",
-      "--repo",
-      "acme/widgets",
-      "--cwd",
-      dir(),
-    );
+    const rejected = await runIssueFive("good");
     expect(rejected.code).toBe(2);
     expect(rejected.stderr).toContain("GitHub rejected the token (401 Bad credentials)");
     expect(rejected.stderr).toContain("GITHUB_TOKEN");
     expect(rejected.stderr).not.toContain("ghp_wrongToken0123456789");
     vi.stubEnv("GITHUB_TOKEN", TOKEN);
     github?.rateLimit({ retryAfterSeconds: 120 });
-    const limited = await cli(
-      "run",
-      "good",
-      "--issue",
-      "5",
-      "--repo",
-      "acme/widgets",
-      "--cwd",
-      dir(),
-    );
+    const limited = await runIssueFive("good");
     expect(limited.code).toBe(1);
     expect(limited.stderr).toContain("rate limit");
   });
