@@ -1,13 +1,16 @@
 /**
- * closer as a library: load an agent, pick a backend, run it on a task until
- * the work is verifiably done.
+ * closer as a library: load an agent, run it on a task until the work is
+ * verifiably done.
  *
  * ```ts
- * import { loadAgent, makeBackend, runAgent } from "closer";
+ * import { loadAgent, runTask } from "closer";
  * const agent = await loadAgent("iterator", { cwd });
- * const backend = makeBackend(agent.runner.backend, { agentDir: agent.dir });
- * const result = await runAgent({ agent, backend, cwd, task: { kind: "text", title, body } });
+ * const outcome = await runTask({ agent, cwd, task: { kind: "text", title, body } });
  * ```
+ *
+ * `runTask`, `runIssue` and `resumeRun` add the worktree, the lock and the
+ * GitHub side effects around the loop; `runAgent(await resolveRunSettings(…))`
+ * is the loop alone.
  */
 
 export type { ClaudeSdkBackendConfig, ClaudeSdkBackendOptions } from "./backends/claude-sdk.js";
@@ -28,18 +31,21 @@ export type {
 } from "./events.js";
 export {
   type AgentResult,
-  AgentRunner,
-  makeSystemClock,
-  type RunOptions,
+  type Declaration,
+  type RunSettings,
   runAgent,
 } from "./loop/index.js";
 export type * from "./ports.js";
 export { createRunRecord, defaultRunsDir, readRunState } from "./record/run-record.js";
 export type { IterationSummary, RunState, TaskInfo } from "./record/run-state.js";
 export {
+  AgentRunner,
+  type AgentRunOptions,
   type BatchRunOptions,
   type IssueRunOptions,
+  makeSystemClock,
   type RunOutcome,
+  resolveRunSettings,
   resumeRun,
   runBatch,
   runIssue,

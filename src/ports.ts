@@ -1,11 +1,15 @@
 /**
  * The whole architecture in one file: the small ports through which the loop
  * asks the outside world for things. Implementations live in backends/,
- * validators/, workspace/ and record/; tests swap only what is outside the
- * machine (the model, GitHub).
+ * validators/, record/, prompts/ and github/; tests swap only what is outside
+ * the machine (the model, GitHub).
  */
-import type { JsonSchema, PermissionMode } from "./definition/types.js";
-import type { RunEvent } from "./events.js";
+import type { SchemaValidators } from "./completion/schema-validators.js";
+import type { JsonSchema, OutputSchemaRef, PermissionMode } from "./definition/types.js";
+import type { EventListener, RunEvent } from "./events.js";
+import type { PromptRenderer } from "./prompts/make-prompt-renderer.js";
+import type { FileSnapshot } from "./record/read-optional-file.js";
+import type { RunState } from "./record/run-state.js";
 
 // ── Backend ────────────────────────────────────────────────────────────────
 
@@ -88,6 +92,12 @@ export interface Backend {
 
 // ── Validators ─────────────────────────────────────────────────────────────
 
+/** Runs the registry's validator of that name; a failing check is a value, never a throw. */
+export type ValidatorRunner = (
+  validatorName: string,
+  context: CheckContext & { readonly defaultTimeoutMs: number },
+) => Promise<ValidatorOutcome>;
+
 export interface CheckContext {
   /** The working tree the checks run in. */
   readonly cwd: string;
@@ -115,16 +125,6 @@ export interface ValidatorOutcome {
   readonly configError?: string;
 }
 
-// ── Workspace (the only place that runs git) ───────────────────────────────
-
-export interface Workspace {
-  /** Working tree of the run. */
-  readonly cwd: string;
-  isClean(): Promise<boolean>;
-  /** Commit everything that is left; returns false when there was nothing to commit. */
-  commitAll(message: string): Promise<boolean>;
-}
-
 // ── Record ─────────────────────────────────────────────────────────────────
 
 /**
@@ -141,7 +141,7 @@ export interface RecordSink {
    * Rewrite run.json atomically (it is where a resumed run starts); the state of
    * an ended run also durably.
    */
-  saveState(state: import("./record/run-state.js").RunState): Promise<void>;
+  saveState(state: RunState): Promise<void>;
   /**
    * Keep an iteration's prompt (and, separately, its transcript). `label` names
    * an extra query of the same iteration (e.g. `closure-review`).
@@ -159,4 +159,22 @@ export interface Clock {
   /** Resolves after `ms`, or rejects with an AbortError when the signal aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   randomId(): string;
+}
+
+// ── The loop's ports, together ─────────────────────────────────────────────
+
+/** Everything the loop reaches the outside world through, made once per run. */
+export interface LoopPorts {
+  readonly backend: Backend;
+  readonly record: RecordSink;
+  readonly clock: Clock;
+  readonly listener?: EventListener;
+  /** Resolves a step's output schema (cached per run). */
+  readonly resolveSchema: (ref: OutputSchemaRef) => Promise<JsonSchema>;
+  /** Renders a prompt from the agent's templates (each read and compiled once per run). */
+  readonly renderPrompt: PromptRenderer;
+  /** Reads a file that may not exist (the decision file). */
+  readonly readFile: (path: string) => Promise<FileSnapshot | undefined>;
+  readonly runValidator: ValidatorRunner;
+  readonly schemaValidators: SchemaValidators;
 }

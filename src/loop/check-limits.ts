@@ -33,10 +33,10 @@ export async function checkLimits(run: RunContext): Promise<Terminal | undefined
       `wall time ${elapsedMs} ms reached the budget of ${maxWallTimeMs} ms`,
     );
   }
-  if (run.state.iteration >= run.maxIterations) {
+  if (run.state.iteration >= run.agent.runner.maxIterations) {
     return stopped(
       "max_iterations",
-      `no verified completion within ${run.maxIterations} iterations`,
+      `no verified completion within ${run.agent.runner.maxIterations} iterations`,
     );
   }
   return undefined;

@@ -2,6 +2,7 @@ import type { CheckFailure } from "../completion/check-failure.js";
 import { makeCheckId } from "../completion/decision.js";
 import { type IterationFindings, summarizeIteration } from "../completion/iteration-summary.js";
 import type { BackendResponse } from "../ports.js";
+import type { RunState } from "../record/run-state.js";
 import { buildRetryPrompt } from "../retry/retry-handler.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";
@@ -86,11 +87,17 @@ export function warn(run: RunContext, iteration: number, message: string): void 
 }
 
 /** The checks confirmed the declaration: the run is complete. */
-export function acceptCompletion(run: RunContext, turn: Turn, response: BackendResponse): Terminal {
+export function acceptCompletion(
+  run: RunContext,
+  turn: Turn,
+  response: BackendResponse,
+  completion: NonNullable<RunState["completion"]>,
+): Terminal {
   updateState(run, {
     counters: { ...run.state.counters, failedChecks: 0 },
     pendingPrompt: undefined,
     previousSummary: summarizeIteration(turn.iteration, response),
+    completion,
   });
   return completed(`verified in iteration ${turn.iteration}`);
 }

@@ -1,4 +1,4 @@
-import { type CheckFailure, undecidableFailure } from "../completion/check-failure.js";
+import { undecidableFailure } from "../completion/check-failure.js";
 import type { CompletionDecision } from "../completion/decision.js";
 import { summarizeIteration } from "../completion/iteration-summary.js";
 import type { BackendResponse } from "../ports.js";
@@ -7,6 +7,7 @@ import { queueRetry, warn } from "./end-iteration.js";
 import { type RunContext, updateState } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 import { completed, failed, stopped, type Terminal } from "./terminal-state.js";
+import type { Verification } from "./verify-completion.js";
 
 /**
  * A declaration the checks did not confirm, by the completion step's
@@ -19,8 +20,9 @@ export async function handleFailedCheck(
   run: RunContext,
   turn: Turn,
   response: BackendResponse,
-  failure: CheckFailure,
+  verification: Verification & { readonly complete: false },
 ): Promise<Terminal | undefined> {
+  const { failure, completion } = verification;
   const onFailure = turn.completionStep?.onFailure ?? { action: "retry", maxAttempts: 3 };
   const failedChecks = run.state.counters.failedChecks + 1;
   // A run that ends here and is resumed later starts from the step prompt and this summary.
@@ -46,6 +48,7 @@ export async function handleFailedCheck(
       return stopped("aborted", `onFailure is abort and a check failed: ${found}`);
     case "skip":
       warn(run, turn.iteration, `accepted despite a failed check (onFailure skip): ${found}`);
+      updateState(run, { completion });
       return completed(`completed in iteration ${turn.iteration}, skipping a failed check`);
   }
 }

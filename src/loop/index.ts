@@ -1,4 +1,11 @@
-export { makeRunId } from "./prepare-run.js";
-export { AgentRunner, runAgent } from "./run-agent.js";
-export type { AgentResult, RunOptions } from "./run-options.js";
-export { makeSystemClock } from "./system-clock.js";
+export { runAgent } from "./run-agent.js";
+export type {
+  AgentResult,
+  Declaration,
+  FinishRecord,
+  FinishRun,
+  NewRun,
+  ResumedRun,
+  RunSettings,
+  RunStart,
+} from "./run-settings.js";

@@ -1,55 +1,37 @@
-import { join, resolve } from "node:path";
-import { resolveDecisionPath } from "../completion/decision.js";
+import { join } from "node:path";
 import { SchemaValidators } from "../completion/schema-validators.js";
 import { SchemaResolver } from "../definition/schema-resolver.js";
 import type { ResolvedAgent } from "../definition/types.js";
-import { CloserError } from "../errors.js";
-import type { Clock, ValidatorOutcome } from "../ports.js";
+import type { Clock, LoopPorts, ValidatorOutcome } from "../ports.js";
 import { makePromptRenderer } from "../prompts/make-prompt-renderer.js";
 import { readOptionalFile } from "../record/read-optional-file.js";
-import { createRunRecord, defaultRunsDir, readRunState } from "../record/run-record.js";
 import { RUN_STATE_VERSION, type RunState } from "../record/run-state.js";
 import { runValidator } from "../validators/run-validator.js";
-import { emit, type RunContext, type RunPorts, saveState, waitForState } from "./run-context.js";
-import type { RunOptions } from "./run-options.js";
+import { emit, type RunContext, saveState, waitForState } from "./run-context.js";
+import type { NewRun, RunSettings } from "./run-settings.js";
 import { findStep } from "./start-iteration.js";
-import { makeSystemClock } from "./system-clock.js";
 
 /**
- * Builds everything a run works with: the record, the backend and the other
- * ports, and the run state (new, or read back from run.json to resume).
- * Throws a CloserError, before anything is recorded or sent, when the run
- * can't start.
+ * Builds everything a run works with from its settings: the ports and the
+ * run state (new, or the resumed run's). Throws a CloserError, before
+ * anything is recorded or sent, when the run can't start.
  */
-export async function prepareRun(options: RunOptions): Promise<RunContext> {
-  const { agent } = options;
-  const clock = options.clock ?? makeSystemClock();
-  const cwd = resolve(options.cwd);
-  const runsDir = resolve(
-    cwd,
-    options.runsDir ?? agent.runner.logging.runsDir ?? defaultRunsDir(cwd),
-  );
-  const decisionPath = resolveDecisionPath(cwd, agent.runner.decisionFile, {
-    file: agent.files.agentJson,
-    jsonPath: "runner.decisionFile",
-  });
-  const state = options.resume
-    ? await resumeState(join(runsDir, options.resume), agent, clock)
-    : newState(options, cwd, clock);
-  const runDir = join(runsDir, state.runId);
+export async function prepareRun(settings: RunSettings): Promise<RunContext> {
+  const { agent, clock, start } = settings;
+  const state = "resumed" in start ? resumedState(start.resumed, clock) : newState(settings, start);
   const run: RunContext = {
     agent,
-    ports: makePorts(options, agent, runDir, clock),
-    cwd,
-    runId: state.runId,
-    runDir,
-    maxIterations: options.maxIterations ?? agent.runner.maxIterations,
-    signal: options.signal ?? new AbortController().signal,
-    decisionPath,
+    ports: makePorts(settings),
+    cwd: settings.cwd,
+    runId: settings.runId,
+    runDir: settings.runDir,
+    signal: settings.signal,
+    decisionPath: settings.decisionPath,
     ...(await readSystemPrompt(agent)),
-    externalConditions: options.externalConditions ?? [],
+    externalConditions: settings.externalConditions,
+    ...(settings.beforeChecks === undefined ? {} : { beforeChecks: settings.beforeChecks }),
     startedAtMs: clock.now(),
-    state: options.worktree ? { ...state, worktree: options.worktree } : state,
+    state: settings.worktree ? { ...state, worktree: settings.worktree } : state,
     stateWritten: Promise.resolve(),
   };
   findStep(run, run.state.stepId);
@@ -65,23 +47,19 @@ export async function startRun(run: RunContext, resumed: boolean): Promise<void>
     agent: run.agent.name,
     task: run.state.task.title,
     cwd: run.cwd,
-    maxIterations: run.maxIterations,
+    maxIterations: run.agent.runner.maxIterations,
     resumed,
   });
 }
 
-function makePorts(
-  options: RunOptions,
-  agent: ResolvedAgent,
-  runDir: string,
-  clock: Clock,
-): RunPorts {
+function makePorts(settings: RunSettings): LoopPorts {
+  const { agent } = settings;
   const schemas = new SchemaResolver(join(agent.dir, "schemas"));
   return {
-    backend: options.backend,
-    record: createRunRecord(runDir, { env: options.env ?? process.env }),
-    clock,
-    ...(options.onEvent === undefined ? {} : { listener: options.onEvent }),
+    backend: settings.backend,
+    record: settings.record,
+    clock: settings.clock,
+    ...(settings.onEvent === undefined ? {} : { listener: settings.onEvent }),
     resolveSchema: memoize(
       (ref) => `${ref.file}#${ref.schema}`,
       (ref) => schemas.resolve(ref),
@@ -106,26 +84,19 @@ function unknownValidator(name: string): ValidatorOutcome {
   };
 }
 
-function newState(options: RunOptions, cwd: string, clock: Clock): RunState {
-  if (options.task === undefined) {
-    throw new CloserError("usage_error", "a new run needs a task", {
-      expected: "a task (an issue or a text), or a run id to resume",
-      fix: "pass --issue N, --task TEXT or --task-file FILE, or --resume RUN_ID",
-    });
-  }
-  const startedAt = new Date(clock.now()).toISOString();
-  const { agent } = options;
+function newState(settings: RunSettings, start: NewRun): RunState {
+  const startedAt = new Date(settings.clock.now()).toISOString();
   return {
     version: RUN_STATE_VERSION,
-    runId: options.runId ?? makeRunId(clock),
-    agent: agent.name,
-    task: options.task,
-    args: options.args ?? {},
-    cwd,
+    runId: settings.runId,
+    agent: settings.agent.name,
+    task: start.task,
+    args: start.args,
+    cwd: settings.cwd,
     status: "running",
     reason: "",
     iteration: 0,
-    stepId: agent.registry.entryStep,
+    stepId: settings.agent.registry.entryStep,
     counters: { failedChecks: 0, formatRetries: 0, undecidableStreak: 0 },
     totals: {
       costUsd: 0,
@@ -139,50 +110,21 @@ function newState(options: RunOptions, cwd: string, clock: Clock): RunState {
   };
 }
 
-async function resumeState(runDir: string, agent: ResolvedAgent, clock: Clock): Promise<RunState> {
-  const previous = await readRunState(runDir);
-  const file = join(runDir, "run.json");
-  if (previous.status === "completed") {
-    throw new CloserError(
-      "usage_error",
-      `run ${previous.runId} is already completed; there is nothing to resume`,
-      {
-        file,
-        jsonPath: "status",
-        found: previous.status,
-        fix: "start a new run instead of resuming this one",
-      },
-    );
-  }
-  if (previous.agent !== agent.name) {
-    throw new CloserError(
-      "usage_error",
-      `run ${previous.runId} belongs to agent "${previous.agent}"`,
-      {
-        file,
-        jsonPath: "agent",
-        expected: agent.name,
-        found: previous.agent,
-        fix: `resume it with agent "${previous.agent}"`,
-      },
-    );
-  }
+/** A resumed run goes on as `running`; a completed one keeps its end (only its finish runs). */
+function resumedState(previous: RunState, clock: Clock): RunState {
+  if (previous.status === "completed") return previous;
   const { endedAt: _ended, ...rest } = previous;
-  return { ...rest, status: "running", reason: "", updatedAt: new Date(clock.now()).toISOString() };
+  return {
+    ...rest,
+    status: "running",
+    reason: "",
+    updatedAt: new Date(clock.now()).toISOString(),
+  };
 }
 
 async function readSystemPrompt(agent: ResolvedAgent): Promise<{ systemPrompt?: string }> {
   const file = await readOptionalFile(agent.runner.systemPromptPath);
   return file === undefined || file.text.trim() === "" ? {} : { systemPrompt: file.text };
-}
-
-/** `20300101-120000-ab12cd`: sortable by start time, unique by its random tail. */
-export function makeRunId(clock: Clock): string {
-  const stamp = new Date(clock.now()).toISOString().replace(/[-:]/g, "").replace("T", "-");
-  return `${stamp.slice(0, 15)}-${clock
-    .randomId()
-    .replace(/[^a-zA-Z0-9]/g, "")
-    .slice(0, 6)}`;
 }
 
 /** Caches a function's promise by key: a run resolves each step's schema once. */

@@ -1,8 +1,17 @@
 import { prepareRun, startRun } from "./prepare-run.js";
-import { runLoop } from "./run-loop.js";
-import type { AgentResult, RunOptions } from "./run-options.js";
 import {
-  finishRun,
+  emitWritten,
+  type RunContext,
+  saveState,
+  updateState,
+  waitForState,
+} from "./run-context.js";
+import { runLoop } from "./run-loop.js";
+import type { AgentResult, FinishRecord, FinishRun, RunSettings } from "./run-settings.js";
+import {
+  completed,
+  recordEndState,
+  recordRunEnd,
   resultOf,
   type Terminal,
   terminalFromError,
@@ -11,30 +20,57 @@ import {
 
 /**
  * Runs an agent on a task until the work is verifiably done or a terminal
- * state is reached (SPEC §3), recording everything in the run folder.
+ * state is reached (docs/loop.md), recording everything in the run folder.
+ * `finish` runs after the loop, before the run's end is written, and its
+ * events go to the same record (side effects, the worktree's end).
  *
- * Throws a CloserError only when the run can't start (no task, a completed
- * run to resume, a bad decision path); once started, every outcome —
- * including a configuration error found mid-run — is a result, and exactly
- * one `finally` writes the final run.json and `run-end` event.
+ * Throws a CloserError only when the run can't start (a step the registry
+ * lacks); once started, every outcome — including a configuration error
+ * found mid-run — is a result, and exactly one `finally` writes the final
+ * run.json and `run-end` event.
  */
-export async function runAgent(options: RunOptions): Promise<AgentResult> {
-  const run = await prepareRun(options);
+export async function runAgent(settings: RunSettings): Promise<AgentResult>;
+export async function runAgent<Outcome extends AgentResult>(
+  settings: RunSettings,
+  finish: FinishRun<Outcome>,
+): Promise<Outcome>;
+export async function runAgent(
+  settings: RunSettings,
+  finish?: FinishRun<AgentResult>,
+): Promise<AgentResult> {
+  const run = await prepareRun(settings);
   let terminal: Terminal = UNDECIDED_END;
+  let outcome: AgentResult | undefined;
   try {
-    await startRun(run, options.resume !== undefined);
-    terminal = await runLoop(run);
+    await startRun(run, "resumed" in settings.start);
+    // A run that already completed is only finished (what its earlier attempt left undone).
+    terminal = run.state.status === "completed" ? completed(run.state.reason) : await runLoop(run);
   } catch (error) {
     terminal = terminalFromError(error);
   } finally {
-    await finishRun(run, terminal);
+    try {
+      if (finish !== undefined) {
+        // run.json says how the run ended before anything after the loop starts, so an
+        // attempt that dies during the side effects is resumed as an ended run, not looped again.
+        await recordEndState(run, terminal);
+        outcome = await finish(resultOf(run, terminal), finishRecord(run));
+      }
+    } finally {
+      await recordRunEnd(run, terminal);
+    }
   }
-  return resultOf(run, terminal);
+  return outcome ?? resultOf(run, terminal);
 }
 
-/** Seed 003's Runner: the same as `runAgent`, for callers that prefer an object. */
-export class AgentRunner {
-  run(options: RunOptions): Promise<AgentResult> {
-    return runAgent(options);
-  }
+function finishRecord(run: RunContext): FinishRecord {
+  return {
+    alreadyDone: run.state.sideEffects,
+    emit: (body) => emitWritten(run, body),
+    async recordEffect(effectKey) {
+      if (run.state.sideEffects.includes(effectKey)) return;
+      updateState(run, { sideEffects: [...run.state.sideEffects, effectKey] });
+      saveState(run);
+      await waitForState(run);
+    },
+  };
 }

@@ -1,35 +1,9 @@
 import type { ExternalCondition } from "../completion/completion-handler.js";
-import type { SchemaValidators } from "../completion/schema-validators.js";
-import type { JsonSchema, OutputSchemaRef, ResolvedAgent } from "../definition/types.js";
-import {
-  EVENT_FORMAT_VERSION,
-  type EventListener,
-  type RunEvent,
-  type RunEventBody,
-} from "../events.js";
-import type { Backend, CheckContext, Clock, RecordSink, ValidatorOutcome } from "../ports.js";
-import type { PromptRenderer } from "../prompts/make-prompt-renderer.js";
-import type { FileSnapshot } from "../record/read-optional-file.js";
+import type { ResolvedAgent } from "../definition/types.js";
+import { EVENT_FORMAT_VERSION, type RunEvent, type RunEventBody } from "../events.js";
+import type { LoopPorts } from "../ports.js";
 import type { RunState } from "../record/run-state.js";
-
-/** The collaborators the loop reaches the outside world through. */
-export interface RunPorts {
-  readonly backend: Backend;
-  readonly record: RecordSink;
-  readonly clock: Clock;
-  readonly listener?: EventListener;
-  /** Resolves a step's output schema (cached per run). */
-  readonly resolveSchema: (ref: OutputSchemaRef) => Promise<JsonSchema>;
-  /** Renders a prompt from the agent's templates (each read and compiled once per run). */
-  readonly renderPrompt: PromptRenderer;
-  /** Reads a file that may not exist (the decision file). */
-  readonly readFile: (path: string) => Promise<FileSnapshot | undefined>;
-  readonly runValidator: (
-    validatorName: string,
-    context: CheckContext & { defaultTimeoutMs: number },
-  ) => Promise<ValidatorOutcome>;
-  readonly schemaValidators: SchemaValidators;
-}
+import type { Declaration } from "./run-settings.js";
 
 /**
  * Everything one run works with. All of it is fixed when the run starts
@@ -38,16 +12,16 @@ export interface RunPorts {
  */
 export interface RunContext {
   readonly agent: ResolvedAgent;
-  readonly ports: RunPorts;
+  readonly ports: LoopPorts;
   readonly cwd: string;
   readonly runId: string;
   readonly runDir: string;
-  readonly maxIterations: number;
   readonly signal: AbortSignal;
-  /** Absolute path of the decision file (inside the working tree). */
+  /** Absolute path of the decision file. */
   readonly decisionPath: string;
   readonly systemPrompt?: string;
   readonly externalConditions: readonly ExternalCondition[];
+  readonly beforeChecks?: (declaration: Declaration) => Promise<void>;
   /** Clock time this process started (or resumed) the run: the wall-time budget counts from here. */
   readonly startedAtMs: number;
   state: RunState;

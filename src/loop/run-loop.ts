@@ -1,3 +1,4 @@
+import { beforeChecks } from "./before-checks.js";
 import { checkFormat } from "./check-format.js";
 import { checkLimits } from "./check-limits.js";
 import { acceptCompletion, goToNextStep } from "./end-iteration.js";
@@ -39,13 +40,14 @@ export async function runLoop(run: RunContext): Promise<Terminal> {
       continue;
     }
 
-    if ((await checkFormat(run, turn, response)) === "retry") continue; // §4.4 format retries
+    const declaration = await beforeChecks(run, turn, response); // closer's step first (autoCommit)
+    if ((await checkFormat(run, turn, response)) === "retry") continue; // format retries
 
-    const verdict = await verifyCompletion(run, turn); // validators, closure review, external
+    const verdict = await verifyCompletion(run, turn, declaration); // validators, review, external
     if (isTerminal(verdict)) return verdict;
-    if (verdict.complete) return acceptCompletion(run, turn, response);
+    if (verdict.complete) return acceptCompletion(run, turn, response, verdict.completion);
 
-    const end = await handleFailedCheck(run, turn, response, verdict.failure); // onFailure
+    const end = await handleFailedCheck(run, turn, response, verdict); // onFailure
     if (end) return end;
   }
 }

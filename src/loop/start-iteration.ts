@@ -104,7 +104,7 @@ export function variablesFor(
     parameters: run.state.args,
     parameterDefinitions: run.agent.parameters,
     iteration,
-    maxIterations: run.maxIterations,
+    maxIterations: run.agent.runner.maxIterations,
     runId: run.runId,
     checkId,
     ...(previousSummary === undefined ? {} : { previousSummary }),

@@ -8,7 +8,7 @@ import {
   updateState,
   waitForState,
 } from "./run-context.js";
-import type { AgentResult } from "./run-options.js";
+import type { AgentResult } from "./run-settings.js";
 
 /** How the loop ended (SPEC §3 rule 6): the only way out of it. */
 export interface Terminal {
@@ -50,14 +50,19 @@ export const UNDECIDED_END: Terminal = failed(
   "the run ended without a terminal state",
 );
 
-/**
- * The one place that writes the end of a run (DESIGN principle 12): the final
- * run.json and the `run-end` event.
- */
-export async function finishRun(run: RunContext, terminal: Terminal): Promise<void> {
+/** Writes how the run ended into run.json (status, reason, end time). */
+export async function recordEndState(run: RunContext, terminal: Terminal): Promise<void> {
   updateState(run, { status: terminal.status, reason: terminal.reason, endedAt: isoTime(run) });
   saveState(run);
   await waitForState(run);
+}
+
+/**
+ * The one place that writes the end of a run (docs/style.md#principle-12): the
+ * final run.json and the `run-end` event.
+ */
+export async function recordRunEnd(run: RunContext, terminal: Terminal): Promise<void> {
+  await recordEndState(run, terminal);
   const { iteration, totals } = run.state;
   await emitWritten(run, {
     type: "run-end",
@@ -71,7 +76,7 @@ export async function finishRun(run: RunContext, terminal: Terminal): Promise<vo
 }
 
 export function resultOf(run: RunContext, terminal: Terminal): AgentResult {
-  const { iteration, totals, worktree, warnings } = run.state;
+  const { iteration, totals, worktree, warnings, completion } = run.state;
   return {
     success: terminal.status === "completed",
     status: terminal.status,
@@ -83,5 +88,6 @@ export function resultOf(run: RunContext, terminal: Terminal): AgentResult {
     ...(worktree === undefined ? {} : { worktree }),
     ...(terminal.errorCode === undefined ? {} : { errorCode: terminal.errorCode }),
     warnings,
+    ...(terminal.status === "completed" && completion !== undefined ? { completion } : {}),
   };
 }

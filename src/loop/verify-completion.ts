@@ -1,14 +1,22 @@
 import type { ClosureReviewReading } from "../completion/closure-review.js";
 import { type CompletionVerdict, isComplete } from "../completion/completion-handler.js";
-import { checkCompletion } from "../completion/completion-validator.js";
+import { type CompletionCheck, checkCompletion } from "../completion/completion-validator.js";
 import type { ValidatorOutcome } from "../ports.js";
+import type { RunState } from "../record/run-state.js";
 import { reviewClosure } from "./review-closure.js";
 import { emit, type RunContext } from "./run-context.js";
+import type { Declaration } from "./run-settings.js";
 import type { Turn } from "./start-iteration.js";
 import { failed, isTerminal, stopped, type Terminal } from "./terminal-state.js";
 
+/** The verdict on a declaration, with what a completion keeps in the record. */
+export type Verification = CompletionVerdict & {
+  /** The declaration's summary and the validators that passed, for run.json's `completion`. */
+  readonly completion: NonNullable<RunState["completion"]>;
+};
+
 /**
- * The checks a declaration starts (SPEC §4.3, §4.5, §4.6): the completion
+ * The checks a declaration starts (docs/completion.md): the completion
  * step's validators in order, then (when they pass) the closure review, then
  * the task's external conditions. A validator whose definition is wrong
  * (exit 126/127, a bad module) ends the run with `error`.
@@ -16,7 +24,8 @@ import { failed, isTerminal, stopped, type Terminal } from "./terminal-state.js"
 export async function verifyCompletion(
   run: RunContext,
   turn: Turn,
-): Promise<CompletionVerdict | Terminal> {
+  declaration: Declaration,
+): Promise<Verification | Terminal> {
   const conditions = turn.completionStep?.completionConditions ?? [];
   const validation = await checkCompletion(conditions, (name) => runOneValidator(run, turn, name));
   if (run.signal.aborted) return stopped("aborted", "the run was aborted during the checks");
@@ -33,11 +42,21 @@ export async function verifyCompletion(
     if (isTerminal(reading)) return reading;
     closureReview = reading;
   }
-  return isComplete({
+  const verdict = await isComplete({
     validation,
     ...(closureReview === undefined ? {} : { closureReview }),
     external: run.externalConditions,
   });
+  return {
+    ...verdict,
+    completion: { summary: declaration.summary ?? "", checksPassed: passedChecks(validation) },
+  };
+}
+
+/** Names of the validators that passed, once each, in condition order. */
+function passedChecks(validation: CompletionCheck): string[] {
+  const passed = validation.outcomes.filter((outcome) => outcome.valid);
+  return [...new Set(passed.map((outcome) => outcome.validator))];
 }
 
 async function runOneValidator(

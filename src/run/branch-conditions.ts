@@ -1,15 +1,16 @@
 import type { ExternalCondition } from "../completion/completion-handler.js";
+import type { Declaration } from "../loop/index.js";
 import { commitAll, countCommitsAhead, isClean, listChangedFiles } from "../workspace/index.js";
 
 /** The work of a run on its own branch: the facts completion needs, and the auto-commit. */
 export interface BranchWork {
-  /** SPEC §4.6: the work is committed on the task branch, and the tree is clean. */
+  /** The work is committed on the task branch, and the tree is clean (docs/completion.md#external-conditions). */
   readonly conditions: readonly ExternalCondition[];
   /**
-   * With autoCommit: commits whatever the model left uncommitted, with a
-   * message from its summary. Returns true when it made a commit.
+   * The loop's `beforeChecks`: keeps the declaration and, with autoCommit,
+   * commits whatever the model left uncommitted, with a message from its summary.
    */
-  commitLeftovers(): Promise<boolean>;
+  beforeChecks(declaration: Declaration): Promise<void>;
 }
 
 export interface BranchWorkOptions {
@@ -18,8 +19,6 @@ export interface BranchWorkOptions {
   /** The revision the work is measured against (the base branch, or the commit the run started from). */
   readonly baseRevision: string;
   readonly autoCommit: boolean;
-  /** The model's latest summary of its work, for the commit message. */
-  readonly summary: () => string | undefined;
   /** Names the issue in the commit message. */
   readonly issue?: number;
 }
@@ -28,9 +27,10 @@ const SUBJECT_MAX_CHARS = 72;
 
 /** External conditions of a run on a branch, and closer's commit of the model's leftovers. */
 export function makeBranchWork(options: BranchWorkOptions): BranchWork {
-  const commitLeftovers = async (): Promise<boolean> => {
-    if (!options.autoCommit || (await isClean(options.cwd))) return false;
-    return commitAll(options.cwd, commitMessage(options.summary(), options.issue));
+  let declared: Declaration | undefined;
+  const commitLeftovers = async (): Promise<void> => {
+    if (!options.autoCommit || (await isClean(options.cwd))) return;
+    await commitAll(options.cwd, commitMessage(declared?.summary, options.issue));
   };
   const committed: ExternalCondition = {
     name: "work committed on the task branch",
@@ -55,7 +55,13 @@ export function makeBranchWork(options: BranchWorkOptions): BranchWork {
       return { ok: false, detail: `uncommitted changes: ${shown}${more}; commit or remove them` };
     },
   };
-  return { conditions: [committed, clean], commitLeftovers };
+  return {
+    conditions: [committed, clean],
+    beforeChecks: async (declaration) => {
+      declared = declaration;
+      await commitLeftovers();
+    },
+  };
 }
 
 /** First line: the summary's first line, cut; then the whole summary. */

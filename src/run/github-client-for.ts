@@ -1,7 +1,8 @@
 import type { GithubConfig } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import { type GithubClient, makeGithubClient, resolveRepo } from "../github/index.js";
-import type { GithubRunOptions, RunBaseOptions } from "./run-options.js";
+import type { GithubRunOptions } from "./run-options.js";
+import type { RunBase } from "./run-settings.js";
 
 /** Whether closer labels, comments on or closes the issue after a run. */
 function changesIssues(config: GithubConfig): boolean {
@@ -19,13 +20,14 @@ function changesIssues(config: GithubConfig): boolean {
  * issue stops here, before any model call, rather than after the work.
  */
 export async function githubClientFor(
-  options: Pick<RunBaseOptions, "agent" | "cwd" | "env"> & GithubRunOptions,
+  base: Pick<RunBase, "agent" | "cwd" | "env">,
+  options: GithubRunOptions,
 ): Promise<GithubClient> {
   if (options.github !== undefined) return options.github;
-  const env = options.env ?? process.env;
-  if (!env.GITHUB_TOKEN && changesIssues(options.agent.runner.github)) {
+  const { env } = base;
+  if (!env.GITHUB_TOKEN && changesIssues(base.agent.runner.github)) {
     throw new CloserError("config_error", "GITHUB_TOKEN is not set", {
-      file: options.agent.files.agentJson,
+      file: base.agent.files.agentJson,
       jsonPath: "runner.github",
       expected: "a GitHub token in GITHUB_TOKEN",
       found: "no token",
@@ -33,7 +35,7 @@ export async function githubClientFor(
     });
   }
   const { owner, repo } = await resolveRepo(
-    options.cwd,
+    base.cwd,
     options.repo === undefined ? {} : { override: options.repo },
   );
   return makeGithubClient({ owner, repo, env });

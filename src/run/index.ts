@@ -1,8 +1,8 @@
 /** Runs around the loop: a written task, a GitHub issue, a batch of issues, a resumed run. */
+export { AgentRunner } from "./agent-runner.js";
 export { type BranchWork, commitMessage, makeBranchWork } from "./branch-conditions.js";
 export { EXIT_CODES, exitCodeOfError, exitCodeOfOutcome } from "./exit-code.js";
 export { makeIssueTask } from "./issue-task.js";
-export { type ObservedBackend, observeBackend } from "./observe-backend.js";
 export { describeOutcome, formatBatchTable, outcomeJson } from "./outcome-report.js";
 export { type ResumeRunOptions, resumeRun } from "./resume-run.js";
 export {
@@ -11,8 +11,9 @@ export {
   DEFAULT_CONCURRENCY,
   runBatch,
 } from "./run-batch.js";
-export { type IssueRunOptions, runIssue } from "./run-issue.js";
+export { checkIssueNumber, type IssueRunOptions, runIssue } from "./run-issue.js";
 export type {
+  Environment,
   GithubRunOptions,
   RunBaseOptions,
   RunOutcome,
@@ -21,6 +22,12 @@ export type {
   WorktreeEnd,
 } from "./run-options.js";
 export { makeSerializer, runPool } from "./run-pool.js";
+export {
+  type AgentRunOptions,
+  makeRunId,
+  resolveRunSettings,
+} from "./run-settings.js";
 export { makeRunStatusReader } from "./run-status-reader.js";
 export { runTask, type TaskRunOptions } from "./run-task.js";
+export { makeSystemClock } from "./system-clock.js";
 export { parseTaskText, readTaskFile, taskFromText } from "./task-file.js";

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { CloserError, isCloserError } from "../errors.js";
 import type { EventListener } from "../events.js";
 import type { IssueSummary } from "../github/index.js";
@@ -6,6 +7,7 @@ import { githubClientFor } from "./github-client-for.js";
 import { runIssue } from "./run-issue.js";
 import type { GithubRunOptions, RunBaseOptions, RunOutcome } from "./run-options.js";
 import { makeSerializer, runPool } from "./run-pool.js";
+import { resolveEnvironment } from "./run-settings.js";
 
 /** Default number of issues run at once. */
 export const DEFAULT_CONCURRENCY = 2;
@@ -45,7 +47,10 @@ export interface BatchResult {
 export async function runBatch(options: BatchRunOptions): Promise<BatchResult> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   checkBatch(options, concurrency);
-  const client = await githubClientFor(options);
+  const client = await githubClientFor(
+    { agent: options.agent, cwd: resolve(options.cwd), env: resolveEnvironment(options) },
+    options,
+  );
   const issues =
     options.project === undefined
       ? await client.listIssues(options.label === undefined ? {} : { label: options.label })

@@ -1,8 +1,9 @@
 import { CloserError } from "../errors.js";
 import { githubClientFor } from "./github-client-for.js";
 import { makeIssueTask } from "./issue-task.js";
-import { resolveBackend, runInTree } from "./run-in-tree.js";
+import { runInTree } from "./run-in-tree.js";
 import type { GithubRunOptions, RunBaseOptions, RunOutcome } from "./run-options.js";
+import { resolveRunBase } from "./run-settings.js";
 
 /** A run on one GitHub issue. */
 export interface IssueRunOptions extends RunBaseOptions, GithubRunOptions {
@@ -10,18 +11,18 @@ export interface IssueRunOptions extends RunBaseOptions, GithubRunOptions {
 }
 
 /**
- * Runs the agent on a GitHub issue (SPEC §7): the issue's title, body,
- * labels and comments become template variables; the run works in the
- * issue's own worktree (unless `worktree: false`), under a lock per issue;
- * completion also needs the work committed on the branch and the tree clean;
- * after verified completion closer applies the issue's side effects once and
- * merges, pushes or keeps the worktree. A GitHub failure before the run
- * (401, 404, rate limit) is thrown as a CloserError `github_error`.
+ * Runs the agent on a GitHub issue (docs/worktrees-and-github.md): the
+ * issue's title, body, labels and comments become template variables; the
+ * run works in the issue's own worktree (unless `worktree: false`), under a
+ * lock per issue; completion also needs the work committed on the branch and
+ * the tree clean; after verified completion closer applies the issue's side
+ * effects once and merges, pushes or keeps the worktree. A GitHub failure
+ * before the run (401, 404, rate limit) is thrown as a CloserError `github_error`.
  */
 export async function runIssue(options: IssueRunOptions): Promise<RunOutcome> {
   checkIssueNumber(options.issue);
-  const backend = resolveBackend(options);
-  const client = await githubClientFor(options);
+  const base = resolveRunBase(options);
+  const client = await githubClientFor(base, options);
   const issue = await client.getIssue(options.issue);
   if (issue.state === "closed") {
     throw new CloserError("usage_error", `issue #${issue.number} is closed`, {
@@ -31,17 +32,17 @@ export async function runIssue(options: IssueRunOptions): Promise<RunOutcome> {
     });
   }
   const { task, args } = makeIssueTask(issue, options.args);
-  return runInTree({
-    ...options,
-    backend,
-    task,
-    args,
+  return runInTree(base, {
+    start: { task, args },
     issue: { number: issue.number, title: issue.title, client },
     useWorktree: options.worktree !== false,
+    ...(options.branch === undefined ? {} : { branch: options.branch }),
+    ...(options.baseBranch === undefined ? {} : { baseBranch: options.baseBranch }),
   });
 }
 
-function checkIssueNumber(issue: number): void {
+/** An issue number is a whole number of at least 1 (the CLI checks its flag the same way). */
+export function checkIssueNumber(issue: number): void {
   if (Number.isInteger(issue) && issue > 0) return;
   throw new CloserError("usage_error", "--issue must be an issue number", {
     expected: "a whole number of at least 1",

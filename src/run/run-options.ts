@@ -4,7 +4,13 @@ import type { GithubClient } from "../github/index.js";
 import type { AgentResult } from "../loop/index.js";
 import type { Backend, Clock } from "../ports.js";
 
-/** What every kind of run (a written task, an issue, a batch of issues) is given. */
+/** closer's own environment (GITHUB_TOKEN, API keys): never the record's, never the model's to read back. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * What every kind of run (a written task, an issue, a batch of issues) is
+ * given. Every default is resolved in one place, `resolveRunBase`.
+ */
 export interface RunBaseOptions {
   /** The agent, with the command line's overrides already applied (applyCliOverrides). */
   readonly agent: ResolvedAgent;
@@ -26,7 +32,7 @@ export interface RunBaseOptions {
   /** Every event of the run, including the side effects after it. */
   readonly onEvent?: EventListener;
   /** closer's environment: GITHUB_TOKEN, GITHUB_API_URL; its secrets never reach the record. Default process.env. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly env?: Environment;
   /** False (`--no-worktree`): work in `cwd` itself, never in a worktree. */
   readonly worktree?: boolean;
   /** Branch of the run's worktree (`--branch`); default from `runner.worktree.branch`. */

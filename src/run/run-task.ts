@@ -1,7 +1,7 @@
-import { makeRunId, makeSystemClock } from "../loop/index.js";
 import type { TaskInfo } from "../record/run-state.js";
-import { resolveBackend, runInTree } from "./run-in-tree.js";
+import { runInTree } from "./run-in-tree.js";
 import type { RunBaseOptions, RunOutcome } from "./run-options.js";
+import { resolveRunBase } from "./run-settings.js";
 
 /** A run on a written task. */
 export interface TaskRunOptions extends RunBaseOptions {
@@ -15,18 +15,14 @@ export interface TaskRunOptions extends RunBaseOptions {
  * committed and its tree clean, and ends like an issue run's worktree.
  */
 export async function runTask(options: TaskRunOptions): Promise<RunOutcome> {
-  const backend = resolveBackend(options);
-  const clock = options.clock ?? makeSystemClock();
-  const runId = options.runId ?? makeRunId(clock);
+  const base = resolveRunBase(options);
   const useWorktree =
     options.worktree !== false &&
     (options.branch !== undefined || options.agent.runner.worktree.enabled);
-  return runInTree({
-    ...options,
-    backend,
-    clock,
-    runId,
+  return runInTree(base, {
+    start: { task: options.task, args: options.args ?? {} },
     useWorktree,
-    ...(useWorktree ? { branch: options.branch ?? `closer/task-${runId}` } : {}),
+    ...(useWorktree ? { branch: options.branch ?? `closer/task-${base.runId}` } : {}),
+    ...(options.baseBranch === undefined ? {} : { baseBranch: options.baseBranch }),
   });
 }

@@ -14,7 +14,6 @@ import {
   getRepoRoot,
   isClean,
   listChangedFiles,
-  makeWorkspace,
   mergeBranch,
   pushBranch,
   readGit,
@@ -71,10 +70,8 @@ describe("changes and commits", () => {
   });
 
   it("returns false when there is nothing to commit", async () => {
-    const workspace = makeWorkspace(repo.dir);
-    expect(workspace.cwd).toBe(repo.dir);
-    expect(await workspace.commitAll("nothing")).toBe(false);
-    expect(await workspace.isClean()).toBe(true);
+    expect(await commitAll(repo.dir, "nothing")).toBe(false);
+    expect(await isClean(repo.dir)).toBe(true);
   });
 
   it("counts commits ahead of a base", async () => {

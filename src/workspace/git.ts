@@ -4,7 +4,6 @@
  */
 import path from "node:path";
 import { CloserError } from "../errors.js";
-import type { Workspace } from "../ports.js";
 import { type CommandResult, runCommand } from "../process/run-command.js";
 
 /** Default bound for one local git command. */
@@ -208,13 +207,4 @@ export async function getRemoteUrl(cwd: string, remote = "origin"): Promise<stri
   const result = await runGit(cwd, ["remote", "get-url", remote], { allowFailure: true });
   if (result.exitCode !== 0) return undefined;
   return result.stdout.trim() || undefined;
-}
-
-/** The Workspace port over a working tree. */
-export function makeWorkspace(cwd: string): Workspace {
-  return {
-    cwd,
-    isClean: () => isClean(cwd),
-    commitAll: (message) => commitAll(cwd, message),
-  };
 }

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { AgentRunner } from "../../src/loop/run-agent.js";
 import { readRunState } from "../../src/record/run-record.js";
+import { AgentRunner } from "../../src/run/index.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";
 import { COMMIT_ALL, DONE, FIXED_ADD, makeTaskRepo, runTask } from "./support/task-agent.js";
 

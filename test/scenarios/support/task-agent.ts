@@ -1,9 +1,10 @@
+import { applyCliOverrides } from "../../../src/definition/apply-cli-overrides.js";
 import { loadAgent } from "../../../src/definition/load-agent.js";
 import type { ResolvedAgent } from "../../../src/definition/types.js";
 import type { EventListener, RunEvent, RunEventOf, RunEventType } from "../../../src/events.js";
-import { runAgent } from "../../../src/loop/run-agent.js";
-import type { RunOptions } from "../../../src/loop/run-options.js";
+import { runAgent } from "../../../src/loop/index.js";
 import type { Backend } from "../../../src/ports.js";
+import { type AgentRunOptions, resolveRunSettings } from "../../../src/run/index.js";
 import type { AgentFixture, FixtureRepo } from "../../../src/testing/index.js";
 import { makeFixtureRepo, makeTestClock } from "../../../src/testing/index.js";
 
@@ -244,12 +245,13 @@ export function makeEventLog(): {
 export async function runTask(
   setup: { repo: FixtureRepo; agent: ResolvedAgent },
   backend: Backend,
-  options: Partial<RunOptions> = {},
+  { maxIterations, ...options }: Partial<AgentRunOptions> & { maxIterations?: number } = {},
 ) {
   const log = makeEventLog();
   const clock = makeTestClock();
-  const result = await runAgent({
-    agent: setup.agent,
+  const settings = await resolveRunSettings({
+    agent:
+      maxIterations === undefined ? setup.agent : applyCliOverrides(setup.agent, { maxIterations }),
     backend,
     cwd: setup.repo.dir,
     task: TASK,
@@ -257,5 +259,6 @@ export async function runTask(
     onEvent: log.listener,
     ...options,
   });
+  const result = await runAgent(settings);
   return { result, log, clock };
 }

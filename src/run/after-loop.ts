@@ -6,10 +6,8 @@ import {
   type EffectsResult,
   type GithubClient,
 } from "../github/index.js";
-import type { AgentResult } from "../loop/index.js";
-import type { RunState } from "../record/run-state.js";
+import type { AgentResult, FinishRecord } from "../loop/index.js";
 import { finishWorktree } from "../workspace/index.js";
-import type { PostRunRecord } from "./post-run-record.js";
 import type { RunOutcome, Serializer, SideEffectsReport, WorktreeEnd } from "./run-options.js";
 
 /** Key of the worktree's merge or push in run.json's sideEffects, so a resumed run does not redo it. */
@@ -22,27 +20,26 @@ export interface FinishIssue {
   readonly client: GithubClient;
 }
 
-export interface FinishRunOptions {
+export interface AfterLoopOptions {
   readonly result: AgentResult;
   readonly agent: ResolvedAgent;
   /** The project folder (inside the repository). */
   readonly cwd: string;
-  readonly record: PostRunRecord;
-  /** Side effects done by earlier attempts of the run. */
-  readonly alreadyDone: readonly string[];
+  /** The run's record; it knows the side effects done by earlier attempts of the run. */
+  readonly record: FinishRecord;
   readonly issue?: FinishIssue;
-  /** What the verifying iteration reported (for the completion comment). */
-  readonly completion: NonNullable<RunState["completion"]>;
   readonly serialize: Serializer;
 }
 
+const NO_COMPLETION = { summary: "", checksPassed: [] } as const;
+
 /**
- * What closer does after the loop (SPEC §4.6, §7). After verified completion:
+ * What closer does after the loop (docs/worktrees-and-github.md). After verified completion:
  * the issue's side effects, each exactly once, then the worktree is merged,
  * pushed or kept. After any other end: the worktree is kept and its path
  * reported, the optional failure comment is posted, and nothing is closed.
  */
-export async function finishRun(options: FinishRunOptions): Promise<RunOutcome> {
+export async function finishAfterLoop(options: AfterLoopOptions): Promise<RunOutcome> {
   const { result } = options;
   const issueField = options.issue === undefined ? {} : { issue: options.issue.number };
   if (result.status !== "completed") {
@@ -80,11 +77,11 @@ export async function finishRun(options: FinishRunOptions): Promise<RunOutcome> 
 }
 
 async function completionEffects(
-  options: FinishRunOptions,
+  options: AfterLoopOptions,
 ): Promise<SideEffectsReport | undefined> {
-  const { issue, result, record } = options;
+  const { issue, result } = options;
   if (issue === undefined) return undefined;
-  await record.recordCompletion(options.completion);
+  const completion = result.completion ?? NO_COMPLETION;
   return report(
     options,
     await applyCompletionEffects({
@@ -92,17 +89,17 @@ async function completionEffects(
       issue: issue.number,
       runId: result.runId,
       config: options.agent.runner.github,
-      summary: options.completion.summary,
+      summary: completion.summary,
       iterations: result.iterations,
-      checksPassed: options.completion.checksPassed,
+      checksPassed: completion.checksPassed,
       costUsd: result.costUsd,
-      alreadyDone: options.alreadyDone,
+      alreadyDone: options.record.alreadyDone,
       record: (key) => recordDone(options, key),
     }),
   );
 }
 
-async function failureEffects(options: FinishRunOptions): Promise<SideEffectsReport | undefined> {
+async function failureEffects(options: AfterLoopOptions): Promise<SideEffectsReport | undefined> {
   const { issue, result } = options;
   // After Ctrl-C the user is at the terminal; a comment would only delay the exit.
   if (issue === undefined || result.status === "aborted") return undefined;
@@ -117,13 +114,13 @@ async function failureEffects(options: FinishRunOptions): Promise<SideEffectsRep
       status: result.status,
       reason: result.reason,
       ...(result.worktree === undefined ? {} : { worktreePath: result.worktree.path }),
-      alreadyDone: options.alreadyDone,
+      alreadyDone: options.record.alreadyDone,
       record: (key) => recordDone(options, key),
     }),
   );
 }
 
-async function recordDone(options: FinishRunOptions, key: string): Promise<void> {
+async function recordDone(options: AfterLoopOptions, key: string): Promise<void> {
   await options.record.recordEffect(key);
   await options.record.emit({
     type: "side-effect",
@@ -134,7 +131,7 @@ async function recordDone(options: FinishRunOptions, key: string): Promise<void>
 }
 
 async function report(
-  options: FinishRunOptions,
+  options: AfterLoopOptions,
   effects: EffectsResult,
 ): Promise<SideEffectsReport> {
   const { failed } = effects;
@@ -154,10 +151,10 @@ async function report(
   };
 }
 
-async function endWorktree(options: FinishRunOptions): Promise<WorktreeEnd | undefined> {
+async function endWorktree(options: AfterLoopOptions): Promise<WorktreeEnd | undefined> {
   const worktree = options.result.worktree;
   if (worktree === undefined) return undefined;
-  if (options.alreadyDone.includes(WORKTREE_FINISHED)) {
+  if (options.record.alreadyDone.includes(WORKTREE_FINISHED)) {
     return { action: "merged", detail: "finished by an earlier attempt of this run" };
   }
   const end = await options.serialize(() => finishSafely(options, worktree));
@@ -174,7 +171,7 @@ async function endWorktree(options: FinishRunOptions): Promise<WorktreeEnd | und
 }
 
 async function finishSafely(
-  options: FinishRunOptions,
+  options: AfterLoopOptions,
   worktree: NonNullable<AgentResult["worktree"]>,
 ): Promise<WorktreeEnd> {
   const { issue } = options;
@@ -192,7 +189,7 @@ async function finishSafely(
                 head: branch,
                 base: worktree.baseBranch,
                 title: issue.title,
-                body: `Closes #${issue.number}\n\n${options.completion.summary}`,
+                body: `Closes #${issue.number}\n\n${(options.result.completion ?? NO_COMPLETION).summary}`,
               }),
           }),
     });

@@ -1,0 +1,32 @@
+import { summarizeIteration } from "../completion/iteration-summary.js";
+import type { BackendResponse } from "../ports.js";
+import { warn } from "./end-iteration.js";
+import type { RunContext } from "./run-context.js";
+import type { Declaration } from "./run-settings.js";
+import type { Turn } from "./start-iteration.js";
+
+/**
+ * The model declared completion: hands the declaration to the run's
+ * `beforeChecks` (e.g. closer's commit of what the model left uncommitted)
+ * before any check looks at the tree. A failing hook is a warning; the checks
+ * that follow report the tree as it is.
+ */
+export async function beforeChecks(
+  run: RunContext,
+  turn: Turn,
+  response: BackendResponse,
+): Promise<Declaration> {
+  const summary = summarizeIteration(turn.iteration, response).summary;
+  const declaration: Declaration = {
+    iteration: turn.iteration,
+    checkId: turn.checkId,
+    ...(summary === undefined ? {} : { summary }),
+  };
+  try {
+    await run.beforeChecks?.(declaration);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    warn(run, turn.iteration, `the step before the checks failed: ${message}`);
+  }
+  return declaration;
+}

@@ -1,0 +1,109 @@
+import type { ExternalCondition } from "../completion/completion-handler.js";
+import type { ResolvedAgent } from "../definition/types.js";
+import type { CloserErrorCode } from "../errors.js";
+import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
+import type { Backend, Clock, RecordSink } from "../ports.js";
+import type { RunState, TaskInfo } from "../record/run-state.js";
+
+/**
+ * Everything `runAgent` works with, already resolved: nothing here has a
+ * default the loop fills in (run/'s `resolveRunSettings` is where they are
+ * resolved, once).
+ */
+export interface RunSettings {
+  /** The agent, with the command line's overrides applied. */
+  readonly agent: ResolvedAgent;
+  readonly backend: Backend;
+  /** The working tree the agent works in and the checks run in (absolute). */
+  readonly cwd: string;
+  readonly clock: Clock;
+  readonly runId: string;
+  /** The run's folder; `record` writes into it. */
+  readonly runDir: string;
+  /** Absolute path of the decision file the agent may write (docs/completion.md#decision-file). */
+  readonly decisionPath: string;
+  /** The run record: every event of the run, the side effects after the loop included. */
+  readonly record: RecordSink;
+  /** Aborting ends the run with status `aborted` (the backend query and validators are stopped). */
+  readonly signal: AbortSignal;
+  /** A new run's task, or the state of a run to resume. */
+  readonly start: RunStart;
+  /** The worktree the run works in, kept in run.json and the result. */
+  readonly worktree?: RunState["worktree"];
+  /** Facts of the task that must hold before the run is complete. */
+  readonly externalConditions: readonly ExternalCondition[];
+  /** Gets every event as it is recorded (progress display, tests). */
+  readonly onEvent?: EventListener;
+  /**
+   * Called after the model declared completion and before the checks run
+   * (e.g. closer's commit of what the model left uncommitted).
+   */
+  readonly beforeChecks?: (declaration: Declaration) => Promise<void>;
+}
+
+/** A new run, or one picked up from its run.json. */
+export type RunStart = NewRun | ResumedRun;
+
+export interface NewRun {
+  readonly task: TaskInfo;
+  /** Agent parameter values (template variables). */
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+export interface ResumedRun {
+  /**
+   * run.json of the run. A `completed` one is not looped again: only what
+   * comes after the loop (the `finish` of runAgent) runs.
+   */
+  readonly resumed: RunState;
+}
+
+/** The model's declaration of completion, handed to `beforeChecks` and the external conditions. */
+export interface Declaration {
+  readonly iteration: number;
+  readonly checkId: string;
+  /** The model's own summary of its work (commit messages, the completion comment). */
+  readonly summary?: string;
+}
+
+/** How a run ended. `success` is true only for `completed`. */
+export interface AgentResult {
+  readonly success: boolean;
+  readonly status: TerminalStatus;
+  readonly reason: string;
+  /**
+   * Iterations run: one per backend query for the work (retry prompts
+   * included); repeats after a rate limit, timeout or expired session and the
+   * closure review query are part of the iteration they belong to.
+   */
+  readonly iterations: number;
+  readonly runId: string;
+  readonly runDir: string;
+  readonly costUsd: number;
+  readonly worktree?: RunState["worktree"];
+  /** For status `error`: the kind of error, so a CLI can choose its exit code. */
+  readonly errorCode?: CloserErrorCode;
+  /** Warnings of the run (a skipped failed check, format retries exhausted). */
+  readonly warnings: readonly string[];
+  /** For `completed`: what the verifying iteration reported and which checks passed. */
+  readonly completion?: RunState["completion"];
+}
+
+/**
+ * What runs after the loop and before the run's end is written (side
+ * effects, the worktree's end): it writes through the run's own record.
+ */
+export type FinishRun<Outcome extends AgentResult> = (
+  result: AgentResult,
+  record: FinishRecord,
+) => Promise<Outcome>;
+
+/** The run record as the steps after the loop see it. */
+export interface FinishRecord {
+  /** Side effects done by earlier attempts of the run (run.json's `sideEffects`). */
+  readonly alreadyDone: readonly string[];
+  /** Appends an event; resolves once it is written. */
+  emit(body: RunEventBody): Promise<void>;
+  /** Adds a done side effect to run.json, so a resumed run never repeats it. */
+  recordEffect(effectKey: string): Promise<void>;
+}

@@ -1,0 +1,175 @@
+import { join, resolve } from "node:path";
+import { makeBackend } from "../backends/make-backend.js";
+import type { ExternalCondition } from "../completion/completion-handler.js";
+import { resolveDecisionPath } from "../completion/decision.js";
+import type { ResolvedAgent } from "../definition/types.js";
+import { CloserError } from "../errors.js";
+import type { EventListener } from "../events.js";
+import type { Declaration, RunSettings, RunStart } from "../loop/index.js";
+import type { Backend, Clock } from "../ports.js";
+import { createRunRecord, defaultRunsDir, readRunState } from "../record/run-record.js";
+import type { RunState, TaskInfo } from "../record/run-state.js";
+import type { Environment, RunBaseOptions, Serializer } from "./run-options.js";
+import { makeSerializer } from "./run-pool.js";
+import { makeSystemClock } from "./system-clock.js";
+
+/**
+ * A run's options with every default resolved — the one place they are
+ * (the clock, the new run's id, the runs folder, the environment, the backend).
+ */
+export interface RunBase {
+  readonly agent: ResolvedAgent;
+  /** The project folder (absolute). */
+  readonly cwd: string;
+  readonly backend: Backend;
+  readonly clock: Clock;
+  /** The id a new run gets (a resumed run keeps its own). */
+  readonly runId: string;
+  /** Where run folders go (absolute). */
+  readonly runsDir: string;
+  readonly env: Environment;
+  readonly signal: AbortSignal;
+  readonly serialize: Serializer;
+  readonly onEvent?: EventListener;
+}
+
+export function resolveRunBase(options: RunBaseOptions): RunBase {
+  const cwd = resolve(options.cwd);
+  const env = resolveEnvironment(options);
+  const clock = options.clock ?? makeSystemClock();
+  const { agent } = options;
+  return {
+    agent,
+    cwd,
+    backend:
+      options.backend ??
+      makeBackend(agent.runner.backend, {
+        agentDir: agent.dir,
+        env,
+        ...(options.scripted === undefined ? {} : { scripted: options.scripted }),
+      }),
+    clock,
+    runId: options.runId ?? makeRunId(clock),
+    runsDir: resolve(cwd, options.runsDir ?? agent.runner.logging.runsDir ?? defaultRunsDir(cwd)),
+    env,
+    signal: options.signal ?? new AbortController().signal,
+    serialize: options.serialize ?? makeSerializer(),
+    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+  };
+}
+
+/** The caller's environment, else closer's own. */
+export function resolveEnvironment(options: Pick<RunBaseOptions, "env">): Environment {
+  return options.env ?? process.env;
+}
+
+/** Where and how one run works: its tree, its start, and what closer adds to the loop. */
+export interface RunPlace {
+  /** The run's working tree (absolute). */
+  readonly cwd: string;
+  readonly start: RunStart;
+  readonly worktree?: RunState["worktree"];
+  readonly externalConditions?: readonly ExternalCondition[];
+  readonly beforeChecks?: (declaration: Declaration) => Promise<void>;
+}
+
+/** The loop's settings for a run in `place`. */
+export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
+  const runId = "resumed" in place.start ? place.start.resumed.runId : base.runId;
+  const runDir = join(base.runsDir, runId);
+  const { agent } = base;
+  return {
+    agent,
+    backend: base.backend,
+    cwd: place.cwd,
+    clock: base.clock,
+    runId,
+    runDir,
+    decisionPath: resolveDecisionPath(place.cwd, agent.runner.decisionFile, {
+      file: agent.files.agentJson,
+      jsonPath: "runner.decisionFile",
+    }),
+    record: createRunRecord(runDir, { env: base.env }),
+    signal: base.signal,
+    start: place.start,
+    ...(place.worktree === undefined ? {} : { worktree: place.worktree }),
+    externalConditions: place.externalConditions ?? [],
+    ...(base.onEvent === undefined ? {} : { onEvent: base.onEvent }),
+    ...(place.beforeChecks === undefined ? {} : { beforeChecks: place.beforeChecks }),
+  };
+}
+
+/** A run of the bare loop in the project folder: a new task, or a run to resume. */
+export interface AgentRunOptions extends RunBaseOptions {
+  /** Required for a new run. */
+  readonly task?: TaskInfo;
+  /** Id of a run to resume from its run.json (its pending prompt, step and session). */
+  readonly resume?: string;
+  /** Facts of the task that must hold before the run is complete. */
+  readonly externalConditions?: readonly ExternalCondition[];
+}
+
+/**
+ * Settings for `runAgent` from a caller's options: the loop alone, in the
+ * project folder, without worktree, lock or side effects (runTask,
+ * runIssue and resumeRun add those).
+ */
+export async function resolveRunSettings(options: AgentRunOptions): Promise<RunSettings> {
+  const base = resolveRunBase(options);
+  const start: RunStart =
+    options.resume === undefined
+      ? newRun(options)
+      : { resumed: refuseEnded(await readRunToResume(base, options.resume)) };
+  return settingsFor(base, {
+    cwd: base.cwd,
+    start,
+    ...(options.externalConditions === undefined
+      ? {}
+      : { externalConditions: options.externalConditions }),
+  });
+}
+
+function newRun(options: AgentRunOptions): RunStart {
+  if (options.task !== undefined) return { task: options.task, args: options.args ?? {} };
+  throw new CloserError("usage_error", "a new run needs a task", {
+    expected: "a task (an issue or a text), or a run id to resume",
+    fix: "pass --issue N, --task TEXT or --task-file FILE, or --resume RUN_ID",
+  });
+}
+
+/** run.json of a run to resume, read once; it must be this agent's run. */
+export async function readRunToResume(base: RunBase, runId: string): Promise<RunState> {
+  const runDir = join(base.runsDir, runId);
+  const state = await readRunState(runDir);
+  if (state.agent === base.agent.name) return state;
+  throw new CloserError("usage_error", `run ${state.runId} belongs to agent "${state.agent}"`, {
+    file: join(runDir, "run.json"),
+    jsonPath: "agent",
+    expected: base.agent.name,
+    found: state.agent,
+    fix: `resume it with: closer run ${state.agent} --resume ${state.runId}`,
+  });
+}
+
+/** The bare loop has nothing left to do for a completed run. */
+function refuseEnded(state: RunState): RunState {
+  if (state.status !== "completed") return state;
+  throw new CloserError(
+    "usage_error",
+    `run ${state.runId} is already completed; there is nothing to resume`,
+    {
+      jsonPath: "status",
+      found: state.status,
+      fix: "start a new run instead of resuming this one",
+    },
+  );
+}
+
+/** `20300101-120000-ab12cd`: sortable by start time, unique by its random tail. */
+export function makeRunId(clock: Clock): string {
+  const stamp = new Date(clock.now()).toISOString().replace(/[-:]/g, "").replace("T", "-");
+  return `${stamp.slice(0, 15)}-${clock
+    .randomId()
+    .replace(/[^a-zA-Z0-9]/g, "")
+    .slice(0, 6)}`;
+}
