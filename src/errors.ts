@@ -83,3 +83,20 @@ export class CloserErrorList extends CloserError {
 export function isCloserError(value: unknown): value is CloserError {
   return value instanceof CloserError;
 }
+
+/**
+ * A count or number given by the user (`--max-iterations`, `--issue`,
+ * `--concurrency`): a whole number of at least 1, else a usage error naming
+ * the flag. Text is read as a number first, so the command line and library
+ * callers are held to the same rule.
+ */
+export function wholeNumberAtLeastOne(flag: string, value: number | string): number {
+  const number =
+    typeof value === "number" ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (Number.isSafeInteger(number) && number >= 1) return number;
+  throw new CloserError("usage_error", `${flag} must be a whole number of at least 1`, {
+    expected: "a whole number of at least 1",
+    found: JSON.stringify(value),
+    fix: `pass e.g. ${flag} 2`,
+  });
+}

@@ -1,4 +1,4 @@
-import { CloserError } from "../errors.js";
+import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
 import type { BackendKind, ResolvedAgent } from "./types.js";
 
 /** The backend kinds a `--backend` flag may name. */
@@ -41,7 +41,9 @@ export function applyCliOverrides(agent: ResolvedAgent, overrides: CliOverrides)
   const { runner } = agent;
   const backendKind = overrides.backend === undefined ? undefined : checkBackend(overrides.backend);
   const maxIterations =
-    overrides.maxIterations === undefined ? undefined : checkIterations(overrides.maxIterations);
+    overrides.maxIterations === undefined
+      ? undefined
+      : wholeNumberAtLeastOne("--max-iterations", overrides.maxIterations);
   return deepFreeze({
     ...agent,
     runner: {
@@ -72,15 +74,6 @@ function checkBackend(name: string): BackendKind {
     expected: `one of ${BACKEND_KINDS.join(", ")}`,
     found: name,
     fix: `pass --backend with one of ${BACKEND_KINDS.join(", ")}`,
-  });
-}
-
-function checkIterations(value: number): number {
-  if (Number.isInteger(value) && value > 0) return value;
-  throw new CloserError("usage_error", "--max-iterations must be a positive whole number", {
-    expected: "a whole number of at least 1",
-    found: String(value),
-    fix: "pass e.g. --max-iterations 10",
   });
 }
 

@@ -11,7 +11,7 @@ export {
   DEFAULT_CONCURRENCY,
   runBatch,
 } from "./run-batch.js";
-export { checkIssueNumber, type IssueRunOptions, runIssue } from "./run-issue.js";
+export { type IssueRunOptions, runIssue } from "./run-issue.js";
 export type {
   Environment,
   GithubRunOptions,

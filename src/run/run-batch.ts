@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { CloserError, isCloserError } from "../errors.js";
+import { CloserError, isCloserError, wholeNumberAtLeastOne } from "../errors.js";
 import type { EventListener } from "../events.js";
 import type { IssueSummary } from "../github/index.js";
 import type { Backend } from "../ports.js";
@@ -116,12 +116,7 @@ function notRun(
 }
 
 function checkBatch(options: BatchRunOptions, concurrency: number): void {
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new CloserError("usage_error", "--concurrency must be a whole number of at least 1", {
-      found: String(concurrency),
-      fix: "pass e.g. --concurrency 2",
-    });
-  }
+  wholeNumberAtLeastOne("--concurrency", concurrency);
   if (options.label === undefined && options.project === undefined) {
     throw new CloserError("usage_error", "a batch needs --label or --project", {
       fix: "pass --label L (and optionally --project N) to choose the issues",

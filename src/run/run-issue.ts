@@ -1,4 +1,4 @@
-import { CloserError } from "../errors.js";
+import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
 import { githubClientFor } from "./github-client-for.js";
 import { makeIssueTask } from "./issue-task.js";
 import { runInTree } from "./run-in-tree.js";
@@ -20,7 +20,7 @@ export interface IssueRunOptions extends RunBaseOptions, GithubRunOptions {
  * before the run (401, 404, rate limit) is thrown as a CloserError `github_error`.
  */
 export async function runIssue(options: IssueRunOptions): Promise<RunOutcome> {
-  checkIssueNumber(options.issue);
+  wholeNumberAtLeastOne("--issue", options.issue);
   const base = resolveRunBase(options);
   const client = await githubClientFor(base, options);
   const issue = await client.getIssue(options.issue);
@@ -38,15 +38,5 @@ export async function runIssue(options: IssueRunOptions): Promise<RunOutcome> {
     useWorktree: options.worktree !== false,
     ...(options.branch === undefined ? {} : { branch: options.branch }),
     ...(options.baseBranch === undefined ? {} : { baseBranch: options.baseBranch }),
-  });
-}
-
-/** An issue number is a whole number of at least 1 (the CLI checks its flag the same way). */
-export function checkIssueNumber(issue: number): void {
-  if (Number.isInteger(issue) && issue > 0) return;
-  throw new CloserError("usage_error", "--issue must be an issue number", {
-    expected: "a whole number of at least 1",
-    found: String(issue),
-    fix: "pass e.g. --issue 12",
   });
 }

@@ -1,4 +1,4 @@
-import { CloserError } from "../../errors.js";
+import { CloserError, wholeNumberAtLeastOne } from "../../errors.js";
 
 /** `closer run`'s options as commander parses them (values still text). */
 export interface RunFlags {
@@ -69,7 +69,7 @@ export function readRunInvocation(tokens: readonly string[], flags: RunFlags): R
   const maxIterations =
     flags.maxIterations === undefined
       ? undefined
-      : positiveInteger("--max-iterations", flags.maxIterations);
+      : wholeNumberAtLeastOne("--max-iterations", flags.maxIterations);
   return {
     agentName,
     mode,
@@ -115,17 +115,17 @@ function modeOf(flags: RunFlags): RunMode {
   if (flags.task !== undefined) return { kind: "task", text: flags.task };
   if (flags.taskFile !== undefined) return { kind: "task-file", file: flags.taskFile };
   if (flags.issue !== undefined)
-    return { kind: "issue", issue: positiveInteger("--issue", flags.issue) };
+    return { kind: "issue", issue: wholeNumberAtLeastOne("--issue", flags.issue) };
   if (flags.resume !== undefined) return { kind: "resume", runId: flags.resume };
   return {
     kind: "batch",
     ...(flags.label === undefined ? {} : { label: flags.label }),
     ...(flags.project === undefined
       ? {}
-      : { project: positiveInteger("--project", flags.project) }),
+      : { project: wholeNumberAtLeastOne("--project", flags.project) }),
     ...(flags.concurrency === undefined
       ? {}
-      : { concurrency: positiveInteger("--concurrency", flags.concurrency) }),
+      : { concurrency: wholeNumberAtLeastOne("--concurrency", flags.concurrency) }),
   };
 }
 
@@ -147,15 +147,4 @@ function checkModeOptions(mode: RunMode, flags: RunFlags): void {
   if (mode.kind === "resume" && (flags.branch !== undefined || flags.baseBranch !== undefined)) {
     throw usage("a resumed run keeps its branch; drop --branch and --base-branch");
   }
-}
-
-/** A whole number of at least 1, or a usage error naming the flag. */
-function positiveInteger(flag: string, text: string): number {
-  const value = Number(text);
-  if (/^\s*\d+\s*$/.test(text) && Number.isSafeInteger(value) && value >= 1) return value;
-  throw new CloserError("usage_error", `${flag} must be a whole number of at least 1`, {
-    expected: "a whole number of at least 1",
-    found: JSON.stringify(text),
-    fix: `pass e.g. ${flag} 2`,
-  });
 }
