@@ -19,8 +19,8 @@ export const RUN_FILES = {
 } as const;
 
 export interface RunRecordOptions {
-  /** The environment whose secrets never reach the record; defaults to process.env. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The environment whose secrets never reach the record. */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 /** A RecordSink that also says when everything it was given is on disk. */
@@ -58,8 +58,8 @@ function iterationFileName(iteration: number, extension: string, label?: string)
  * A failed write rejects its own promise and is reported again by the next
  * `saveState` and by `flush`.
  */
-export function createRunRecord(runDir: string, options: RunRecordOptions = {}): RunRecord {
-  const redact = makeRedactor(options.env ?? process.env);
+export function createRunRecord(runDir: string, options: RunRecordOptions): RunRecord {
+  const redact = makeRedactor(options.env);
   const eventsPath = join(runDir, RUN_FILES.events);
   const statePath = join(runDir, RUN_FILES.state);
   let foldersMade = false;
