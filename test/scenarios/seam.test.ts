@@ -1,10 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ResolvedAgent } from "../../src/definition/types.js";
+import type { EventListener } from "../../src/events.js";
 import type { Declaration } from "../../src/loop/index.js";
 import { runAgent } from "../../src/loop/index.js";
+import type { Backend } from "../../src/ports.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { resolveRunSettings } from "../../src/run/index.js";
+import type { FixtureRepo } from "../../src/testing/index.js";
 import { makeScriptedBackend, makeTestClock } from "../../src/testing/index.js";
 import {
   COMMIT_ALL,
@@ -16,6 +20,22 @@ import {
   TASK,
   WORKING,
 } from "./support/task-agent.js";
+
+/** Settings of a run of the task agent in its fixture repository. */
+function settingsOf(
+  setup: { repo: FixtureRepo; agent: ResolvedAgent },
+  backend: Backend,
+  onEvent?: EventListener,
+) {
+  return resolveRunSettings({
+    agent: setup.agent,
+    backend,
+    cwd: setup.repo.dir,
+    task: TASK,
+    clock: makeTestClock(),
+    ...(onEvent === undefined ? {} : { onEvent }),
+  });
+}
 
 describe("the seam between the loop and what runs around it", () => {
   let cleanup: (() => Promise<void>) | undefined;
@@ -33,14 +53,7 @@ describe("the seam between the loop and what runs around it", () => {
       { structuredOutput: WORKING },
       { files: { "notes.txt": "left over\n" }, structuredOutput: DONE },
     ]);
-    const settings = await resolveRunSettings({
-      agent: setup.agent,
-      backend,
-      cwd: setup.repo.dir,
-      task: TASK,
-      clock: makeTestClock(),
-      onEvent: log.listener,
-    });
+    const settings = await settingsOf(setup, backend, log.listener);
     const result = await runAgent({
       ...settings,
       // Commits what the model left, as autoCommit does: the git-clean check then passes.
@@ -62,15 +75,12 @@ describe("the seam between the loop and what runs around it", () => {
   it("returns the verifying iteration's summary and the checks that passed, and keeps them in run.json", async () => {
     const setup = await makeTaskRepo();
     cleanup = setup.repo.cleanup;
-    const settings = await resolveRunSettings({
-      agent: setup.agent,
-      backend: makeScriptedBackend([
+    const settings = await settingsOf(
+      setup,
+      makeScriptedBackend([
         { files: { "src/add.js": FIXED_ADD }, commands: [COMMIT_ALL], structuredOutput: DONE },
       ]),
-      cwd: setup.repo.dir,
-      task: TASK,
-      clock: makeTestClock(),
-    });
+    );
     const result = await runAgent(settings);
     const completion = { summary: "fixed add", checksPassed: ["git-clean", "tests-pass"] };
     expect(result.completion).toEqual(completion);
@@ -81,14 +91,11 @@ describe("the seam between the loop and what runs around it", () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT, conditions: ["git-clean"] });
     cleanup = setup.repo.cleanup;
     const log = makeEventLog();
-    const settings = await resolveRunSettings({
-      agent: setup.agent,
-      backend: makeScriptedBackend([{ structuredOutput: DONE }]),
-      cwd: setup.repo.dir,
-      task: TASK,
-      clock: makeTestClock(),
-      onEvent: log.listener,
-    });
+    const settings = await settingsOf(
+      setup,
+      makeScriptedBackend([{ structuredOutput: DONE }]),
+      log.listener,
+    );
     const outcome = await runAgent(settings, async (result, record) => {
       expect(result.status).toBe("completed");
       // run.json already says how the loop ended when the steps after it start.
@@ -113,23 +120,11 @@ describe("the seam between the loop and what runs around it", () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT, conditions: ["git-clean"] });
     cleanup = setup.repo.cleanup;
     const first = await runAgent(
-      await resolveRunSettings({
-        agent: setup.agent,
-        backend: makeScriptedBackend([{ structuredOutput: DONE }]),
-        cwd: setup.repo.dir,
-        task: TASK,
-        clock: makeTestClock(),
-      }),
+      await settingsOf(setup, makeScriptedBackend([{ structuredOutput: DONE }])),
     );
     const state = await readRunState(first.runDir);
     const backend = makeScriptedBackend([]);
-    const settings = await resolveRunSettings({
-      agent: setup.agent,
-      backend,
-      cwd: setup.repo.dir,
-      task: TASK,
-      clock: makeTestClock(),
-    });
+    const settings = await settingsOf(setup, backend);
     const finished: string[] = [];
     const again = await runAgent(
       { ...settings, runId: state.runId, runDir: first.runDir, start: { resumed: state } },
