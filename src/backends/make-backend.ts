@@ -5,12 +5,12 @@ import path from "node:path";
 import type { BackendConfig } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import type { Backend } from "../ports.js";
-import { makeClaudeCliBackend, resolveClaudeCliCommand } from "./claude-cli.js";
-import { makeClaudeSdkBackend } from "./claude-sdk.js";
-import { makeCodexBackend } from "./codex.js";
-import { makeCommandBackend } from "./command.js";
-import { makeOpencodeBackend } from "./opencode.js";
-import { makeReplayBackend } from "./replay.js";
+import { makeClaudeCliBackend, resolveClaudeCliCommand } from "./agent-cli/claude-cli.js";
+import { makeCodexBackend } from "./agent-cli/codex.js";
+import { makeCommandBackend } from "./agent-cli/command.js";
+import { makeOpencodeBackend } from "./agent-cli/opencode.js";
+import { makeClaudeSdkBackend } from "./claude-sdk/claude-sdk.js";
+import { makeReplayBackend } from "./replay/replay.js";
 
 export interface MakeBackendOptions {
   /** Absolute path of the agent folder: `replayFrom` and `./`-relative commands are resolved from it. */

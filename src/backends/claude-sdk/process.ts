@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import type { SpawnedProcess, SpawnOptions } from "@anthropic-ai/claude-agent-sdk";
-import { isProcessGroupAlive, killProcessGroup } from "../process/run-command.js";
+import { isProcessGroupAlive, killProcessGroup } from "../../process/run-command.js";
 
 const STDERR_LIMIT_CHARS = 64 * 1024;
 const POLL_MS = 25;
