@@ -17,10 +17,10 @@ import {
 import type { BackendConfig } from "../../definition/types.js";
 import type { Backend, BackendRequest, BackendResponse } from "../../ports.js";
 import { abortedError, errorResponse } from "../backend-errors.js";
+import { makeClaudeProcess } from "./claude-process.js";
 import type { QueryRun } from "./errors.js";
 import { findNativeClaudeExecutable, resolveClaudeExecutable } from "./executable.js";
 import { buildSdkOptions } from "./options.js";
-import { makeClaudeProcess } from "./process.js";
 import { type SessionTotals, toBackendResponse } from "./response.js";
 import { makeStructuredOutputValidator } from "./structured-output.js";
 
