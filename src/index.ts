@@ -13,10 +13,13 @@
  * is the loop alone.
  */
 
-export type { ClaudeSdkBackendConfig, ClaudeSdkBackendOptions } from "./backends/claude-sdk.js";
-export { makeClaudeSdkBackend } from "./backends/claude-sdk.js";
+export type {
+  ClaudeSdkBackendConfig,
+  ClaudeSdkBackendOptions,
+} from "./backends/claude-sdk/claude-sdk.js";
+export { makeClaudeSdkBackend } from "./backends/claude-sdk/claude-sdk.js";
 export { type MakeBackendOptions, makeBackend } from "./backends/make-backend.js";
-export { makeReplayBackend } from "./backends/replay.js";
+export { makeReplayBackend } from "./backends/replay/replay.js";
 export type { ExternalCondition } from "./completion/completion-handler.js";
 export { type AgentListing, listAgents, loadAgent } from "./definition/load-agent.js";
 export { SchemaResolver } from "./definition/schema-resolver.js";

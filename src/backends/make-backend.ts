@@ -2,15 +2,16 @@
  * The one place that turns agent.json's backend configuration into a Backend.
  */
 import path from "node:path";
-import type { BackendConfig } from "../definition/types.js";
+import { BACKEND_KINDS } from "../definition/backend-kinds.js";
+import type { BackendConfig, BackendKind } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import type { Backend } from "../ports.js";
-import { makeClaudeCliBackend, resolveClaudeCliCommand } from "./claude-cli.js";
-import { makeClaudeSdkBackend } from "./claude-sdk.js";
-import { makeCodexBackend } from "./codex.js";
-import { makeCommandBackend } from "./command.js";
-import { makeOpencodeBackend } from "./opencode.js";
-import { makeReplayBackend } from "./replay.js";
+import { makeClaudeCliBackend, resolveClaudeCliCommand } from "./agent-cli/claude-cli.js";
+import { makeCodexBackend } from "./agent-cli/codex.js";
+import { makeCommandBackend } from "./agent-cli/command.js";
+import { makeOpencodeBackend } from "./agent-cli/opencode.js";
+import { makeClaudeSdkBackend } from "./claude-sdk/claude-sdk.js";
+import { makeReplayBackend } from "./replay/replay.js";
 
 export interface MakeBackendOptions {
   /** Absolute path of the agent folder: `replayFrom` and `./`-relative commands are resolved from it. */
@@ -21,56 +22,59 @@ export interface MakeBackendOptions {
   readonly scripted?: Backend;
 }
 
-const KINDS = ["claude-sdk", "claude-cli", "codex", "opencode", "command", "replay", "scripted"];
+/** What a kind's factory gets besides the configuration. */
+interface FactoryContext {
+  readonly agentDir: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly scripted?: Backend;
+}
+
+type BackendFactory = (config: BackendConfig, context: FactoryContext) => Backend;
+
+/** One factory per kind: a kind without one does not compile. */
+const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
+  "claude-sdk": (config, { env }) => makeClaudeSdkBackend(config, { env }),
+  "claude-cli": (config, { agentDir, env }) =>
+    makeClaudeCliBackend({
+      command: resolveClaudeCliCommand(
+        config.command === undefined
+          ? config
+          : { ...config, command: commandFrom(config.command, agentDir) },
+        env,
+      ),
+      settingSources: config.settingSources,
+      ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
+    }),
+  codex: (config, { agentDir }) =>
+    makeCodexBackend({ command: commandFrom(config.command ?? ["codex"], agentDir) }),
+  opencode: (config, { agentDir }) =>
+    makeOpencodeBackend({ command: commandFrom(config.command ?? ["opencode"], agentDir) }),
+  command: (config, { agentDir }) =>
+    makeCommandBackend({ command: commandFrom(requiredCommand(config), agentDir) }),
+  replay: (config, { agentDir }) =>
+    makeReplayBackend({ source: path.resolve(agentDir, requiredReplaySource(config)) }),
+  scripted: (_config, { scripted }) => {
+    if (scripted !== undefined) return scripted;
+    throw new CloserError("config_error", "the scripted backend needs a script", {
+      jsonPath: "runner.backend.kind",
+      found: "scripted",
+      fix: "pass `scripted` (see closer/testing makeScriptedBackend) when running the agent from code, or choose another backend kind",
+    });
+  },
+};
 
 /** Make the backend `config.kind` names; a configuration it cannot use is a CloserError. */
 export function makeBackend(config: BackendConfig, options: MakeBackendOptions): Backend {
-  const env = options.env ?? process.env;
-  switch (config.kind) {
-    case "claude-sdk":
-      return makeClaudeSdkBackend(config, { env });
-    case "claude-cli":
-      return makeClaudeCliBackend({
-        command: resolveClaudeCliCommand(
-          config.command === undefined
-            ? config
-            : { ...config, command: commandFrom(config.command, options.agentDir) },
-          env,
-        ),
-        settingSources: config.settingSources,
-        ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
-      });
-    case "codex":
-      return makeCodexBackend({
-        command: commandFrom(config.command ?? ["codex"], options.agentDir),
-      });
-    case "opencode":
-      return makeOpencodeBackend({
-        command: commandFrom(config.command ?? ["opencode"], options.agentDir),
-      });
-    case "command":
-      return makeCommandBackend({
-        command: commandFrom(requiredCommand(config), options.agentDir),
-      });
-    case "replay":
-      return makeReplayBackend({
-        source: path.resolve(options.agentDir, requiredReplaySource(config)),
-      });
-    case "scripted":
-      if (options.scripted !== undefined) return options.scripted;
-      throw new CloserError("config_error", "the scripted backend needs a script", {
-        jsonPath: "runner.backend.kind",
-        found: "scripted",
-        fix: "pass `scripted` (see closer/testing makeScriptedBackend) when running the agent from code, or choose another backend kind",
-      });
-    default:
-      throw new CloserError("config_error", `unknown backend kind ${JSON.stringify(config.kind)}`, {
-        jsonPath: "runner.backend.kind",
-        expected: `one of ${KINDS.join(", ")}`,
-        found: JSON.stringify(config.kind),
-        fix: `set runner.backend.kind to one of ${KINDS.join(", ")}`,
-      });
+  // A caller without the types (plain JavaScript, a cast) can still name a kind that has no factory.
+  if (!Object.hasOwn(FACTORIES, config.kind)) {
+    throw new CloserError("config_error", `unknown backend kind ${JSON.stringify(config.kind)}`, {
+      jsonPath: "runner.backend.kind",
+      expected: `one of ${BACKEND_KINDS.join(", ")}`,
+      found: JSON.stringify(config.kind),
+      fix: `set runner.backend.kind to one of ${BACKEND_KINDS.join(", ")}`,
+    });
   }
+  return FACTORIES[config.kind](config, { ...options, env: options.env ?? process.env });
 }
 
 function requiredCommand(config: BackendConfig): readonly string[] {

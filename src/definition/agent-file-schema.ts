@@ -3,6 +3,7 @@
  * schemas/agent.schema.json, so the field docs below are what an editor shows on hover.
  */
 import { z } from "zod";
+import { BACKEND_KINDS } from "./backend-kinds.js";
 import { insidePath } from "./inside-path.js";
 import { WORD_PATTERN } from "./path-word.js";
 
@@ -47,10 +48,7 @@ const parameterSchema = z
 
 const backendSchema = z
   .strictObject({
-    kind: z
-      .enum(["claude-sdk", "claude-cli", "codex", "opencode", "command", "replay", "scripted"])
-      .default("claude-sdk")
-      .describe("What answers the prompts."),
+    kind: z.enum(BACKEND_KINDS).default("claude-sdk").describe("What answers the prompts."),
     model: z.string().optional().describe("Model for every step; default: the backend's own."),
     allowedTools: z
       .array(z.string())

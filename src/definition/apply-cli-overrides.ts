@@ -1,16 +1,6 @@
 import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
+import { BACKEND_KINDS } from "./backend-kinds.js";
 import type { BackendKind, ResolvedAgent } from "./types.js";
-
-/** The backend kinds a `--backend` flag may name. */
-const BACKEND_KINDS: readonly BackendKind[] = [
-  "claude-sdk",
-  "claude-cli",
-  "codex",
-  "opencode",
-  "command",
-  "replay",
-  "scripted",
-];
 
 /**
  * Values given on the command line that replace agent.json's. Every field is

@@ -5,16 +5,11 @@
  * unless absence itself means something.
  */
 
+import type { BACKEND_KINDS } from "./backend-kinds.js";
+
 export type JsonSchema = Record<string, unknown>;
 
-export type BackendKind =
-  | "claude-sdk"
-  | "claude-cli"
-  | "codex"
-  | "opencode"
-  | "command"
-  | "replay"
-  | "scripted";
+export type BackendKind = (typeof BACKEND_KINDS)[number];
 export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "dontAsk";
 export type SessionPolicy = "continue" | "fresh";
 export type ClosureAction = "close" | "label-only" | "label-and-close";

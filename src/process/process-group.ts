@@ -7,7 +7,7 @@ export const DEFAULT_GRACE_MS = 2000;
 const POLL_INTERVAL_MS = 25;
 
 /** Sends a signal to every process of the group; false when the group is gone. */
-function signalGroup(processGroupId: number, signal: NodeJS.Signals | 0): boolean {
+export function signalProcessGroup(processGroupId: number, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-processGroupId, signal);
     return true;
@@ -33,7 +33,7 @@ async function isLiveMember(statPath: string, processGroupId: number): Promise<b
  * orphan whose reaper never collects it is dead but still answers `kill(0)`.
  */
 export async function isProcessGroupAlive(processGroupId: number): Promise<boolean> {
-  if (!signalGroup(processGroupId, 0)) return false;
+  if (!signalProcessGroup(processGroupId, 0)) return false;
   if (process.platform !== "linux") return true;
   let entries: string[];
   try {
@@ -57,11 +57,20 @@ export async function killProcessGroup(
   processGroupId: number,
   graceMs: number = DEFAULT_GRACE_MS,
 ): Promise<void> {
-  if (!signalGroup(processGroupId, "SIGTERM")) return;
-  const deadline = Date.now() + graceMs;
+  if (!signalProcessGroup(processGroupId, "SIGTERM")) return;
+  if (await waitForProcessGroupExit(processGroupId, graceMs)) return;
+  signalProcessGroup(processGroupId, "SIGKILL");
+}
+
+/** Waits at most `timeoutMs` for every process of the group to end; true when they all did. */
+export async function waitForProcessGroupExit(
+  processGroupId: number,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     await delay(Math.min(POLL_INTERVAL_MS, Math.max(0, deadline - Date.now())));
-    if (!(await isProcessGroupAlive(processGroupId))) return;
+    if (!(await isProcessGroupAlive(processGroupId))) return true;
   }
-  signalGroup(processGroupId, "SIGKILL");
+  return false;
 }

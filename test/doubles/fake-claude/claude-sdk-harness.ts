@@ -10,7 +10,7 @@ import {
   type ClaudeSdkBackendConfig,
   type ClaudeSdkBackendOptions,
   makeClaudeSdkBackend,
-} from "../../../src/backends/claude-sdk.js";
+} from "../../../src/backends/claude-sdk/claude-sdk.js";
 import type { Backend, BackendRequest } from "../../../src/ports.js";
 import type { BackendContractHarness, ContractTurn } from "../../backend-contract.js";
 import { type FakeClaude, type FakeClaudeTurn, makeFakeClaude } from "./make-fake-claude.js";

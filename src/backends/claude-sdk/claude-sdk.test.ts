@@ -1,16 +1,16 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeBackendContract } from "../../test/backend-contract.js";
+import { describeBackendContract } from "../../../test/backend-contract.js";
 import {
   type ClaudeSdkTestSetup,
   makeClaudeSdkContractHarness,
   setUpClaudeSdk,
-} from "../../test/doubles/fake-claude/claude-sdk-harness.js";
-import { isProcessAlive } from "../../test/doubles/fake-claude/process-liveness.js";
-import { BOUNDARY_MESSAGE } from "./boundary.js";
+} from "../../../test/doubles/fake-claude/claude-sdk-harness.js";
+import { isProcessAlive } from "../../../test/doubles/fake-claude/process-liveness.js";
+import { BOUNDARY_MESSAGE } from "../boundary.js";
 import { makeClaudeSdkBackend } from "./claude-sdk.js";
-import { nativePackageNames } from "./claude-sdk-executable.js";
+import { nativePackageNames } from "./executable.js";
 
 describeBackendContract("claude-sdk", makeClaudeSdkContractHarness);
 

@@ -1,8 +1,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { describeBackendContract } from "../../test/backend-contract.js";
-import { makeFakeCliContractHarness } from "../../test/doubles/fake-cli/contract-harness.js";
+import { describeBackendContract } from "../../../test/backend-contract.js";
+import { makeFakeCliContractHarness } from "../../../test/doubles/fake-cli/contract-harness.js";
 import {
   type FakeCliSetup,
   fakeCliPath,
@@ -10,7 +10,7 @@ import {
   makeRequest,
   setUpFakeCli,
   waitFor,
-} from "../../test/doubles/fake-cli/fake-cli-harness.js";
+} from "../../../test/doubles/fake-cli/fake-cli-harness.js";
 import { makeCodexBackend } from "./codex.js";
 
 const schema = {

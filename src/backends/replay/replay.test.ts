@@ -2,15 +2,15 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { describeBackendContract } from "../../test/backend-contract.js";
-import { makeReplayContractHarness } from "../../test/doubles/fake-cli/contract-harness.js";
-import { makeRequest } from "../../test/doubles/fake-cli/fake-cli-harness.js";
-import { isCloserError } from "../errors.js";
-import { EVENT_FORMAT_VERSION, type RunEvent } from "../events.js";
-import type { BackendError } from "../ports.js";
-import { createRunRecord } from "../record/run-record.js";
+import { describeBackendContract } from "../../../test/backend-contract.js";
+import { makeReplayContractHarness } from "../../../test/doubles/fake-cli/contract-harness.js";
+import { makeRequest } from "../../../test/doubles/fake-cli/fake-cli-harness.js";
+import { isCloserError } from "../../errors.js";
+import { EVENT_FORMAT_VERSION, type RunEvent } from "../../events.js";
+import type { BackendError } from "../../ports.js";
+import { createRunRecord } from "../../record/run-record.js";
 import { loadReplayTurns, makeReplayBackend } from "./replay.js";
-import type { ReplaySession } from "./replay-session.js";
+import type { ReplaySession } from "./session.js";
 
 describeBackendContract(
   "replay",

@@ -10,10 +10,10 @@
  * when the step has one), `CLOSER_SESSION_ID` (the session to continue) and
  * `CLOSER_MODEL`.
  */
-import type { Backend, BackendError, BackendRequest } from "../ports.js";
-import type { CommandResult } from "../process/run-command.js";
-import { crashError, errorResponse } from "./backend-errors.js";
-import { classifyFailure, tailOf } from "./classify-failure.js";
+import type { Backend, BackendError, BackendRequest } from "../../ports.js";
+import type { CommandResult } from "../../process/run-command.js";
+import { crashError, errorResponse } from "../backend-errors.js";
+import { classifyFailure, tailOf } from "../classify-failure.js";
 import { runAgentCli } from "./run-agent-cli.js";
 
 export interface CommandBackendOptions {

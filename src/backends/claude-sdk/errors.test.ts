@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   type ClaudeSdkTestSetup,
   setUpClaudeSdk,
-} from "../../test/doubles/fake-claude/claude-sdk-harness.js";
-import { AUTH_HINT } from "./backend-errors.js";
+} from "../../../test/doubles/fake-claude/claude-sdk-harness.js";
+import { AUTH_HINT } from "../backend-errors.js";
 
 const SCHEMA = {
   type: "object",

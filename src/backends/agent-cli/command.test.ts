@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { describeBackendContract } from "../../test/backend-contract.js";
-import { makeFakeCliContractHarness } from "../../test/doubles/fake-cli/contract-harness.js";
-import { makeRequest } from "../../test/doubles/fake-cli/fake-cli-harness.js";
+import { describeBackendContract } from "../../../test/backend-contract.js";
+import { makeFakeCliContractHarness } from "../../../test/doubles/fake-cli/contract-harness.js";
+import { makeRequest } from "../../../test/doubles/fake-cli/fake-cli-harness.js";
 import { makeCommandBackend } from "./command.js";
 
 /** A small agent: answers with its stdin and environment, and writes the decision file. */

@@ -5,10 +5,10 @@
  * or an abort ends every process the CLI started.
  */
 
-import type { BackendError, BackendRequest, BackendResponse } from "../ports.js";
-import { type CommandResult, runCommand } from "../process/run-command.js";
-import { abortedError, errorResponse, makeBackendError } from "./backend-errors.js";
-import { tailOf } from "./classify-failure.js";
+import type { BackendError, BackendRequest, BackendResponse } from "../../ports.js";
+import { type CommandResult, runCommand } from "../../process/run-command.js";
+import { abortedError, errorResponse, makeBackendError } from "../backend-errors.js";
+import { tailOf } from "../classify-failure.js";
 
 export interface CliInvocation {
   /** Executable followed by every argument. */

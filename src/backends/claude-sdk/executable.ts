@@ -6,8 +6,8 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { createRequire } from "node:module";
-import type { BackendError } from "../ports.js";
-import { makeBackendError } from "./backend-errors.js";
+import type { BackendError } from "../../ports.js";
+import { makeBackendError } from "../backend-errors.js";
 
 const SDK_PACKAGE = "@anthropic-ai/claude-agent-sdk";
 

@@ -6,7 +6,7 @@
  * Tool permissions follow Claude Code's rules for a run with nobody to ask:
  * `allowedTools` are pre-approved and `permissionMode` decides the rest (in
  * `default` and `dontAsk` a tool that is not pre-approved is refused). A
- * PreToolUse hook keeps the GitHub boundary (boundary.ts) in every mode.
+ * PreToolUse hook keeps the GitHub boundary (../boundary.ts) in every mode.
  */
 import {
   type Query,
@@ -14,15 +14,15 @@ import {
   type SDKMessage,
   type SettingSource,
 } from "@anthropic-ai/claude-agent-sdk";
-import type { BackendConfig } from "../definition/types.js";
-import type { Backend, BackendRequest, BackendResponse } from "../ports.js";
-import { abortedError, errorResponse } from "./backend-errors.js";
-import type { QueryRun } from "./claude-sdk-errors.js";
-import { findNativeClaudeExecutable, resolveClaudeExecutable } from "./claude-sdk-executable.js";
-import { buildSdkOptions } from "./claude-sdk-options.js";
-import { makeClaudeProcess } from "./claude-sdk-process.js";
-import { type SessionTotals, toBackendResponse } from "./claude-sdk-response.js";
-import { makeStructuredOutputValidator } from "./claude-sdk-structured-output.js";
+import type { BackendConfig } from "../../definition/types.js";
+import type { Backend, BackendRequest, BackendResponse } from "../../ports.js";
+import { abortedError, errorResponse } from "../backend-errors.js";
+import { makeClaudeProcess } from "./claude-process.js";
+import type { QueryRun } from "./errors.js";
+import { findNativeClaudeExecutable, resolveClaudeExecutable } from "./executable.js";
+import { buildSdkOptions } from "./options.js";
+import { type SessionTotals, toBackendResponse } from "./response.js";
+import { makeStructuredOutputValidator } from "./structured-output.js";
 
 /** What the backend reads of agent.json's `backend` (a whole BackendConfig fits). */
 export type ClaudeSdkBackendConfig = Partial<

@@ -34,9 +34,9 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { CloserError } from "../errors.js";
-import { BACKEND_ERROR_KINDS } from "../ports.js";
-import { runCommand } from "../process/run-command.js";
+import { CloserError } from "../../errors.js";
+import { BACKEND_ERROR_KINDS } from "../../ports.js";
+import { runCommand } from "../../process/run-command.js";
 
 /** One replace inside an existing file. */
 export interface FileEdit {

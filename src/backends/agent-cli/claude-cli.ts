@@ -4,11 +4,11 @@
  * with the prompt on stdin. Structured output comes from the result's
  * `structured_output`; the session continues with `--resume`.
  */
-import type { BackendConfig } from "../definition/types.js";
-import type { Backend, BackendError, BackendRequest, BackendResponse, Usage } from "../ports.js";
-import type { CommandResult } from "../process/run-command.js";
-import { errorResponse } from "./backend-errors.js";
-import { classifyFailure, tailOf } from "./classify-failure.js";
+import type { BackendConfig } from "../../definition/types.js";
+import type { Backend, BackendError, BackendRequest, BackendResponse, Usage } from "../../ports.js";
+import type { CommandResult } from "../../process/run-command.js";
+import { errorResponse } from "../backend-errors.js";
+import { classifyFailure, tailOf } from "../classify-failure.js";
 import { isRecord, numberOr, runAgentCli, stringOr } from "./run-agent-cli.js";
 
 export interface ClaudeCliBackendOptions {

@@ -3,9 +3,9 @@
  * used, structured output (checked again), per-query usage and cost, error.
  */
 import type { SDKMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
-import type { BackendRequest, BackendResponse, Usage } from "../ports.js";
-import { classifyRun, lastResult, type QueryRun } from "./claude-sdk-errors.js";
-import type { StructuredOutputValidator } from "./claude-sdk-structured-output.js";
+import type { BackendRequest, BackendResponse, Usage } from "../../ports.js";
+import { classifyRun, lastResult, type QueryRun } from "./errors.js";
+import type { StructuredOutputValidator } from "./structured-output.js";
 
 /** The SDK's running totals of one session, as last seen. */
 export interface SessionTotals {

@@ -2,7 +2,7 @@
  * The `replay` backend answers from a recorded session instead of a model:
  * for demos, and to re-check a run deterministically. Its source
  * (`runner.backend.replayFrom`) is either a session file (format in
- * replay-session.ts) or a recorded run folder (see replay-run-folder.ts).
+ * session.ts) or a recorded run folder (see run-folder.ts).
  *
  * Each query takes the next recorded turn, re-applies the file changes that
  * turn made to the request's working tree (so the harness's real checks see
@@ -11,11 +11,11 @@
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { CloserError, isCloserError } from "../errors.js";
-import type { Backend, BackendResponse } from "../ports.js";
-import { abortedError, errorResponse, makeBackendError } from "./backend-errors.js";
-import { readRunFolderTurns } from "./replay-run-folder.js";
-import { applyTurnChanges, type ReplayTurn, readReplaySessionFile } from "./replay-session.js";
+import { CloserError, isCloserError } from "../../errors.js";
+import type { Backend, BackendResponse } from "../../ports.js";
+import { abortedError, errorResponse, makeBackendError } from "../backend-errors.js";
+import { readRunFolderTurns } from "./run-folder.js";
+import { applyTurnChanges, type ReplayTurn, readReplaySessionFile } from "./session.js";
 
 export interface ReplayBackendOptions {
   /** Absolute path of a session file or a recorded run folder. */

@@ -1,14 +1,14 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { describeBackendContract } from "../../test/backend-contract.js";
-import { makeFakeCliContractHarness } from "../../test/doubles/fake-cli/contract-harness.js";
+import { describeBackendContract } from "../../../test/backend-contract.js";
+import { makeFakeCliContractHarness } from "../../../test/doubles/fake-cli/contract-harness.js";
 import {
   type FakeCliSetup,
   fakeCliPath,
   makeRequest,
   setUpFakeCli,
-} from "../../test/doubles/fake-cli/fake-cli-harness.js";
+} from "../../../test/doubles/fake-cli/fake-cli-harness.js";
 import {
   makeClaudeCliBackend,
   readClaudeCliResult,

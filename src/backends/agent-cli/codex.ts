@@ -12,11 +12,11 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { PermissionMode } from "../definition/types.js";
-import type { Backend, BackendRequest, BackendResponse, Usage } from "../ports.js";
-import type { CommandResult } from "../process/run-command.js";
-import { errorResponse } from "./backend-errors.js";
-import { classifyFailure, tailOf } from "./classify-failure.js";
+import type { PermissionMode } from "../../definition/types.js";
+import type { Backend, BackendRequest, BackendResponse, Usage } from "../../ports.js";
+import type { CommandResult } from "../../process/run-command.js";
+import { errorResponse } from "../backend-errors.js";
+import { classifyFailure, tailOf } from "../classify-failure.js";
 import {
   isRecord,
   numberOr,

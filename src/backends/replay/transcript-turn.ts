@@ -4,8 +4,8 @@
  * changes that can be re-applied.
  */
 import path from "node:path";
-import type { FileEdit, ReplayTurn } from "./replay-session.js";
-import { isRecord, stringOr } from "./run-agent-cli.js";
+import { isRecord, stringOr } from "../agent-cli/run-agent-cli.js";
+import type { FileEdit, ReplayTurn } from "./session.js";
 
 /** Collects a turn's file changes as whole files plus edits, relative to the recorded tree. */
 class ChangeCollector {

@@ -12,10 +12,10 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { CloserError } from "../errors.js";
-import { RUN_FILES } from "../record/run-record.js";
-import { parseReplaySession, type ReplayTurn } from "./replay-session.js";
-import { isRecord, parseJsonLines, stringOr } from "./run-agent-cli.js";
+import { CloserError } from "../../errors.js";
+import { RUN_FILES } from "../../record/run-record.js";
+import { isRecord, parseJsonLines, stringOr } from "../agent-cli/run-agent-cli.js";
+import { parseReplaySession, type ReplayTurn } from "./session.js";
 import { turnFromTranscript } from "./transcript-turn.js";
 
 interface RecordedQuery {

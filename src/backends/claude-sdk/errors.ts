@@ -8,7 +8,7 @@ import type {
   SDKMessage,
   SDKResultMessage,
 } from "@anthropic-ai/claude-agent-sdk";
-import type { BackendError, BackendErrorKind, BackendRequest } from "../ports.js";
+import type { BackendError, BackendErrorKind, BackendRequest } from "../../ports.js";
 import {
   abortedError,
   authError,
@@ -17,7 +17,7 @@ import {
   makeBackendError,
   retryAfterMsFromReset,
   timeoutError,
-} from "./backend-errors.js";
+} from "../backend-errors.js";
 
 /** Everything one query left behind. */
 export interface QueryRun {

@@ -11,10 +11,10 @@
  * agent's system text goes ahead of the first prompt of a session.
  */
 
-import type { Backend, BackendError, BackendRequest, BackendResponse, Usage } from "../ports.js";
-import type { CommandResult } from "../process/run-command.js";
-import { errorResponse } from "./backend-errors.js";
-import { classifyFailure, retryAfterHeaderSeconds, tailOf } from "./classify-failure.js";
+import type { Backend, BackendError, BackendRequest, BackendResponse, Usage } from "../../ports.js";
+import type { CommandResult } from "../../process/run-command.js";
+import { errorResponse } from "../backend-errors.js";
+import { classifyFailure, retryAfterHeaderSeconds, tailOf } from "../classify-failure.js";
 import {
   isRecord,
   numberOr,

@@ -6,8 +6,8 @@ import type {
   SpawnedProcess,
   SpawnOptions,
 } from "@anthropic-ai/claude-agent-sdk";
-import type { BackendRequest } from "../ports.js";
-import { boundaryDenial } from "./boundary.js";
+import type { BackendRequest } from "../../ports.js";
+import { boundaryDenial } from "../boundary.js";
 
 export interface SdkOptionsContext {
   readonly executablePath: string;
