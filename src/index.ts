@@ -26,7 +26,14 @@ export type { ExternalCondition } from "./completion/completion-handler.js";
 export { type AgentListing, listAgents, loadAgent } from "./definition/load-agent.js";
 export { SchemaResolver } from "./definition/schema-resolver.js";
 export type * from "./definition/types.js";
-export { CloserError, type CloserErrorCode, CloserErrorList, isCloserError } from "./errors.js";
+export {
+  CloserError,
+  type CloserErrorCode,
+  CloserErrorList,
+  type GithubAnswer,
+  GithubError,
+  isCloserError,
+} from "./errors.js";
 export type {
   DecisionSource,
   EventListener,
