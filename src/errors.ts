@@ -80,6 +80,27 @@ export class CloserErrorList extends CloserError {
   }
 }
 
+/** What GitHub answered, typed so callers decide without reading the message. */
+export interface GithubAnswer {
+  /** HTTP status of GitHub's failed answer; absent without one (no answer, a GraphQL error). */
+  readonly status?: number;
+  /** Trying again later may succeed: a rate limit, a server error (5xx), or no answer at all. */
+  readonly transient: boolean;
+}
+
+/** Every failure of the GitHub module: code `github_error`, with what GitHub answered. */
+export class GithubError extends CloserError {
+  readonly status?: number;
+  readonly transient: boolean;
+
+  constructor(message: string, answer: GithubAnswer, fields: CloserErrorFields = {}) {
+    super("github_error", message, fields);
+    this.name = "GithubError";
+    this.status = answer.status;
+    this.transient = answer.transient;
+  }
+}
+
 export function isCloserError(value: unknown): value is CloserError {
   return value instanceof CloserError;
 }

@@ -20,11 +20,26 @@ export type {
 export { makeClaudeSdkBackend } from "./backends/claude-sdk/claude-sdk.js";
 export { type MakeBackendOptions, makeBackend } from "./backends/make-backend.js";
 export { makeReplayBackend } from "./backends/replay/replay.js";
+export {
+  type AgentReport,
+  assertAgentValid,
+  checkAgent,
+  checkAgentFolder,
+  formatProblem,
+  type Problem,
+} from "./check/index.js";
 export type { ExternalCondition } from "./completion/completion-handler.js";
 export { type AgentListing, listAgents, loadAgent } from "./definition/load-agent.js";
 export { SchemaResolver } from "./definition/schema-resolver.js";
 export type * from "./definition/types.js";
-export { CloserError, type CloserErrorCode, CloserErrorList, isCloserError } from "./errors.js";
+export {
+  CloserError,
+  type CloserErrorCode,
+  CloserErrorList,
+  type GithubAnswer,
+  GithubError,
+  isCloserError,
+} from "./errors.js";
 export type {
   DecisionSource,
   EventListener,

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { Command } from "commander";
+import { assertAgentValid } from "../check/index.js";
 import { applyCliOverrides } from "../definition/apply-cli-overrides.js";
 import { loadAgent } from "../definition/load-agent.js";
 import type { ResolvedAgent } from "../definition/types.js";
@@ -21,7 +22,6 @@ import {
   taskFromText,
 } from "../run/index.js";
 import { makeProgressReporter, shouldColor } from "./progress.js";
-import { assertAgentValid } from "./run/assert-agent-valid.js";
 import { withInterrupt } from "./run/interrupt.js";
 import { parseParameterFlags } from "./run/parameter-flags.js";
 import { RUN_HELP_AFTER, RUN_OPTIONS } from "./run/run-help.js";
@@ -61,7 +61,7 @@ async function runFromCommandLine(tokens: readonly string[], flags: RunFlags): P
     const invocation = readRunInvocation(tokens, flags);
     const cwd = resolve(flags.cwd ?? process.cwd());
     const loaded = await loadAgent(invocation.agentName, { cwd });
-    await assertAgentValid(invocation.agentName, cwd);
+    await assertAgentValid(loaded);
     const args = parseParameterFlags({
       tokens: invocation.parameterTokens,
       agent: loaded,

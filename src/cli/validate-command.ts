@@ -1,9 +1,8 @@
 import { resolve } from "node:path";
 import { Command } from "commander";
+import { type AgentReport, checkAgentFolder, formatProblem } from "../check/index.js";
 import { listAgents } from "../definition/load-agent.js";
 import { CloserError } from "../errors.js";
-import { type AgentReport, checkAgent } from "./validate/check-agent.js";
-import { formatProblem } from "./validate/problem.js";
 
 interface ValidateOptions {
   readonly cwd?: string;
@@ -42,7 +41,7 @@ export function makeValidateCommand(): Command {
 async function runValidate(agent: string | undefined, cwd: string, json: boolean): Promise<void> {
   const names = agent === undefined ? await agentNames(cwd) : [agent];
   const reports: AgentReport[] = [];
-  for (const name of names) reports.push(await checkAgent(name, cwd));
+  for (const name of names) reports.push(await checkAgentFolder(name, cwd));
   const valid = reports.every((report) => report.valid);
   if (json) {
     process.stdout.write(`${JSON.stringify({ valid, agents: reports }, null, 2)}\n`);

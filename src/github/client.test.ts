@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeGithub, startFakeGithub } from "../../test/doubles/fake-github/index.js";
-import { CloserError } from "../errors.js";
+import { CloserError, GithubError } from "../errors.js";
 import { makeGithubClient } from "./client.js";
 
 const TOKEN = "ghp_secretTokenValue1234567890";
@@ -225,6 +225,30 @@ describe("errors", () => {
     await fake.close();
     const error = await failure(client({ apiUrl: url }).getIssue(12));
     expect(error.message).toContain("could not reach GitHub");
+    fake = await startFakeGithub();
+  });
+
+  it("types every failure with GitHub's status and whether trying again may help", async () => {
+    const answered = async (status: number) => {
+      fake.failWith({ status, message: "no" });
+      return failure(client().getIssue(12));
+    };
+    for (const status of [401, 403, 404, 422]) {
+      const error = await answered(status);
+      expect(error).toBeInstanceOf(GithubError);
+      expect(error).toMatchObject({ code: "github_error", status, transient: false });
+    }
+    for (const status of [500, 502, 503]) {
+      expect(await answered(status)).toMatchObject({ status, transient: true });
+    }
+    fake.rateLimit({});
+    expect(await failure(client().getIssue(12))).toMatchObject({ status: 403, transient: true });
+    fake.rateLimit({ status: 429, retryAfterSeconds: 1 });
+    expect(await failure(client().getIssue(12))).toMatchObject({ status: 429, transient: true });
+    const url = fake.url;
+    await fake.close();
+    const unreachable = await failure(client({ apiUrl: url }).getIssue(12));
+    expect(unreachable).toMatchObject({ status: undefined, transient: true });
     fake = await startFakeGithub();
   });
 });

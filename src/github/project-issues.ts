@@ -3,7 +3,7 @@
  * an organization, then as a user; every page of items is read.
  */
 import { GraphqlResponseError } from "@octokit/graphql";
-import { CloserError } from "../errors.js";
+import { GithubError } from "../errors.js";
 import type { IssueSummary } from "./client.js";
 
 /** Which board, and which of its issues. */
@@ -80,9 +80,13 @@ async function fetchPage(
       return pageOf(error.data, kind);
     }
     const messages = errors.map((entry) => entry.message ?? "").join("; ");
-    throw new CloserError("github_error", `GitHub GraphQL query failed: ${messages}`, {
-      fix: /scope/i.test(messages) ? "give GITHUB_TOKEN the read:project scope" : undefined,
-    });
+    const rateLimited =
+      errors.some((entry) => entry.type === "RATE_LIMITED") || /rate limit/i.test(messages);
+    throw new GithubError(
+      `GitHub GraphQL query failed: ${messages}`,
+      { transient: rateLimited },
+      { fix: /scope/i.test(messages) ? "give GITHUB_TOKEN the read:project scope" : undefined },
+    );
   }
 }
 
@@ -128,9 +132,13 @@ export async function listProjectIssues(
     (await readAllItems(graphql, "organization", login, query.project)) ??
     (await readAllItems(graphql, "user", login, query.project));
   if (!items) {
-    throw new CloserError("github_error", `project #${query.project} of ${login} not found`, {
-      fix: "check the project number and owner, and that GITHUB_TOKEN has the read:project scope",
-    });
+    throw new GithubError(
+      `project #${query.project} of ${login} not found`,
+      { transient: false },
+      {
+        fix: "check the project number and owner, and that GITHUB_TOKEN has the read:project scope",
+      },
+    );
   }
   const wanted = `${repository.owner}/${repository.repo}`.toLowerCase();
   const label = query.label?.toLowerCase();

@@ -1,7 +1,7 @@
 /**
  * Which GitHub repository a checkout belongs to, from its `origin` remote.
  */
-import { CloserError } from "../errors.js";
+import { CloserError, GithubError } from "../errors.js";
 import { getRemoteUrl } from "../workspace/git.js";
 
 /** A repository on GitHub (or GitHub Enterprise). */
@@ -70,19 +70,21 @@ export async function resolveRepo(
   const remote = options.remote ?? "origin";
   const url = await getRemoteUrl(cwd, remote);
   if (!url) {
-    throw new CloserError("github_error", `the repository has no "${remote}" remote`, {
-      fix: `add the GitHub remote (git remote add ${remote} <url>), or name the repository with --repo owner/repo`,
-    });
+    throw new GithubError(
+      `the repository has no "${remote}" remote`,
+      { transient: false },
+      {
+        fix: `add the GitHub remote (git remote add ${remote} <url>), or name the repository with --repo owner/repo`,
+      },
+    );
   }
   const parsed = parseRepoUrl(url);
   if (!parsed) {
     // The URL may carry credentials: name only the remote.
-    throw new CloserError(
-      "github_error",
+    throw new GithubError(
       `cannot read owner/repo from the "${remote}" remote URL`,
-      {
-        fix: "name the repository with --repo owner/repo",
-      },
+      { transient: false },
+      { fix: "name the repository with --repo owner/repo" },
     );
   }
   return parsed;

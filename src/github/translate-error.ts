@@ -1,8 +1,9 @@
 /**
- * Turn Octokit failures into CloserError `github_error` with a message that
- * says what to do. No token ever reaches a message or the detail.
+ * Turn Octokit failures into a GithubError (`github_error`) with a message
+ * that says what to do, and typed fields that say whether to try again. No
+ * token ever reaches a message or the detail.
  */
-import { CloserError } from "../errors.js";
+import { type GithubAnswer, GithubError } from "../errors.js";
 
 /** What the failed request was about, for the message. */
 export interface GithubErrorContext {
@@ -84,6 +85,13 @@ function rateLimitMessage(failure: HttpFailure, context: GithubErrorContext): st
   return `GitHub rate limit reached; it resets at ${resetAt} (in ${minutes} min)`;
 }
 
+/** No answer, a rate limit or a server error: the same request may succeed later. */
+function answerOf(failure: HttpFailure): GithubAnswer {
+  if (!failure.hasResponse) return { transient: true };
+  const transient = isRateLimited(failure) || failure.status >= 500;
+  return { status: failure.status, transient };
+}
+
 function messageAndFix(
   failure: HttpFailure,
   context: GithubErrorContext,
@@ -122,24 +130,25 @@ function messageAndFix(
   };
 }
 
-/** A CloserError `github_error` for any failure of a GitHub request. */
-export function translateGithubError(error: unknown, context: GithubErrorContext): CloserError {
+/** A GithubError for any failure of a GitHub request. */
+export function translateGithubError(error: unknown, context: GithubErrorContext): GithubError {
   const failure = asHttpFailure(error);
   if (!failure) {
+    // No HTTP status: the request never got an answer (a network or client failure).
     const text = error instanceof Error ? error.message : String(error);
-    return new CloserError(
-      "github_error",
+    return new GithubError(
       redactToken(
         `GitHub request to ${context.action} ${context.subject} failed: ${text}`,
         context.token,
       ),
+      { transient: true },
     );
   }
   const { message, fix } = messageAndFix(failure, context);
   const waitMs = isRateLimited(failure)
     ? rateLimitWaitMs(failure.headers, context.now())
     : undefined;
-  return new CloserError("github_error", redactToken(message, context.token), {
+  return new GithubError(redactToken(message, context.token), answerOf(failure), {
     found: `HTTP ${failure.status}`,
     detail: redactToken(
       [

@@ -1,5 +1,5 @@
 import { BUILTIN_PATTERN_NAMES as NAMES } from "../completion/check-failure.js";
-import type { PatternDefinition } from "../definition/types.js";
+import type { CompletionStepDefinition, PatternDefinition } from "../definition/types.js";
 
 /**
  * Patterns closer itself produces. A registry pattern of the same name wins,
@@ -36,3 +36,15 @@ export const BUILTIN_PATTERNS: Readonly<Record<string, PatternDefinition>> = Obj
     params: ["condition", "detail"],
   },
 });
+
+/**
+ * The built-in patterns the check of a completion step can report: all of them, except
+ * `closure-incomplete` for a step without a closure review.
+ */
+export function builtinPatternsFor(
+  completionStep: Pick<CompletionStepDefinition, "closureReview">,
+): PatternDefinition[] {
+  return Object.values(BUILTIN_PATTERNS).filter(
+    (pattern) => pattern.name !== NAMES.closureIncomplete || Boolean(completionStep.closureReview),
+  );
+}

@@ -1,4 +1,4 @@
-import { type CloserError, exitCodeFor, isCloserError } from "../errors.js";
+import { exitCodeFor, GithubError, isCloserError } from "../errors.js";
 import type { RunOutcome } from "./run-options.js";
 
 /** closer's exit codes (SPEC §8). */
@@ -29,7 +29,7 @@ export function exitCodeOfOutcome(
     return context.interrupted ? EXIT_CODES.interrupted : EXIT_CODES.notCompleted;
   }
   if (outcome.status === "error" && outcome.errorCode !== undefined) {
-    return exitCodeOfCode(outcome.errorCode, undefined);
+    return exitCodeFor(outcome.errorCode);
   }
   return EXIT_CODES.notCompleted;
 }
@@ -38,30 +38,11 @@ export function exitCodeOfOutcome(
  * Exit code of an error thrown before or around a run. GitHub answers are
  * split by what fixes them: 401 (bad token), 404 (wrong issue or
  * repository, or no access) and 403 (missing permission) are configuration
- * (2); a rate limit or an unreachable server is transient, the run simply
- * did not happen (1).
+ * (2); a rate limit, a server error or an unreachable server is transient,
+ * the run simply did not happen (1).
  */
 export function exitCodeOfError(error: unknown): number {
   if (!isCloserError(error)) return EXIT_CODES.notCompleted;
-  return exitCodeOfCode(error.code, error);
-}
-
-function exitCodeOfCode(code: CloserError["code"], error: CloserError | undefined): number {
-  if (code === "github_error" && error !== undefined && isTransientGithubError(error)) {
-    return EXIT_CODES.notCompleted;
-  }
-  return exitCodeFor(code);
-}
-
-/**
- * A GitHub rate limit, a server error (5xx), or no answer at all. The
- * github module gives every failure the code `github_error` with the HTTP
- * status in `found`; the rate limit (a 403 or 429) and an unreachable server
- * are told apart by its message.
- */
-function isTransientGithubError(error: CloserError): boolean {
-  const status = /^HTTP (\d+)$/.exec(error.fields.found ?? "")?.[1];
-  if (status === "429" || status?.startsWith("5") === true) return true;
-  if (/rate limit|could not reach GitHub/i.test(error.message)) return true;
-  return status === undefined && error.message.startsWith("GitHub request to ");
+  if (error instanceof GithubError && error.transient) return EXIT_CODES.notCompleted;
+  return exitCodeFor(error.code);
 }

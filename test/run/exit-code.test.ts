@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CloserError } from "../../src/errors.js";
+import { CloserError, GithubError } from "../../src/errors.js";
+import { translateGithubError } from "../../src/github/translate-error.js";
 import { exitCodeOfError, exitCodeOfOutcome, type RunOutcome } from "../../src/run/index.js";
 
 function outcome(change: Partial<RunOutcome>): RunOutcome {
@@ -49,25 +50,41 @@ describe("exit codes", () => {
   });
 
   it("splits GitHub errors into configuration (2) and transient (1)", () => {
-    const github = (message: string, found?: string) =>
-      new CloserError("github_error", message, found === undefined ? {} : { found });
+    const context = {
+      subject: "issue acme/widgets#9",
+      action: "read",
+      apiUrl: "http://x",
+      hasToken: true,
+      now: () => 0,
+    };
+    // What Octokit throws: an HTTP status, and the response when GitHub answered.
+    const github = (status: number, headers: Record<string, string> = {}) =>
+      translateGithubError({ status, message: "no", response: { headers } }, context);
+    expect(exitCodeOfError(github(401))).toBe(2);
+    expect(exitCodeOfError(github(404))).toBe(2);
+    expect(exitCodeOfError(github(403))).toBe(2);
+    expect(exitCodeOfError(github(403, { "x-ratelimit-remaining": "0" }))).toBe(1);
+    expect(exitCodeOfError(github(429))).toBe(1);
+    expect(exitCodeOfError(github(502))).toBe(1);
     expect(
-      exitCodeOfError(github("GitHub rejected the token (401 Bad credentials)", "HTTP 401")),
+      exitCodeOfError(translateGithubError({ status: 500, message: "refused" }, context)),
+    ).toBe(1);
+    expect(exitCodeOfError(translateGithubError(new TypeError("fetch failed"), context))).toBe(1);
+    expect(
+      exitCodeOfError(
+        new GithubError('the repository has no "origin" remote', { transient: false }),
+      ),
     ).toBe(2);
-    expect(exitCodeOfError(github("issue acme/widgets#9 not found (404)", "HTTP 404"))).toBe(2);
-    expect(exitCodeOfError(github("GitHub refused to close issue (403): no", "HTTP 403"))).toBe(2);
-    expect(exitCodeOfError(github("GitHub rate limit reached; try again later", "HTTP 403"))).toBe(
-      1,
-    );
-    expect(exitCodeOfError(github("GitHub rate limit reached", "HTTP 429"))).toBe(1);
-    expect(exitCodeOfError(github("GitHub request to read x failed (502): bad", "HTTP 502"))).toBe(
-      1,
-    );
-    expect(exitCodeOfError(github("could not reach GitHub at http://x: refused", "HTTP 500"))).toBe(
-      1,
-    );
-    expect(exitCodeOfError(github('the repository has no "origin" remote'))).toBe(2);
     expect(exitCodeOfError(new CloserError("usage_error", "bad"))).toBe(2);
     expect(exitCodeOfError(new Error("bug"))).toBe(1);
+  });
+
+  it("reads whether a GitHub error is transient from its fields, never its message", () => {
+    const limited = "GitHub rate limit reached; try again later";
+    expect(exitCodeOfError(new GithubError(limited, { status: 403, transient: false }))).toBe(2);
+    expect(exitCodeOfError(new CloserError("github_error", limited, { found: "HTTP 429" }))).toBe(
+      2,
+    );
+    expect(exitCodeOfError(new GithubError("anything", { transient: true }))).toBe(1);
   });
 });

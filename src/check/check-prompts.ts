@@ -1,19 +1,13 @@
 import { join } from "node:path";
-import { closureReviewWords } from "../../completion/closure-review.js";
-import { closestKey } from "../../definition/known-keys.js";
-import type { ResolvedAgent } from "../../definition/types.js";
-import { CloserError } from "../../errors.js";
-import { type C3lWords, findBadWords } from "../../prompts/c3l.js";
-import { type LocatedPrompt, locatePrompt } from "../../prompts/prompt-resolver.js";
-import { retryWords, stepWords } from "../../prompts/prompt-words.js";
-import {
-  listTemplateVariables,
-  type ParsedTemplate,
-  parseTemplate,
-  type TemplateUsage,
-} from "../../prompts/render.js";
-import { translateHandlebarsError } from "../../prompts/translate-handlebars-error.js";
-import { RETRY_VARIABLES, RUNNER_VARIABLES, TASK_FIELDS } from "../../prompts/variables.js";
+import { closureReviewWords } from "../completion/closure-review.js";
+import { closestKey } from "../definition/known-keys.js";
+import type { ResolvedAgent } from "../definition/types.js";
+import { CloserError } from "../errors.js";
+import { type C3lWords, findBadWords } from "../prompts/c3l.js";
+import { listTemplateNeeds, type TemplateNeeds } from "../prompts/list-template-needs.js";
+import { type LocatedPrompt, locatePrompt } from "../prompts/prompt-resolver.js";
+import { retryWords, stepWords } from "../prompts/prompt-words.js";
+import { RETRY_VARIABLES, RUNNER_VARIABLES, TASK_FIELDS } from "../prompts/variables.js";
 import { quoteList } from "./check-references.js";
 import { keyPath, type ProblemCollector, type ProblemPlace } from "./problem.js";
 import { type RetryTarget, retryTargets } from "./retry-targets.js";
@@ -29,7 +23,8 @@ interface TemplateExpectation {
 interface PromptContext {
   readonly agent: ResolvedAgent;
   readonly problems: ProblemCollector;
-  readonly parsed: Map<string, ParsedTemplate | undefined>;
+  /** What each template file needs, read once; undefined for a file that does not parse. */
+  readonly needs: Map<string, TemplateNeeds | undefined>;
 }
 
 /** Checks that every prompt the loop can ask for resolves, and that its variables are supplied. */
@@ -37,7 +32,7 @@ export async function checkPrompts(
   agent: ResolvedAgent,
   problems: ProblemCollector,
 ): Promise<void> {
-  const context: PromptContext = { agent, problems, parsed: new Map() };
+  const context: PromptContext = { agent, problems, needs: new Map() };
   const { registry } = agent;
   for (const [id, step] of Object.entries(registry.steps)) {
     await checkPrompt(context, {
@@ -108,45 +103,26 @@ async function checkPrompt(
     return;
   }
   const templatePath = located.found.path;
-  const parsed = parseOnce(context, templatePath, located.source);
-  if (parsed === undefined) return;
-  const usage = usageOf(context, templatePath, parsed);
-  if (usage === undefined) return;
-  checkTemplateVariables(context, { templatePath, parsed, usage, expectation });
+  const needs = needsOnce(context, templatePath, located.source);
+  if (needs === undefined) return;
+  checkTemplateVariables(context, { templatePath, needs, expectation });
 }
 
-function parseOnce(
+function needsOnce(
   context: PromptContext,
   templatePath: string,
   source: string,
-): ParsedTemplate | undefined {
-  if (context.parsed.has(templatePath)) return context.parsed.get(templatePath);
-  let parsed: ParsedTemplate | undefined;
+): TemplateNeeds | undefined {
+  if (context.needs.has(templatePath)) return context.needs.get(templatePath);
+  let needs: TemplateNeeds | undefined;
   try {
-    parsed = parseTemplate(source, templatePath);
+    needs = listTemplateNeeds(source, templatePath);
   } catch (error) {
     if (!(error instanceof CloserError)) throw error;
     reportTemplateError(context, templatePath, error);
   }
-  context.parsed.set(templatePath, parsed);
-  return parsed;
-}
-
-function usageOf(
-  context: PromptContext,
-  templatePath: string,
-  parsed: ParsedTemplate,
-): TemplateUsage | undefined {
-  try {
-    return listTemplateVariables(parsed.body);
-  } catch (error) {
-    reportTemplateError(
-      context,
-      templatePath,
-      translateHandlebarsError(error, parsed, templatePath),
-    );
-    return undefined;
-  }
+  context.needs.set(templatePath, needs);
+  return needs;
 }
 
 /** Template errors name the path inside the agent folder; problems are shown from the cwd. */
@@ -167,22 +143,17 @@ function reportTemplateError(
 
 function checkTemplateVariables(
   context: PromptContext,
-  input: {
-    templatePath: string;
-    parsed: ParsedTemplate;
-    usage: TemplateUsage;
-    expectation: TemplateExpectation;
-  },
+  input: { templatePath: string; needs: TemplateNeeds; expectation: TemplateExpectation },
 ): void {
   const { agent, problems } = context;
-  const { templatePath, parsed, usage, expectation } = input;
+  const { templatePath, needs, expectation } = input;
   const file = join(agent.dir, templatePath);
   const always = [...RUNNER_VARIABLES, ...Object.keys(agent.parameters)];
   const supplied = new Set([...always, ...expectation.extra]);
-  checkDeclaredParams(problems, { file, parsed, supplied, expectation });
-  const allowed = new Set([...supplied, ...parsed.params]);
-  for (const variable of usage.variables) {
-    const line = variable.line + parsed.bodyLineOffset;
+  checkDeclaredParams(problems, { file, needs, supplied, expectation });
+  const allowed = new Set([...supplied, ...needs.params]);
+  for (const variable of needs.variables) {
+    const { line } = variable;
     if (!allowed.has(variable.name)) {
       problems.error(
         { file, line },
@@ -203,14 +174,14 @@ function checkTemplateVariables(
       );
     }
   }
-  for (const helper of usage.unknownHelpers) {
+  for (const helper of needs.unknownHelpers) {
     problems.error(
       { file },
       `template calls helper "${helper}", which closer does not provide`,
       "use if, unless, each, with or lookup",
     );
   }
-  for (const partial of usage.partials) {
+  for (const partial of needs.partials) {
     problems.error(
       { file },
       `template uses partial "${partial}"; closer registers no partials`,
@@ -223,15 +194,15 @@ function checkDeclaredParams(
   problems: ProblemCollector,
   input: {
     file: string;
-    parsed: ParsedTemplate;
+    needs: TemplateNeeds;
     supplied: ReadonlySet<string>;
     expectation: TemplateExpectation;
   },
 ): void {
-  const { file, parsed, supplied, expectation } = input;
-  const line = parsed.bodyLineOffset > 0 ? 2 : undefined;
+  const { file, needs, supplied, expectation } = input;
+  const line = needs.hasFrontMatter ? 2 : undefined;
   const place: ProblemPlace = { file, jsonPath: "params", ...(line === undefined ? {} : { line }) };
-  for (const param of parsed.params) {
+  for (const param of needs.params) {
     if (supplied.has(param)) continue;
     const validators = expectation.retry?.validators ?? [];
     const lacking = validators.filter((validator) => !validator.params.includes(param));

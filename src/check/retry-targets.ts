@@ -1,10 +1,10 @@
-import { BUILTIN_PATTERN_NAMES } from "../../completion/check-failure.js";
+import { BUILTIN_PATTERN_NAMES } from "../completion/check-failure.js";
 import type {
   CompletionStepDefinition,
   ResolvedAgent,
   ValidatorDefinition,
-} from "../../definition/types.js";
-import { BUILTIN_PATTERNS } from "../../retry/builtin-patterns.js";
+} from "../definition/types.js";
+import { builtinPatternsFor } from "../retry/builtin-patterns.js";
 
 /** What one retry pattern of a completion step supplies, and who supplies it. */
 export interface RetryTarget {
@@ -62,9 +62,7 @@ export function retryTargets(
     );
     return { pattern, supplied, validators: mapped, warnOnBuiltin: true };
   });
-  for (const [pattern, { params: supplied }] of Object.entries(BUILTIN_PATTERNS)) {
-    if (pattern === BUILTIN_PATTERN_NAMES.closureIncomplete && !completionStep.closureReview)
-      continue;
+  for (const { name: pattern, params: supplied } of builtinPatternsFor(completionStep)) {
     const warnOnBuiltin = pattern === BUILTIN_PATTERN_NAMES.formatError;
     targets.push({ pattern, supplied, validators: [], warnOnBuiltin });
   }

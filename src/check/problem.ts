@@ -1,12 +1,12 @@
 import { isAbsolute, relative } from "node:path";
-import { formatJsonPath } from "../../definition/json-path.js";
-import { type CloserError, CloserErrorList } from "../../errors.js";
+import { formatJsonPath } from "../definition/json-path.js";
+import { type CloserError, CloserErrorList } from "../errors.js";
 
-/** One thing `closer validate` found wrong (error) or worth a look (warning). */
+/** One thing a check found wrong (error) or worth a look (warning). */
 export interface Problem {
   readonly agent: string;
   readonly severity: "error" | "warning";
-  /** Relative to the directory validate ran in. */
+  /** Relative to the folder the report is shown from. */
   readonly file: string;
   readonly line?: number;
   readonly column?: number;

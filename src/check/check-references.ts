@@ -1,9 +1,9 @@
 import { stat } from "node:fs/promises";
 import { relative } from "node:path";
-import type { ResolvedAgent, ValidatorDefinition } from "../../definition/types.js";
-import { findBadWords } from "../../prompts/c3l.js";
-import { stepWords } from "../../prompts/prompt-words.js";
-import { RETRY_VARIABLES, RUNNER_VARIABLES } from "../../prompts/variables.js";
+import type { ResolvedAgent, ValidatorDefinition } from "../definition/types.js";
+import { findBadWords } from "../prompts/c3l.js";
+import { stepWords } from "../prompts/prompt-words.js";
+import { RETRY_VARIABLES, RUNNER_VARIABLES } from "../prompts/variables.js";
 import { keyPath, type ProblemCollector } from "./problem.js";
 
 /** Names a quoted, comma-separated list: `"a", "b"`. */

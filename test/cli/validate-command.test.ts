@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { runCli } from "../src/cli/program.js";
+import { runCli } from "../../src/cli/program.js";
 
-const BROKEN = fileURLToPath(new URL("./fixtures/broken/", import.meta.url));
-const WARNING = fileURLToPath(new URL("./fixtures/validate-warning/", import.meta.url));
+const BROKEN = fileURLToPath(new URL("../fixtures/broken/", import.meta.url));
+const WARNING = fileURLToPath(new URL("../fixtures/validate-warning/", import.meta.url));
 const REGISTRY = ".agent/iterator/steps_registry.json";
 const AGENT_JSON = ".agent/iterator/agent.json";
 const SCHEMA = ".agent/iterator/schemas/issue.schema.json";

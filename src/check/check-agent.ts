@@ -1,4 +1,5 @@
-import { readAgent } from "../../definition/load-agent.js";
+import { dirname } from "node:path";
+import type { ResolvedAgent } from "../definition/types.js";
 import { checkPrompts } from "./check-prompts.js";
 import {
   checkCustomModules,
@@ -8,9 +9,9 @@ import {
   checkTargets,
 } from "./check-references.js";
 import { checkSchemas } from "./check-schemas.js";
-import { makeProblemCollector, type Problem } from "./problem.js";
+import { makeProblemCollector, type Problem, type ProblemCollector } from "./problem.js";
 
-/** The outcome of validating one agent. */
+/** The outcome of checking one agent. */
 export interface AgentReport {
   readonly name: string;
   /** No errors (warnings allowed). */
@@ -21,15 +22,21 @@ export interface AgentReport {
 }
 
 /**
- * Every static check of `closer validate` on one agent: the loader's own checks first, then,
- * whenever both files are well-formed, references, prompts and schemas. Collects every problem.
+ * Every static check of a loaded agent, before any model call: references, prompts and schemas.
+ * The definition files are not read again; the prompt templates, schemas and custom validator
+ * modules they name are. Collects every problem; paths are shown relative to the project folder
+ * that holds `.agent/`.
  */
-export async function checkAgent(name: string, cwd: string): Promise<AgentReport> {
-  const problems = makeProblemCollector(name, cwd);
-  const reading = await readAgent(name, cwd);
-  for (const problem of reading.problems) problems.addError(problem, { file: `.agent/${name}` });
-  const { agent } = reading;
-  if (agent === undefined) return { name, valid: false, problems: problems.problems };
+export async function checkAgent(agent: ResolvedAgent): Promise<AgentReport> {
+  const problems = makeProblemCollector(agent.name, projectDirOf(agent));
+  return runChecks(agent, problems);
+}
+
+/** Runs the checks, adding to what the collector already holds, and sums up. */
+export async function runChecks(
+  agent: ResolvedAgent,
+  problems: ProblemCollector,
+): Promise<AgentReport> {
   checkParameterNames(agent, problems);
   checkPathWords(agent, problems);
   checkTargets(agent, problems);
@@ -39,7 +46,7 @@ export async function checkAgent(name: string, cwd: string): Promise<AgentReport
   await checkPrompts(agent, problems);
   const { registry } = agent;
   return {
-    name,
+    name: agent.name,
     valid: !problems.problems.some((problem) => problem.severity === "error"),
     problems: problems.problems,
     counts: {
@@ -48,4 +55,9 @@ export async function checkAgent(name: string, cwd: string): Promise<AgentReport
       validators: Object.keys(registry.validators).length,
     },
   };
+}
+
+/** An agent lives in `<project>/.agent/<name>/`. */
+function projectDirOf(agent: ResolvedAgent): string {
+  return dirname(dirname(agent.dir));
 }
