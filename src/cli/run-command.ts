@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
 import { Command } from "commander";
-import { assertAgentValid } from "../check/index.js";
 import { applyCliOverrides } from "../definition/apply-cli-overrides.js";
 import { loadAgent } from "../definition/load-agent.js";
 import type { ResolvedAgent } from "../definition/types.js";
@@ -61,7 +60,6 @@ async function runFromCommandLine(tokens: readonly string[], flags: RunFlags): P
     const invocation = readRunInvocation(tokens, flags);
     const cwd = resolve(flags.cwd ?? process.cwd());
     const loaded = await loadAgent(invocation.agentName, { cwd });
-    await assertAgentValid(loaded);
     const args = parseParameterFlags({
       tokens: invocation.parameterTokens,
       agent: loaded,

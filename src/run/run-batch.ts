@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { assertAgentValid } from "../check/index.js";
 import { CloserError, isCloserError, wholeNumberAtLeastOne } from "../errors.js";
 import type { EventListener } from "../events.js";
 import type { IssueSummary } from "../github/index.js";
@@ -47,6 +48,7 @@ export interface BatchResult {
 export async function runBatch(options: BatchRunOptions): Promise<BatchResult> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   checkBatch(options, concurrency);
+  await assertAgentValid(options.agent);
   const client = await githubClientFor(
     { agent: options.agent, cwd: resolve(options.cwd), env: resolveEnvironment(options) },
     options,

@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import { makeBackend } from "../backends/make-backend.js";
+import { assertAgentValid } from "../check/index.js";
 import type { ExternalCondition } from "../completion/completion-handler.js";
 import { resolveDecisionPath } from "../completion/decision.js";
 import type { ResolvedAgent } from "../definition/types.js";
@@ -31,6 +32,17 @@ export interface RunBase {
   readonly signal: AbortSignal;
   readonly serialize: Serializer;
   readonly onEvent?: EventListener;
+}
+
+/**
+ * The start of runTask, runIssue and resumeRun: the agent's static checks,
+ * as `closer validate` makes them (a dangling step target or a template
+ * variable nobody supplies stops the run here, before any model call), then
+ * every default of the run resolved.
+ */
+export async function openRun(options: RunBaseOptions): Promise<RunBase> {
+  await assertAgentValid(options.agent);
+  return resolveRunBase(options);
 }
 
 export function resolveRunBase(options: RunBaseOptions): RunBase {
@@ -111,8 +123,8 @@ export interface AgentRunOptions extends RunBaseOptions {
 
 /**
  * Settings for `runAgent` from a caller's options: the loop alone, in the
- * project folder, without worktree, lock or side effects (runTask,
- * runIssue and resumeRun add those).
+ * project folder, without the static checks, worktree, lock or side effects
+ * (runTask, runIssue and resumeRun add those).
  */
 export async function resolveRunSettings(options: AgentRunOptions): Promise<RunSettings> {
   const base = resolveRunBase(options);
