@@ -1,5 +1,6 @@
 import type { JsonSchema, ResponseFormat } from "../definition/types.js";
-import { findJsonObjects, isPlainObject } from "./json-in-text.js";
+import { isPlainObject } from "../plain-object.js";
+import { findJsonObjects } from "./json-in-text.js";
 import { type SchemaValidators, validateStructuredOutput } from "./schema-validators.js";
 
 /** The parts of a backend response a format check reads. */

@@ -147,7 +147,7 @@ describe("check failures", () => {
   it("§4.2 an undecidable failure says which source and why", () => {
     const decision = decideCompletion({
       text: "COMPLETE",
-      decisionFile: { content: '{"decision":"complete","check_id":"old"}', modifiedAtMs: 5 },
+      decisionFile: { text: '{"decision":"complete","check_id":"old"}', modifiedAtMs: 5 },
       completionSignal: DEFAULT_COMPLETION_SIGNAL,
       checkId: "new",
       checkStartedAtMs: 0,

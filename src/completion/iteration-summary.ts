@@ -1,8 +1,9 @@
+import { isPlainObject } from "../plain-object.js";
 import type { BackendError } from "../ports.js";
 import type { IterationSummary } from "../record/run-state.js";
 import type { CheckFailure } from "./check-failure.js";
 import type { CompletionDecision } from "./decision.js";
-import { isPlainObject, lastJsonObject } from "./json-in-text.js";
+import { readStructuredObject } from "./json-in-text.js";
 import { hasDeclaration } from "./signal.js";
 
 /** The parts of a backend response the summary reads. */
@@ -36,9 +37,7 @@ export function summarizeIteration(
   response: SummarySubject,
   findings: IterationFindings = {},
 ): IterationSummary {
-  const declaration = isPlainObject(response.structuredOutput)
-    ? response.structuredOutput
-    : lastJsonObject(response.text, hasDeclaration);
+  const declaration = readStructuredObject(response, hasDeclaration);
   const nextAction = isPlainObject(declaration?.next_action) ? declaration.next_action : undefined;
   const fromChannel = findings.decision !== undefined && isChannelDecision(findings.decision);
   const status =

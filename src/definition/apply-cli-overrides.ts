@@ -1,4 +1,5 @@
 import { CloserError } from "../errors.js";
+import { deepFreeze } from "../plain-object.js";
 import type { BackendKind, ResolvedAgent } from "./types.js";
 
 /** The backend kinds a `--backend` flag may name. */
@@ -82,12 +83,4 @@ function checkIterations(value: number): number {
     found: String(value),
     fix: "pass e.g. --max-iterations 10",
   });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }

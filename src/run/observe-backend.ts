@@ -1,8 +1,9 @@
 import { makeChannelInput, readDecisionChannels } from "../completion/decision-channels.js";
 import { summarizeIteration } from "../completion/iteration-summary.js";
-import { isPlainObject, lastJsonObject } from "../completion/json-in-text.js";
+import { lastJsonObject } from "../completion/json-in-text.js";
 import { hasDeclaration } from "../completion/signal.js";
 import type { CompletionSignalConfig } from "../definition/types.js";
+import { isPlainObject } from "../plain-object.js";
 import type { Backend, BackendRequest, BackendResponse } from "../ports.js";
 import { type FileSnapshot, readOptionalFile } from "../record/read-optional-file.js";
 
