@@ -14,7 +14,7 @@ export type { ClaudeSdkBackendConfig, ClaudeSdkBackendOptions } from "./backends
 export { makeClaudeSdkBackend } from "./backends/claude-sdk.js";
 export { type MakeBackendOptions, makeBackend } from "./backends/make-backend.js";
 export { makeReplayBackend } from "./backends/replay.js";
-export type { ExternalCondition } from "./completion/completion-handler.js";
+export type { ExternalCondition } from "./completion/is-complete.js";
 export { type AgentListing, listAgents, loadAgent } from "./definition/load-agent.js";
 export { SchemaResolver } from "./definition/schema-resolver.js";
 export type * from "./definition/types.js";

@@ -2,9 +2,9 @@ import type { CompletionSignalConfig } from "../definition/types.js";
 import type { DecisionSource } from "../events.js";
 import { isPlainObject } from "../plain-object.js";
 import type { FileSnapshot } from "../record/read-optional-file.js";
+import { hasDeclaration, readCompletionSignal } from "./completion-signal.js";
 import { readDecisionFile } from "./decision-file.js";
 import { readStructuredObject } from "./json-in-text.js";
-import { hasDeclaration, readCompletionSignal } from "./signal.js";
 
 export type DecisionWord = "complete" | "incomplete" | "undecidable";
 

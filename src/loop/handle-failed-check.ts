@@ -1,8 +1,8 @@
 import { type CheckFailure, undecidableFailure } from "../completion/check-failure.js";
-import type { CompletionDecision } from "../completion/decision.js";
-import { summarizeIteration } from "../completion/iteration-summary.js";
+import type { CompletionDecision } from "../completion/decide-completion.js";
+import { summarizeIteration } from "../completion/summarize-iteration.js";
 import type { BackendResponse } from "../ports.js";
-import { decideOnFailure } from "../retry/retry-handler.js";
+import { decideOnFailure } from "../retry/retry-prompt.js";
 import { queueRetry, warn } from "./end-iteration.js";
 import { type RunContext, updateState } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";

@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { resolveDecisionPath } from "../completion/decision.js";
+import { resolveDecisionPath } from "../completion/decide-completion.js";
 import { SchemaValidators } from "../completion/schema-validators.js";
 import { SchemaResolver } from "../definition/schema-resolver.js";
 import type { ResolvedAgent } from "../definition/types.js";

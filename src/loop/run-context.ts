@@ -1,4 +1,4 @@
-import type { ExternalCondition } from "../completion/completion-handler.js";
+import type { ExternalCondition } from "../completion/is-complete.js";
 import type { SchemaValidators } from "../completion/schema-validators.js";
 import type { JsonSchema, OutputSchemaRef, ResolvedAgent } from "../definition/types.js";
 import {

@@ -1,6 +1,6 @@
+import { checkCompletion } from "../completion/check-completion.js";
 import type { ClosureReviewReading } from "../completion/closure-review.js";
-import { type CompletionVerdict, isComplete } from "../completion/completion-handler.js";
-import { checkCompletion } from "../completion/completion-validator.js";
+import { type CompletionVerdict, isComplete } from "../completion/is-complete.js";
 import type { ValidatorOutcome } from "../ports.js";
 import { reviewClosure } from "./review-closure.js";
 import { emit, type RunContext } from "./run-context.js";

@@ -1,4 +1,4 @@
-import type { ExternalCondition } from "../completion/completion-handler.js";
+import type { ExternalCondition } from "../completion/is-complete.js";
 import { commitAll, countCommitsAhead, isClean, listChangedFiles } from "../workspace/index.js";
 
 /** The work of a run on its own branch: the facts completion needs, and the auto-commit. */

@@ -1,7 +1,7 @@
+import { hasDeclaration } from "../completion/completion-signal.js";
 import { makeChannelInput, readDecisionChannels } from "../completion/decision-channels.js";
-import { summarizeIteration } from "../completion/iteration-summary.js";
 import { lastJsonObject } from "../completion/json-in-text.js";
-import { hasDeclaration } from "../completion/signal.js";
+import { summarizeIteration } from "../completion/summarize-iteration.js";
 import type { CompletionSignalConfig } from "../definition/types.js";
 import { isPlainObject } from "../plain-object.js";
 import type { Backend, BackendRequest, BackendResponse } from "../ports.js";

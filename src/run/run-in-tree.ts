@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
 import { makeBackend } from "../backends/make-backend.js";
-import { resolveDecisionPath } from "../completion/decision.js";
+import { resolveDecisionPath } from "../completion/decide-completion.js";
 import { type AgentResult, makeRunId, makeSystemClock, runAgent } from "../loop/index.js";
 import type { Backend, Clock } from "../ports.js";
 import { defaultRunsDir, readRunState } from "../record/run-record.js";

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_COMPLETION_SIGNAL } from "../../src/completion/signal.js";
+import { DEFAULT_COMPLETION_SIGNAL } from "../../src/completion/completion-signal.js";
 import type { BackendRequest } from "../../src/ports.js";
 import { observeBackend } from "../../src/run/index.js";
 import { makeScriptedBackend, scriptedError } from "../../src/testing/index.js";

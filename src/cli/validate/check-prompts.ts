@@ -4,14 +4,14 @@ import { closestKey } from "../../definition/known-keys.js";
 import type { ResolvedAgent } from "../../definition/types.js";
 import { CloserError } from "../../errors.js";
 import { type C3lWords, findBadWords } from "../../prompts/c3l.js";
-import { type LocatedPrompt, locatePrompt } from "../../prompts/prompt-resolver.js";
 import { retryWords, stepWords } from "../../prompts/prompt-words.js";
+import { type LocatedPrompt, locatePrompt } from "../../prompts/render-prompt.js";
 import {
   listTemplateVariables,
   type ParsedTemplate,
   parseTemplate,
   type TemplateUsage,
-} from "../../prompts/render.js";
+} from "../../prompts/render-template.js";
 import { translateHandlebarsError } from "../../prompts/translate-handlebars-error.js";
 import { RETRY_VARIABLES, RUNNER_VARIABLES, TASK_FIELDS } from "../../prompts/variables.js";
 import { quoteList } from "./check-references.js";

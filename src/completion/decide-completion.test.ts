@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type DecisionInput, decideCompletion } from "./decision.js";
-import { DEFAULT_COMPLETION_SIGNAL } from "./signal.js";
+import { DEFAULT_COMPLETION_SIGNAL } from "./completion-signal.js";
+import { type DecisionInput, decideCompletion } from "./decide-completion.js";
 
 const CHECK_ID = "check-current";
 const STARTED_AT_MS = 1_000_000;

@@ -2,9 +2,9 @@ import { isPlainObject } from "../plain-object.js";
 import type { BackendError } from "../ports.js";
 import type { IterationSummary } from "../record/run-state.js";
 import type { CheckFailure } from "./check-failure.js";
-import type { CompletionDecision } from "./decision.js";
+import { hasDeclaration } from "./completion-signal.js";
+import type { CompletionDecision } from "./decide-completion.js";
 import { readStructuredObject } from "./json-in-text.js";
-import { hasDeclaration } from "./signal.js";
 
 /** The parts of a backend response the summary reads. */
 export interface SummarySubject {

@@ -7,9 +7,9 @@ import {
   undecidableFailure,
   validationFailure,
 } from "./check-failure.js";
-import { decideCompletion } from "./decision.js";
-import { summarizeIteration } from "./iteration-summary.js";
-import { DEFAULT_COMPLETION_SIGNAL } from "./signal.js";
+import { DEFAULT_COMPLETION_SIGNAL } from "./completion-signal.js";
+import { decideCompletion } from "./decide-completion.js";
+import { summarizeIteration } from "./summarize-iteration.js";
 
 const declared = {
   status: "completed",

@@ -6,7 +6,7 @@ import type {
   OnFailure,
   PatternDefinition,
 } from "../definition/types.js";
-import { renderPrompt } from "../prompts/prompt-resolver.js";
+import { renderPrompt } from "../prompts/render-prompt.js";
 import { makeVariables } from "../prompts/variables.js";
 import type { TaskInfo } from "../record/run-state.js";
 import {
@@ -15,7 +15,7 @@ import {
   decideOnFormatError,
   type RenderRequest,
   type RetryPromptRequest,
-} from "./retry-handler.js";
+} from "./retry-prompt.js";
 
 const completionStep: CompletionStepDefinition = {
   id: "complete.issue",
