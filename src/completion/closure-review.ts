@@ -1,7 +1,7 @@
 import type { JsonSchema } from "../definition/types.js";
 import { deepFreeze } from "../plain-object.js";
 import type { C3lWords } from "../prompts/c3l.js";
-import { readStructuredObject } from "./json-in-text.js";
+import { type ResponseContent, readStructuredObject } from "./json-in-text.js";
 import { SchemaValidators } from "./schema-validators.js";
 
 /** One item of the model's closing checklist. */
@@ -68,7 +68,7 @@ export function closureReviewWords(
  * action is pending contradicts itself and is read as not complete.
  */
 export function readClosureReview(
-  response: { readonly structuredOutput?: unknown; readonly text: string },
+  response: ResponseContent,
   validators: SchemaValidators = new SchemaValidators(),
 ): ClosureReviewReading {
   const candidate = readStructuredObject(response, (value) => "allComplete" in value);

@@ -4,7 +4,7 @@ import { isPlainObject } from "../plain-object.js";
 import type { FileSnapshot } from "../record/read-optional-file.js";
 import { hasDeclaration, readCompletionSignal } from "./completion-signal.js";
 import { readDecisionFile } from "./decision-file.js";
-import { readStructuredObject } from "./json-in-text.js";
+import { type ResponseContent, readStructuredObject } from "./json-in-text.js";
 
 export type DecisionWord = "complete" | "incomplete" | "undecidable";
 
@@ -32,10 +32,7 @@ export interface ChannelReading {
   readonly reasons?: readonly string[];
 }
 
-export interface ChannelInput {
-  readonly structuredOutput?: unknown;
-  /** Final assistant text. */
-  readonly text: string;
+export interface ChannelInput extends ResponseContent {
   /** The decision file as read just after the backend answered. */
   readonly decisionFile?: FileSnapshot;
   readonly completionSignal: CompletionSignalConfig;
@@ -45,7 +42,7 @@ export interface ChannelInput {
 
 /** One answer and the decision file as it was before and after the query that produced it. */
 export interface AnswerToRead {
-  readonly response: { readonly structuredOutput?: unknown; readonly text: string };
+  readonly response: ResponseContent;
   readonly decisionFileBefore?: FileSnapshot;
   readonly decisionFileAfter?: FileSnapshot;
 }

@@ -1,4 +1,8 @@
 import { isPlainObject } from "../plain-object.js";
+import type { BackendResponse } from "../ports.js";
+
+/** What the completion stage reads of a backend response: its structured output and final text. */
+export type ResponseContent = Pick<BackendResponse, "structuredOutput" | "text">;
 
 /** A JSON object found in free text, with where it sits. */
 export interface JsonObjectInText {
@@ -49,7 +53,7 @@ export function lastJsonObject(
  * object, else the last JSON object in its text that `accept` takes.
  */
 export function readStructuredObject(
-  response: { readonly structuredOutput?: unknown; readonly text: string },
+  response: ResponseContent,
   accept?: (value: Record<string, unknown>) => boolean,
 ): Record<string, unknown> | undefined {
   return isPlainObject(response.structuredOutput)

@@ -4,12 +4,10 @@ import type { IterationSummary } from "../record/run-state.js";
 import type { CheckFailure } from "./check-failure.js";
 import { hasDeclaration } from "./completion-signal.js";
 import type { CompletionDecision } from "./decide-completion.js";
-import { readStructuredObject } from "./json-in-text.js";
+import { type ResponseContent, readStructuredObject } from "./json-in-text.js";
 
 /** The parts of a backend response the summary reads. */
-export interface SummarySubject {
-  readonly structuredOutput?: unknown;
-  readonly text: string;
+export interface SummarySubject extends ResponseContent {
   readonly toolsUsed: readonly string[];
   readonly error?: Pick<BackendError, "message">;
 }
