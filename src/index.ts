@@ -28,7 +28,7 @@ export {
   formatProblem,
   type Problem,
 } from "./check/index.js";
-export type { ExternalCondition } from "./completion/completion-handler.js";
+export type { ExternalCondition } from "./completion/is-complete.js";
 export { type AgentListing, listAgents, loadAgent } from "./definition/load-agent.js";
 export { SchemaResolver } from "./definition/schema-resolver.js";
 export type * from "./definition/types.js";

@@ -1,8 +1,8 @@
 import type { ResponseFormat } from "../definition/types.js";
 import type { ValidatorOutcome } from "../ports.js";
-import type { CompletionCheck } from "./completion-validator.js";
-import type { CompletionDecision } from "./decision.js";
-import { describeFormat, type FormatCheck } from "./format.js";
+import type { CompletionCheck } from "./check-completion.js";
+import type { CompletionDecision } from "./decide-completion.js";
+import { describeFormat, type FormatCheck } from "./validate-format.js";
 
 /** Which stage of the completion check found the gap. */
 export type CheckFailureKind = "format" | "decision" | "validator" | "closure-review" | "external";

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CloserError } from "../errors.js";
-import { makeCheckId, resolveDecisionPath } from "./decision.js";
+import { makeCheckId, resolveDecisionPath } from "./decide-completion.js";
 
 describe("makeCheckId", () => {
   it("§4.2 the check id is fresh for every check, from the injected id source", () => {

@@ -1,6 +1,7 @@
 import type { JsonSchema } from "../definition/types.js";
+import { deepFreeze } from "../plain-object.js";
 import type { C3lWords } from "../prompts/c3l.js";
-import { isPlainObject, lastJsonObject } from "./json-in-text.js";
+import { type ResponseContent, readStructuredObject } from "./json-in-text.js";
 import { SchemaValidators } from "./schema-validators.js";
 
 /** One item of the model's closing checklist. */
@@ -52,13 +53,6 @@ export const CLOSURE_REVIEW_SCHEMA: JsonSchema = deepFreeze({
   },
 });
 
-function deepFreeze<T extends object>(value: T): T {
-  for (const child of Object.values(value)) {
-    if (typeof child === "object" && child !== null) deepFreeze(child);
-  }
-  return Object.freeze(value);
-}
-
 /** The prompt of the review: `steps/{c2}/{c3}/f_default.md` (SPEC §4.5). */
 export function closureReviewWords(
   c1: string,
@@ -74,12 +68,10 @@ export function closureReviewWords(
  * action is pending contradicts itself and is read as not complete.
  */
 export function readClosureReview(
-  response: { readonly structuredOutput?: unknown; readonly text: string },
+  response: ResponseContent,
   validators: SchemaValidators = new SchemaValidators(),
 ): ClosureReviewReading {
-  const candidate = isPlainObject(response.structuredOutput)
-    ? response.structuredOutput
-    : lastJsonObject(response.text, (value) => "allComplete" in value);
+  const candidate = readStructuredObject(response, (value) => "allComplete" in value);
   if (candidate === undefined) {
     return { ok: false, error: "the closure review gave no JSON answer" };
   }

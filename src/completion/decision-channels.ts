@@ -1,8 +1,10 @@
 import type { CompletionSignalConfig } from "../definition/types.js";
 import type { DecisionSource } from "../events.js";
-import { type DecisionFileSnapshot, readDecisionFile } from "./decision-file.js";
-import { isPlainObject, lastJsonObject } from "./json-in-text.js";
-import { hasDeclaration, readCompletionSignal } from "./signal.js";
+import { isPlainObject } from "../plain-object.js";
+import type { FileSnapshot } from "../record/read-optional-file.js";
+import { hasDeclaration, readCompletionSignal } from "./completion-signal.js";
+import { readDecisionFile } from "./decision-file.js";
+import { type ResponseContent, readStructuredObject } from "./json-in-text.js";
 
 export type DecisionWord = "complete" | "incomplete" | "undecidable";
 
@@ -30,27 +32,19 @@ export interface ChannelReading {
   readonly reasons?: readonly string[];
 }
 
-export interface ChannelInput {
-  readonly structuredOutput?: unknown;
-  /** Final assistant text. */
-  readonly text: string;
-  readonly decisionFile?: DecisionFileSnapshot;
+export interface ChannelInput extends ResponseContent {
+  /** The decision file as read just after the backend answered. */
+  readonly decisionFile?: FileSnapshot;
   readonly completionSignal: CompletionSignalConfig;
   readonly checkId: string;
   readonly checkStartedAtMs: number;
 }
 
-/** A file's text and when it was last written, as read around a backend query. */
-export interface FileAround {
-  readonly text: string;
-  readonly modifiedAtMs: number;
-}
-
 /** One answer and the decision file as it was before and after the query that produced it. */
 export interface AnswerToRead {
-  readonly response: { readonly structuredOutput?: unknown; readonly text: string };
-  readonly decisionFileBefore?: FileAround;
-  readonly decisionFileAfter?: FileAround;
+  readonly response: ResponseContent;
+  readonly decisionFileBefore?: FileSnapshot;
+  readonly decisionFileAfter?: FileSnapshot;
 }
 
 /**
@@ -70,16 +64,14 @@ export function makeChannelInput(
       ? {}
       : { structuredOutput: response.structuredOutput }),
     text: response.text,
-    ...(after === undefined
-      ? {}
-      : { decisionFile: { content: after.text, modifiedAtMs: after.modifiedAtMs } }),
+    ...(after === undefined ? {} : { decisionFile: after }),
     completionSignal: context.completionSignal,
     checkId: context.checkId,
     checkStartedAtMs: checkStartInFileTime(before, after),
   };
 }
 
-function checkStartInFileTime(before?: FileAround, after?: FileAround): number {
+function checkStartInFileTime(before?: FileSnapshot, after?: FileSnapshot): number {
   if (after === undefined || before === undefined) return Number.NEGATIVE_INFINITY;
   const changed = after.modifiedAtMs !== before.modifiedAtMs || after.text !== before.text;
   return changed ? after.modifiedAtMs : after.modifiedAtMs + 1;
@@ -101,9 +93,6 @@ const MARKER_LINE = /^(?:<promise>\s*(COMPLETE|INCOMPLETE)\s*<\/promise>|(COMPLE
 export function readDecisionChannels(input: ChannelInput): ChannelReading {
   const structured = readStructured(input);
   if (structured !== undefined && structured.reason !== "no-declaration") return structured;
-  const noOutput = input.structuredOutput === undefined || input.structuredOutput === null;
-  const fromText = noOutput ? readStructuredFromText(input) : undefined;
-  if (fromText !== undefined) return fromText;
   if (input.decisionFile !== undefined) return readDecisionFile(input.decisionFile, input);
   const marker = readMarker(input.text);
   if (marker !== undefined) return marker;
@@ -120,8 +109,7 @@ export function readDecisionChannels(input: ChannelInput): ChannelReading {
 
 function readStructured(input: ChannelInput): ChannelReading | undefined {
   const output = input.structuredOutput;
-  if (output === undefined || output === null) return undefined;
-  if (!isPlainObject(output)) {
+  if (output !== undefined && output !== null && !isPlainObject(output)) {
     return {
       source: "structured",
       decision: "undecidable",
@@ -129,7 +117,9 @@ function readStructured(input: ChannelInput): ChannelReading | undefined {
       detail: `the structured output is ${Array.isArray(output) ? "an array" : typeof output}, not an object`,
     };
   }
-  if (!hasDeclaration(output)) {
+  const object = readStructuredObject(input, hasDeclaration);
+  if (object === undefined) return undefined;
+  if (!hasDeclaration(object)) {
     return {
       source: "structured",
       decision: "incomplete",
@@ -137,14 +127,8 @@ function readStructured(input: ChannelInput): ChannelReading | undefined {
       detail: "the structured output has no status and no next_action",
     };
   }
-  return fromSignal("structured", output, input.completionSignal);
-}
-
-function readStructuredFromText(input: ChannelInput): ChannelReading | undefined {
-  const object = lastJsonObject(input.text, hasDeclaration);
-  return object === undefined
-    ? undefined
-    : fromSignal("structured-from-text", object, input.completionSignal);
+  const source = isPlainObject(output) ? "structured" : "structured-from-text";
+  return fromSignal(source, object, input.completionSignal);
 }
 
 function fromSignal(

@@ -1,12 +1,6 @@
+import { isPlainObject } from "../plain-object.js";
+import type { FileSnapshot } from "../record/read-optional-file.js";
 import type { ChannelReading } from "./decision-channels.js";
-import { isPlainObject } from "./json-in-text.js";
-
-/** The decision file as the loop read it just after the backend answered. */
-export interface DecisionFileSnapshot {
-  readonly content: string;
-  /** Last modification time, milliseconds since the epoch. */
-  readonly modifiedAtMs: number;
-}
 
 interface FileContext {
   readonly checkId: string;
@@ -26,18 +20,14 @@ const LEGACY_WORDS: Readonly<Record<string, "complete" | "incomplete">> = {
  * for every file that exists: a stale or unreadable file is still a reading
  * (undecidable), so that a marker in the text cannot override it.
  */
-export function readDecisionFile(file: DecisionFileSnapshot, context: FileContext): ChannelReading {
-  const content = file.content.trim();
+export function readDecisionFile(file: FileSnapshot, context: FileContext): ChannelReading {
+  const content = file.text.trim();
   return content.startsWith("{")
     ? readJsonFile(content, file, context)
     : readLegacyFile(content, file, context);
 }
 
-function readJsonFile(
-  content: string,
-  file: DecisionFileSnapshot,
-  context: FileContext,
-): ChannelReading {
+function readJsonFile(content: string, file: FileSnapshot, context: FileContext): ChannelReading {
   const parsed = parseJsonObject(content);
   if (typeof parsed === "string") {
     return (
@@ -117,11 +107,7 @@ function readCheckId(value: unknown): string | undefined {
   return value === undefined || value === null || value === "" ? undefined : String(value);
 }
 
-function readLegacyFile(
-  content: string,
-  file: DecisionFileSnapshot,
-  context: FileContext,
-): ChannelReading {
+function readLegacyFile(content: string, file: FileSnapshot, context: FileContext): ChannelReading {
   const source = "file-legacy";
   const stale = olderThanCheck(source, file, context);
   if (stale !== undefined) return stale;
@@ -153,7 +139,7 @@ function readLegacyFile(
 /** A file that carries no check id counts only when written after the check started. */
 function olderThanCheck(
   source: "file-json" | "file-legacy",
-  file: DecisionFileSnapshot,
+  file: FileSnapshot,
   context: FileContext,
 ): ChannelReading | undefined {
   if (file.modifiedAtMs >= context.checkStartedAtMs) return undefined;

@@ -1,13 +1,15 @@
+import { isPlainObject } from "../plain-object.js";
+import type { BackendResponse } from "../ports.js";
+
+/** What the completion stage reads of a backend response: its structured output and final text. */
+export type ResponseContent = Pick<BackendResponse, "structuredOutput" | "text">;
+
 /** A JSON object found in free text, with where it sits. */
 export interface JsonObjectInText {
   readonly value: Record<string, unknown>;
   readonly start: number;
   /** Index just past the closing brace. */
   readonly end: number;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -44,6 +46,19 @@ export function lastJsonObject(
     if (candidate !== undefined && accept(candidate.value)) return candidate.value;
   }
   return undefined;
+}
+
+/**
+ * The object a response answered with: its structured output when that is an
+ * object, else the last JSON object in its text that `accept` takes.
+ */
+export function readStructuredObject(
+  response: ResponseContent,
+  accept?: (value: Record<string, unknown>) => boolean,
+): Record<string, unknown> | undefined {
+  return isPlainObject(response.structuredOutput)
+    ? response.structuredOutput
+    : lastJsonObject(response.text, accept);
 }
 
 /** Index just past the brace that closes the one at `start`, or -1. Strings are skipped. */

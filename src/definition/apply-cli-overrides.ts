@@ -1,4 +1,5 @@
 import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
+import { deepFreeze } from "../plain-object.js";
 import { BACKEND_KINDS } from "./backend-kinds.js";
 import type { BackendKind, ResolvedAgent } from "./types.js";
 
@@ -65,12 +66,4 @@ function checkBackend(name: string): BackendKind {
     found: name,
     fix: `pass --backend with one of ${BACKEND_KINDS.join(", ")}`,
   });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }

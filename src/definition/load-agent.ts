@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { CloserError, CloserErrorList, isCloserError } from "../errors.js";
+import { deepFreeze, isPlainObject } from "../plain-object.js";
 import { agentFileSchema } from "./agent-file-schema.js";
 import { isInsidePath } from "./inside-path.js";
 import { makeValidationErrors } from "./make-validation-errors.js";
@@ -219,18 +220,14 @@ function combine(problems: readonly CloserError[]): CloserError {
 }
 
 function registryPathOf(data: unknown): string {
-  const runner = isRecord(data) ? data.runner : undefined;
-  const registry = isRecord(runner) ? runner.registry : undefined;
+  const runner = isPlainObject(data) ? data.runner : undefined;
+  const registry = isPlainObject(runner) ? runner.registry : undefined;
   // A path that leaves the agent folder is reported by the schema and never read.
   return typeof registry === "string" && isInsidePath(registry) ? registry : "steps_registry.json";
 }
 
 function descriptionOf(data: unknown): string {
-  return isRecord(data) && typeof data.description === "string" ? data.description : "";
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
+  return isPlainObject(data) && typeof data.description === "string" ? data.description : "";
 }
 
 function unreadable(file: string, error: unknown): CloserError {
@@ -243,12 +240,4 @@ function unreadable(file: string, error: unknown): CloserError {
 
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }

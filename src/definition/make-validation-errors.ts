@@ -48,9 +48,11 @@ function errorsOfIssue(issue: Issue, prefix: Path, context: ValidationContext): 
       });
     }
     case "invalid_key":
-      return [patternError(String(path.at(-1)), issue.issues[0], path, context, "key")];
+      return [
+        patternError({ what: "key", found: String(path.at(-1)) }, issue.issues[0], path, context),
+      ];
     case "invalid_format":
-      return [patternError(found, issue, path, context, "value")];
+      return [patternError({ what: "value", found }, issue, path, context)];
     case "too_small":
     case "too_big": {
       const { message, fix } = sizeProblem(issue, found);
@@ -190,12 +192,17 @@ function withArticle(type: string): string {
   return names[type] ?? type;
 }
 
+/** What did not match a pattern: a key of an object, or a value. */
+interface Mismatch {
+  readonly what: "key" | "value";
+  readonly found: unknown;
+}
+
 function patternError(
-  found: unknown,
+  { what, found }: Mismatch,
   rule: Issue | undefined,
   path: Path,
   context: ValidationContext,
-  what: "key" | "value",
 ): CloserError {
   const pattern = rule && "pattern" in rule ? String(rule.pattern) : undefined;
   const subject = what === "key" ? `the key ${describeValue(found)}` : describeValue(found);

@@ -1,3 +1,4 @@
+import { isPlainObject } from "../plain-object.js";
 import type { JsonSchema } from "./types.js";
 
 /**
@@ -34,11 +35,6 @@ export function isObjectSchema(schema: JsonSchema): boolean {
     (Array.isArray(type) && type.includes("object")) ||
     (schema.properties !== null && typeof schema.properties === "object")
   );
-}
-
-/** A JSON object (not an array, not null). */
-export function isPlainObject(value: unknown): value is JsonSchema {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function asSchemaMap(value: unknown): Record<string, JsonSchema> | undefined {

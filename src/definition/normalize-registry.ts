@@ -114,6 +114,7 @@ function mapValues<T, R>(
 
 /** Both spellings: a completion step may sit in `steps` (seed 000) or in `completionSteps`. */
 function normalizeSteps(file: RegistryFile, report: Report) {
+  const context: StepContext = { c1: file.c1, report };
   const steps: Record<string, StepDefinition> = {};
   const completionSteps: Record<string, CompletionStepDefinition> = {};
   for (const [id, entry] of Object.entries(file.steps)) {
@@ -128,16 +129,22 @@ function normalizeSteps(file: RegistryFile, report: Report) {
         "keep one of the two definitions",
       );
     }
-    completionSteps[id] = normalizeCompletionStep(id, entry, ["steps", id], file.c1, report);
+    completionSteps[id] = normalizeCompletionStep(id, entry, ["steps", id], context);
   }
   for (const [id, entry] of Object.entries(file.completionSteps)) {
     const at = ["completionSteps", id];
-    completionSteps[id] = normalizeCompletionStep(id, entry, at, file.c1, report);
+    completionSteps[id] = normalizeCompletionStep(id, entry, at, context);
   }
   return { steps, completionSteps };
 }
 
 type Report = (jsonPath: PropertyKey[], message: string, fix: string) => void;
+
+/** What a step is read against: the registry's c1, and where problems go. */
+interface StepContext {
+  readonly c1: string;
+  readonly report: Report;
+}
 
 function isCompletionStep(entry: RegistryStepEntry): entry is RegistryCompletionStep {
   return "completionConditions" in entry;
@@ -198,8 +205,7 @@ function normalizeCompletionStep(
   id: string,
   entry: RegistryCompletionStep,
   at: PropertyKey[],
-  c1: string,
-  report: Report,
+  { c1, report }: StepContext,
 ): CompletionStepDefinition {
   checkStepId(id, entry.stepId, at, report);
   if (entry.prompt?.c1 !== undefined && entry.prompt.c1 !== c1) {

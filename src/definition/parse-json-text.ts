@@ -30,8 +30,8 @@ export function parseJsonText(text: string, file: string): unknown {
       offset: positionInMessage(error) ?? body.length,
       message: (error as Error).message,
     };
-    const { line, column } = lineAndColumn(body, problem.offset);
-    return throwParseError(file, problem.message, line, column, error);
+    const at = lineAndColumn(body, problem.offset);
+    return throwParseError(file, { message: problem.message, ...at }, error);
   }
   const duplicate = findDuplicateKey(body);
   if (duplicate !== undefined) throwDuplicateKey(file, body, duplicate);
@@ -54,9 +54,7 @@ function throwDuplicateKey(file: string, body: string, duplicate: JsonDuplicateK
 
 function throwParseError(
   file: string,
-  message: string,
-  line: number,
-  column: number,
+  { message, line, column }: { message: string; line: number; column: number },
   cause: unknown,
 ): never {
   throw new CloserError("parse_error", `invalid JSON: ${message}`, {

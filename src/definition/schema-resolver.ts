@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { CloserError } from "../errors.js";
+import { isPlainObject } from "../plain-object.js";
 import { formatJsonPointer, parseJsonPointer, valueAtPointer } from "./json-pointer.js";
 import { closestKey } from "./known-keys.js";
-import { isObjectSchema, isPlainObject, mergeSchemas } from "./merge-schemas.js";
+import { isObjectSchema, mergeSchemas } from "./merge-schemas.js";
 import { parseJsonText } from "./parse-json-text.js";
 import {
   DROPPED_KEYWORDS,

@@ -1,4 +1,4 @@
-import { summarizeIteration } from "../completion/iteration-summary.js";
+import { summarizeIteration } from "../completion/summarize-iteration.js";
 import type { BackendResponse } from "../ports.js";
 import { warn } from "./end-iteration.js";
 import type { RunContext } from "./run-context.js";

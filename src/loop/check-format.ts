@@ -1,7 +1,7 @@
 import { formatFailure } from "../completion/check-failure.js";
-import { validateFormat } from "../completion/format.js";
+import { validateFormat } from "../completion/validate-format.js";
 import type { BackendResponse } from "../ports.js";
-import { decideOnFormatError } from "../retry/retry-handler.js";
+import { decideOnFormatError } from "../retry/retry-prompt.js";
 import { queueRetry, warn } from "./end-iteration.js";
 import { emit, type RunContext, updateState } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
@@ -43,7 +43,8 @@ export async function checkFormat(
     return "checked";
   }
   const failure = formatFailure(check, format);
-  await queueRetry(run, turn, response, failure, {
+  await queueRetry(run, turn, response, {
+    failure,
     attempt: formatRetries,
     maxAttempts: maxFormatRetries,
   });

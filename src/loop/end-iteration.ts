@@ -1,9 +1,9 @@
 import type { CheckFailure } from "../completion/check-failure.js";
-import { makeCheckId } from "../completion/decision.js";
-import { type IterationFindings, summarizeIteration } from "../completion/iteration-summary.js";
+import { makeCheckId } from "../completion/decide-completion.js";
+import { type IterationFindings, summarizeIteration } from "../completion/summarize-iteration.js";
 import type { BackendResponse } from "../ports.js";
 import type { RunState } from "../record/run-state.js";
-import { buildRetryPrompt } from "../retry/retry-handler.js";
+import { buildRetryPrompt } from "../retry/retry-prompt.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";
 import { completed, type Terminal } from "./terminal-state.js";
@@ -26,10 +26,13 @@ export function goToNextStep(
   saveState(run);
 }
 
-/** Which counter a retry answers, for the prompt's `attempt` and the record. */
-export interface RetryCount {
+/** A gap a check found, and which counter its retry answers (for the prompt's `attempt` and the record). */
+export interface RetryRequest {
+  readonly failure: CheckFailure;
   readonly attempt: number;
   readonly maxAttempts: number;
+  /** What else the summary carries (e.g. the undecidable decision). */
+  readonly findings?: IterationFindings;
 }
 
 /**
@@ -42,10 +45,9 @@ export async function queueRetry(
   run: RunContext,
   turn: Turn,
   response: BackendResponse,
-  failure: CheckFailure,
-  count: RetryCount,
-  findings: IterationFindings = {},
+  request: RetryRequest,
 ): Promise<void> {
+  const { failure, findings = {} } = request;
   const previousSummary = summarizeIteration(turn.iteration, response, { ...findings, failure });
   const nextCheckId = makeCheckId(run.ports.clock.randomId);
   const retry = await buildRetryPrompt({
@@ -55,7 +57,7 @@ export async function queueRetry(
     patternName: failure.pattern,
     patterns: run.agent.registry.completionPatterns,
     params: failure.params,
-    attempt: count.attempt,
+    attempt: request.attempt,
     variables: variablesFor(run, turn.iteration + 1, nextCheckId, previousSummary),
     render: run.ports.renderPrompt,
   });
@@ -74,8 +76,8 @@ export async function queueRetry(
     iteration: turn.iteration,
     pattern: retry.pattern,
     templatePath: retry.templatePath,
-    attempt: count.attempt,
-    maxAttempts: count.maxAttempts,
+    attempt: request.attempt,
+    maxAttempts: request.maxAttempts,
   });
   saveState(run);
 }

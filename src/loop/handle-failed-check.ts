@@ -1,8 +1,8 @@
 import { undecidableFailure } from "../completion/check-failure.js";
-import type { CompletionDecision } from "../completion/decision.js";
-import { summarizeIteration } from "../completion/iteration-summary.js";
+import type { CompletionDecision } from "../completion/decide-completion.js";
+import { summarizeIteration } from "../completion/summarize-iteration.js";
 import type { BackendResponse } from "../ports.js";
-import { decideOnFailure } from "../retry/retry-handler.js";
+import { decideOnFailure } from "../retry/retry-prompt.js";
 import { queueRetry, warn } from "./end-iteration.js";
 import { type RunContext, updateState } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
@@ -34,7 +34,8 @@ export async function handleFailedCheck(
   const found = `${failure.name} failed (${failure.pattern}): ${failure.detail}`;
   switch (decideOnFailure(onFailure, failedChecks)) {
     case "retry":
-      await queueRetry(run, turn, response, failure, {
+      await queueRetry(run, turn, response, {
+        failure,
         attempt: failedChecks,
         maxAttempts: onFailure.maxAttempts,
       });
@@ -71,16 +72,11 @@ export async function handleUndecidable(
     });
     return failed("backend_error", decision.message ?? decision.detail);
   }
-  await queueRetry(
-    run,
-    turn,
-    response,
-    undecidableFailure(decision),
-    {
-      attempt: decision.undecidableStreak,
-      maxAttempts: run.agent.runner.maxUndecidable,
-    },
-    { decision },
-  );
+  await queueRetry(run, turn, response, {
+    failure: undecidableFailure(decision),
+    attempt: decision.undecidableStreak,
+    maxAttempts: run.agent.runner.maxUndecidable,
+    findings: { decision },
+  });
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { type CompletionDecision, decideCompletion } from "../completion/decision.js";
+import { type CompletionDecision, decideCompletion } from "../completion/decide-completion.js";
 import { makeChannelInput } from "../completion/decision-channels.js";
 import type { BackendResponse } from "../ports.js";
 import { emit, type RunContext, updateState } from "./run-context.js";

@@ -1,4 +1,4 @@
-import type { ExternalCondition } from "../completion/completion-handler.js";
+import type { ExternalCondition } from "../completion/is-complete.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import { EVENT_FORMAT_VERSION, type RunEvent, type RunEventBody } from "../events.js";
 import type { LoopPorts } from "../ports.js";

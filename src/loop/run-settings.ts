@@ -1,4 +1,4 @@
-import type { ExternalCondition } from "../completion/completion-handler.js";
+import type { ExternalCondition } from "../completion/is-complete.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";

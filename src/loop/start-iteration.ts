@@ -1,4 +1,4 @@
-import { makeCheckId } from "../completion/decision.js";
+import { makeCheckId } from "../completion/decide-completion.js";
 import type { CompletionStepDefinition, StepDefinition } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import { makeVariables } from "../prompts/variables.js";

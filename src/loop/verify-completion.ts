@@ -1,6 +1,6 @@
+import { type CompletionCheck, checkCompletion } from "../completion/check-completion.js";
 import type { ClosureReviewReading } from "../completion/closure-review.js";
-import { type CompletionVerdict, isComplete } from "../completion/completion-handler.js";
-import { type CompletionCheck, checkCompletion } from "../completion/completion-validator.js";
+import { type CompletionVerdict, isComplete } from "../completion/is-complete.js";
 import type { ValidatorOutcome } from "../ports.js";
 import type { RunState } from "../record/run-state.js";
 import { reviewClosure } from "./review-closure.js";

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CloserError } from "../errors.js";
 import { checkC3lWords, explainBadWord, listPromptCandidates } from "./c3l.js";
-import { locatePrompt } from "./prompt-resolver.js";
+import { locatePrompt } from "./render-prompt.js";
 
 const retryWords = {
   c1: "steps",

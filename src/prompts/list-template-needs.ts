@@ -1,4 +1,4 @@
-import { parseTemplate } from "./render.js";
+import { parseTemplate } from "./render-template.js";
 import { listTemplateVariables, type TemplateUsage } from "./template-variables.js";
 import { translateHandlebarsError } from "./translate-handlebars-error.js";
 

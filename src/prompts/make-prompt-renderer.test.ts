@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CloserError } from "../errors.js";
 import { makePromptRenderer } from "./make-prompt-renderer.js";
-import { renderPrompt } from "./prompt-resolver.js";
+import { renderPrompt } from "./render-prompt.js";
 
 describe("makePromptRenderer", () => {
   let agentDir: string;

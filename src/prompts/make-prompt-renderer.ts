@@ -4,8 +4,8 @@ import {
   type PromptRequest,
   type RenderedPrompt,
   renderLocatedPrompt,
-} from "./prompt-resolver.js";
-import { type CompiledTemplate, compileTemplate } from "./render.js";
+} from "./render-prompt.js";
+import { type CompiledTemplate, compileTemplate } from "./render-template.js";
 
 /** Renders prompts like `renderPrompt`, from templates it keeps (see `makePromptRenderer`). */
 export type PromptRenderer = (request: PromptRequest) => Promise<RenderedPrompt>;

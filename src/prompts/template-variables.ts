@@ -60,7 +60,7 @@ function walkStatement(statement: hbs.AST.Statement, scope: Scope, collector: Co
   switch (statement.type) {
     case "MustacheStatement": {
       const mustache = statement as hbs.AST.MustacheStatement;
-      walkCall(mustache.path, mustache.params, mustache.hash, scope, collector);
+      walkCall(mustache, scope, collector);
       return;
     }
     case "BlockStatement":
@@ -98,13 +98,10 @@ function walkBlock(block: hbs.AST.BlockStatement, scope: Scope, collector: Colle
   if (block.inverse) walkProgram(block.inverse, scope, collector);
 }
 
-function walkCall(
-  path: hbs.AST.Expression,
-  params: readonly hbs.AST.Expression[],
-  hash: hbs.AST.Hash | undefined,
-  scope: Scope,
-  collector: Collector,
-): void {
+/** A helper call or a plain reference: `{{name}}`, `{{helper arg key=value}}`. */
+type Call = Pick<hbs.AST.MustacheStatement, "path" | "params" | "hash">;
+
+function walkCall({ path, params, hash }: Call, scope: Scope, collector: Collector): void {
   if (hasArguments(params, hash)) {
     noteHelper(path, collector);
     walkArguments(params, hash, scope, collector);

@@ -1,4 +1,4 @@
-import type { ExternalCondition } from "../completion/completion-handler.js";
+import type { ExternalCondition } from "../completion/is-complete.js";
 import type { Declaration } from "../loop/index.js";
 import { commitAll, countCommitsAhead, isClean, listChangedFiles } from "../workspace/index.js";
 

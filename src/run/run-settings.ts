@@ -1,8 +1,8 @@
 import { join, resolve } from "node:path";
 import { makeBackend } from "../backends/make-backend.js";
 import { assertAgentValid } from "../check/index.js";
-import type { ExternalCondition } from "../completion/completion-handler.js";
-import { resolveDecisionPath } from "../completion/decision.js";
+import { resolveDecisionPath } from "../completion/decide-completion.js";
+import type { ExternalCondition } from "../completion/is-complete.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import type { EventListener } from "../events.js";

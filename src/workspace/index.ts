@@ -4,14 +4,4 @@ export * from "./git.js";
 export * from "./git-worktree.js";
 export * from "./list-worktrees.js";
 export * from "./lock.js";
-export {
-  DEFAULT_BRANCH_TEMPLATE,
-  DEFAULT_WORKTREE_ROOT,
-  excludeCloserFiles,
-  getMainWorktreeRoot,
-  makeBranchName,
-  type PreparedWorktree,
-  type PrepareWorktreeOptions,
-  prepareWorktree,
-  worktreeFolderName,
-} from "./worktrees.js";
+export * from "./prepare-worktree.js";

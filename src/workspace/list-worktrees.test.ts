@@ -7,7 +7,7 @@ import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
 import { branchExists, commitAll, runGit } from "./git.js";
 import { listWorktrees, pruneWorktrees } from "./list-worktrees.js";
 import { acquireLock, getLocksDir, issueLockKey } from "./lock.js";
-import { prepareWorktree } from "./worktrees.js";
+import { prepareWorktree } from "./prepare-worktree.js";
 
 let repo: FixtureRepo;
 

@@ -14,7 +14,7 @@ import {
   removeWorktree,
 } from "./git-worktree.js";
 import { isHolderAlive, type LockHolder, listLocks } from "./lock.js";
-import { DEFAULT_WORKTREE_ROOT } from "./worktrees.js";
+import { DEFAULT_WORKTREE_ROOT } from "./prepare-worktree.js";
 
 /** One of closer's worktrees. */
 export interface CloserWorktree {

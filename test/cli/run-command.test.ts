@@ -19,18 +19,12 @@ describe("closer run", () => {
     repo = undefined;
   });
   const dir = () => repo?.dir ?? "";
+  /** `closer run <agent> --task <task> --cwd <the fixture repository> <flags…>`. */
+  const run = (agent: string, task: string, ...flags: string[]) =>
+    cli("run", agent, "--task", task, "--cwd", dir(), ...flags);
 
   it("--json prints exactly one line, the result, and exits 0 when the work is verified", async () => {
-    const result = await cli(
-      "run",
-      "good",
-      "--task",
-      "write work.txt",
-      "--cwd",
-      dir(),
-      "--no-worktree",
-      "--json",
-    );
+    const result = await run("good", "write work.txt", "--no-worktree", "--json");
     expect(result.code).toBe(0);
     const lines = result.stdout.split("\n").filter((line) => line !== "");
     expect(lines).toHaveLength(1);
@@ -60,13 +54,9 @@ describe("closer run", () => {
   });
 
   it("exits 1 when the run ends without verified completion", async () => {
-    const result = await cli(
-      "run",
+    const result = await run(
       "lazy",
-      "--task",
       "do nothing",
-      "--cwd",
-      dir(),
       "--no-worktree",
       "--max-iterations",
       "2",
@@ -79,16 +69,7 @@ describe("closer run", () => {
   });
 
   it("exits 3 when the backend fails for good (a rejected API key)", async () => {
-    const result = await cli(
-      "run",
-      "unauthorized",
-      "--task",
-      "t",
-      "--cwd",
-      dir(),
-      "--no-worktree",
-      "--json",
-    );
+    const result = await run("unauthorized", "t", "--no-worktree", "--json");
     expect(result.code).toBe(3);
     expect(JSON.parse(result.stdout)).toMatchObject({ success: false, status: "error" });
   });
@@ -96,13 +77,9 @@ describe("closer run", () => {
   it("honours --branch, --base-branch, --runs-dir, --model and --verbose", async () => {
     await git(dir(), "branch", "develop");
     const runsDir = join(dir(), ".closer/elsewhere");
-    const result = await cli(
-      "run",
+    const result = await run(
       "good",
-      "--task",
       "write work.txt",
-      "--cwd",
-      dir(),
       "--branch",
       "feature/work",
       "--base-branch",
@@ -130,7 +107,7 @@ describe("closer run", () => {
   });
 
   it("--backend replaces agent.json's backend", async () => {
-    const result = await cli("run", "good", "--task", "t", "--cwd", dir(), "--backend", "replay");
+    const result = await run("good", "t", "--backend", "replay");
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("runner.backend.replayFrom");
   });
@@ -157,13 +134,9 @@ describe("closer run", () => {
   });
 
   it("gives the agent's declared parameters, typed, to its templates", async () => {
-    const result = await cli(
-      "run",
+    const result = await run(
       "params",
-      "--task",
       "t",
-      "--cwd",
-      dir(),
       "--no-worktree",
       "--flavour",
       "mint",
@@ -181,7 +154,7 @@ describe("closer run", () => {
     const registry = JSON.parse(await readFile(registryFile, "utf8"));
     registry.steps["initial.issue"].next = "no.such.step";
     await writeFile(registryFile, JSON.stringify(registry));
-    const result = await cli("run", "good", "--task", "t", "--cwd", dir(), "--no-worktree");
+    const result = await run("good", "t", "--no-worktree");
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('the agent "good" has 1 problem(s), so nothing was run');
     expect(result.stderr).toContain('steps["initial.issue"].next');
@@ -225,7 +198,7 @@ describe("closer run", () => {
   });
 
   it("lists the agent's parameters and closer's options for an unknown flag", async () => {
-    const result = await cli("run", "params", "--task", "t", "--cwd", dir(), "--flavor", "mint");
+    const result = await run("params", "t", "--flavor", "mint");
     expect(result.stderr).toContain("--flavour <string>  the flavour (required)");
     expect(result.stderr).toContain("--count <number>  how many");
     expect(result.stderr).toContain("--max-iterations <n>");

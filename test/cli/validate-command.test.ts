@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { runCli } from "../../src/cli/program.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cli } from "./support/cli-repo.js";
 
 const BROKEN = fileURLToPath(new URL("../fixtures/broken/", import.meta.url));
 const WARNING = fileURLToPath(new URL("../fixtures/validate-warning/", import.meta.url));
@@ -11,33 +11,6 @@ const REGISTRY = ".agent/iterator/steps_registry.json";
 const AGENT_JSON = ".agent/iterator/agent.json";
 const SCHEMA = ".agent/iterator/schemas/issue.schema.json";
 const INITIAL_PROMPT = ".agent/iterator/prompts/steps/initial/issue/f_default.md";
-
-interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the CLI in this process, capturing what it writes. */
-async function cli(...args: string[]): Promise<CliResult> {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const capture = (sink: string[]) => (chunk: string | Uint8Array) => {
-    sink.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-    return true;
-  };
-  const outSpy = vi.spyOn(process.stdout, "write").mockImplementation(capture(stdout) as never);
-  const errSpy = vi.spyOn(process.stderr, "write").mockImplementation(capture(stderr) as never);
-  process.exitCode = undefined;
-  try {
-    const code = await runCli(args);
-    return { code, stdout: stdout.join(""), stderr: stderr.join("") };
-  } finally {
-    outSpy.mockRestore();
-    errSpy.mockRestore();
-    process.exitCode = undefined;
-  }
-}
 
 function errorLines(output: string): string[] {
   return output

@@ -48,18 +48,11 @@ async function makeSdkRepo(options: SdkAgentOptions = {}): Promise<FixtureRepo> 
       maxIterations: 4,
       budgets: { queryTimeoutMs: 20_000, validatorTimeoutMs: 20_000 },
     },
+    steps: options.continuationModel ? { continuation: { model: options.continuationModel } } : {},
+    completionStep: options.responseFormat
+      ? { responseFormat: { type: "json", requiredFields: ["status"] }, maxFormatRetries: 2 }
+      : {},
   });
-  const registry = fixture.registry as {
-    steps: Record<string, Record<string, unknown>>;
-    completionSteps: Record<string, Record<string, unknown>>;
-  };
-  const continuation = registry.steps["continuation.issue"];
-  if (continuation && options.continuationModel) continuation.model = options.continuationModel;
-  const complete = registry.completionSteps["complete.issue"];
-  if (complete && options.responseFormat) {
-    complete.responseFormat = { type: "json", requiredFields: ["status"] };
-    complete.maxFormatRetries = 2;
-  }
   return makeFixtureRepo({ files: PROJECT, agents: [fixture] });
 }
 

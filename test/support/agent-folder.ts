@@ -9,6 +9,12 @@ import path from "node:path";
 import { afterEach, beforeEach, expect } from "vitest";
 import { loadAgent } from "../../src/definition/load-agent.js";
 import { CloserError, CloserErrorList } from "../../src/errors.js";
+import {
+  GIT_CLEAN_VALIDATOR,
+  GIT_DIRTY_PATTERN,
+  makeTestsPassValidator,
+  TEST_FAILED_PATTERN,
+} from "./test-agent.js";
 
 export let cwd: string;
 
@@ -40,35 +46,10 @@ export async function writeAgent(
   return dir;
 }
 
-export const patterns = {
-  "git-dirty": {
-    description: "uncommitted changes",
-    edition: "failed",
-    adaptation: "git-dirty",
-    params: ["changedFiles", "untrackedFiles"],
-  },
-  "test-failed": {
-    description: "tests fail",
-    edition: "failed",
-    adaptation: "test-failed",
-    params: ["failedTests", "errorOutput"],
-  },
-};
+export const patterns = { "git-dirty": GIT_DIRTY_PATTERN, "test-failed": TEST_FAILED_PATTERN };
 export const validators = {
-  "git-clean": {
-    type: "command",
-    command: "git status --porcelain",
-    successWhen: "empty",
-    failurePattern: "git-dirty",
-    extractParams: { changedFiles: "parseChangedFiles", untrackedFiles: "parseUntrackedFiles" },
-  },
-  "tests-pass": {
-    type: "command",
-    command: "npm test",
-    successWhen: "exitCode:0",
-    failurePattern: "test-failed",
-    extractParams: { failedTests: "parseTestOutput", errorOutput: "stderr" },
-  },
+  "git-clean": GIT_CLEAN_VALIDATOR,
+  "tests-pass": makeTestsPassValidator("npm test"),
 };
 export const workSteps = {
   "initial.issue": {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SchemaResolver } from "../../definition/schema-resolver.js";
-import { renderTemplate } from "../../prompts/render.js";
+import { renderTemplate } from "../../prompts/render-template.js";
 import { makeVariables } from "../../prompts/variables.js";
 import type { TaskInfo } from "../../record/run-state.js";
 import { makeScaffoldFiles } from "./scaffold-files.js";

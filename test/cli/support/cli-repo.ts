@@ -72,7 +72,8 @@ export async function makeCliRepo(): Promise<FixtureRepo> {
 }
 
 function cliAgent(mode: AgentMode, program: string, name: string = mode) {
-  const base = makeIssueAgent({
+  return makeIssueAgent({
+    name,
     runner: {
       backend: { kind: "command", command: ["node", program, mode] },
       maxIterations: 3,
@@ -85,31 +86,25 @@ function cliAgent(mode: AgentMode, program: string, name: string = mode) {
             issue: { type: "number", description: "the issue" },
           }
         : { issue: { type: "number", description: "the issue" } },
+    textOnly: true,
+    patterns: {
+      "work-missing": {
+        description: "work.txt is missing",
+        edition: "failed",
+        adaptation: "work-missing",
+        params: [],
+      },
+    },
+    validators: {
+      "work-exists": {
+        type: "file",
+        path: "work.txt",
+        failurePattern: "work-missing",
+        extractParams: {},
+      },
+    },
+    conditions: ["git-clean", "work-exists"],
   });
-  const registry = base.registry as {
-    steps: Record<string, Record<string, unknown>>;
-    validators: Record<string, unknown>;
-    completionPatterns: Record<string, unknown>;
-    completionSteps: Record<string, Record<string, unknown>>;
-  };
-  for (const step of Object.values(registry.steps)) delete step.outputSchemaRef;
-  registry.completionPatterns["work-missing"] = {
-    description: "work.txt is missing",
-    edition: "failed",
-    adaptation: "work-missing",
-    params: [],
-  };
-  registry.validators["work-exists"] = {
-    type: "file",
-    path: "work.txt",
-    failurePattern: "work-missing",
-    extractParams: {},
-  };
-  const complete = registry.completionSteps["complete.issue"];
-  if (complete) {
-    complete.completionConditions = [{ validator: "git-clean" }, { validator: "work-exists" }];
-  }
-  return { ...base, name, agent: { ...base.agent, name } };
 }
 
 async function writeAgentProgram(dir: string): Promise<void> {

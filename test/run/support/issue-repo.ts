@@ -11,6 +11,7 @@ import {
   makeTestClock,
   type ScriptedTurn,
 } from "../../../src/testing/index.js";
+import { makeTestAgent, type TestAgentOptions } from "../../support/test-agent.js";
 
 /** The repository the fake GitHub serves, and the token it wants. */
 export const REPO = "acme/widgets";
@@ -31,113 +32,63 @@ export const PROJECT: Readonly<Record<string, string>> = {
   ].join("\n"),
 };
 
-const STEP_SCHEMA = {
-  type: "object",
-  required: ["status"],
-  properties: {
-    status: { type: "string", enum: ["in_progress", "completed"] },
-    summary: { type: "string" },
-    next_action: {
-      type: "object",
-      properties: { action: { type: "string" }, reason: { type: "string" } },
-    },
-  },
-};
-
-export interface IssueAgentOptions {
-  readonly runner?: Record<string, unknown>;
+export interface IssueAgentOptions extends TestAgentOptions {
+  /** Replaces fields of `runner.worktree` (default: merge on success). */
   readonly worktree?: Record<string, unknown>;
+  /** Replaces fields of `runner.github` (labels, close action, comments). */
   readonly github?: Record<string, unknown>;
+  /** The agent's parameters; default an `--issue` number. */
   readonly parameters?: Record<string, unknown>;
+  /** The template of the initial step. */
   readonly initialPrompt?: string;
 }
 
 /** An issue agent: initial.issue → continuation.issue, complete when the tree is clean and the check passes. */
 export function makeIssueAgent(options: IssueAgentOptions = {}): AgentFixture {
-  const schemaRef = { outputSchemaRef: { file: "issue.schema.json", schema: "step" } };
-  return {
+  const { worktree, github, parameters, initialPrompt, ...parts } = options;
+  return makeTestAgent({
     name: "fixer",
+    ...parts,
+    c3: "issue",
     agent: {
-      name: "fixer",
       description: "fixes issues",
-      parameters: options.parameters ?? {
+      parameters: parameters ?? {
         issue: { type: "number", flag: "--issue", description: "the issue" },
       },
-      runner: {
-        backend: { kind: "scripted" },
-        maxIterations: 4,
-        budgets: { queryTimeoutMs: 20_000, validatorTimeoutMs: 20_000 },
-        worktree: { onSuccess: "merge", ...options.worktree },
-        github: {
-          labels: { add: ["done"], remove: ["ready"] },
-          closeAction: "label-and-close",
-          completionComment: true,
-          failureComment: true,
-          ...options.github,
-        },
-        ...options.runner,
-      },
+      ...parts.agent,
     },
-    registry: {
-      c1: "steps",
-      entryStep: "initial.issue",
-      completionPatterns: {
-        "git-dirty": {
-          description: "uncommitted changes",
-          params: ["changedFiles", "untrackedFiles"],
-        },
-        "check-failed": { description: "the check fails", params: ["errorOutput"] },
+    runner: {
+      worktree: { onSuccess: "merge", ...worktree },
+      github: {
+        labels: { add: ["done"], remove: ["ready"] },
+        closeAction: "label-and-close",
+        completionComment: true,
+        failureComment: true,
+        ...github,
       },
-      validators: {
-        "git-clean": {
-          type: "command",
-          command: "git status --porcelain",
-          successWhen: "empty",
-          failurePattern: "git-dirty",
-          extractParams: {
-            changedFiles: "parseChangedFiles",
-            untrackedFiles: "parseUntrackedFiles",
-          },
-        },
-        "check-passes": {
-          type: "command",
-          command: "node check.mjs",
-          successWhen: "exitCode:0",
-          failurePattern: "check-failed",
-          extractParams: { errorOutput: "stderr" },
-        },
-      },
-      steps: {
-        "initial.issue": {
-          c2: "initial",
-          c3: "issue",
-          ...schemaRef,
-          next: "continuation.issue",
-          completionStep: "complete.issue",
-        },
-        "continuation.issue": {
-          c2: "continuation",
-          c3: "issue",
-          ...schemaRef,
-          completionStep: "complete.issue",
-        },
-      },
-      completionSteps: {
-        "complete.issue": {
-          c2: "retry",
-          c3: "issue",
-          completionConditions: [{ validator: "git-clean" }, { validator: "check-passes" }],
-          onFailure: { action: "retry", maxAttempts: 2 },
-        },
-      },
+      ...parts.runner,
     },
-    schemas: { "issue.schema.json": { step: STEP_SCHEMA } },
+    patterns: {
+      "check-failed": { description: "the check fails", params: ["errorOutput"] },
+      ...parts.patterns,
+    },
+    validators: {
+      "check-passes": {
+        type: "command",
+        command: "node check.mjs",
+        successWhen: "exitCode:0",
+        failurePattern: "check-failed",
+        extractParams: { errorOutput: "stderr" },
+      },
+      ...parts.validators,
+    },
+    conditions: parts.conditions ?? ["git-clean", "check-passes"],
     prompts: {
       "steps/initial/issue/f_default.md":
-        options.initialPrompt ?? "# {{task.title}}\n\n{{task.body}}\n\nIssue {{issue}}.\n",
-      "steps/continuation/issue/f_default.md": "# Continue {{task.title}}\n\n{{previousSummary}}\n",
+        initialPrompt ?? "# {{task.title}}\n\n{{task.body}}\n\nIssue {{issue}}.\n",
+      ...parts.prompts,
     },
-  };
+  });
 }
 
 /** A repository holding the project and the agent, with a bare repository as its `origin`. */

@@ -7,6 +7,12 @@ import type { Backend } from "../../../src/ports.js";
 import { type AgentRunOptions, resolveRunSettings } from "../../../src/run/index.js";
 import type { AgentFixture, FixtureRepo } from "../../../src/testing/index.js";
 import { makeFixtureRepo, makeTestClock } from "../../../src/testing/index.js";
+import {
+  makeTestAgent,
+  makeTestsPassValidator,
+  TEST_FAILED_PATTERN,
+  type TestAgentOptions,
+} from "../../support/test-agent.js";
 
 /** A tiny JS project whose `node --test` fails until `add` adds. */
 export const BROKEN_PROJECT: Readonly<Record<string, string>> = {
@@ -40,159 +46,67 @@ export const FIXED_PROJECT: Readonly<Record<string, string>> = {
 /** The shell command an agent uses to commit its work. */
 export const COMMIT_ALL = "git add --all && git commit --quiet -m work";
 
-const STEP_SCHEMA = {
-  type: "object",
-  required: ["status"],
-  properties: {
-    status: { type: "string", enum: ["in_progress", "completed"] },
-    summary: { type: "string" },
-    next_action: {
-      type: "object",
-      properties: { action: { type: "string" }, reason: { type: "string" } },
-    },
-  },
-};
+/** The task agent's options: any part of the test agent. */
+export type TaskAgentOptions = TestAgentOptions;
 
-export interface TaskAgentOptions {
-  readonly runner?: Record<string, unknown>;
-  /** Replaces the completion step's fields (onFailure, responseFormat, closureReview, …). */
-  readonly completionStep?: Record<string, unknown>;
-  /** Extra or replaced validators. */
-  readonly validators?: Record<string, unknown>;
-  /** Conditions of the completion step; default git-clean then tests-pass. */
-  readonly conditions?: readonly string[];
-  /** Steps without an output schema, as for a backend that answers in text. */
-  readonly textOnly?: boolean;
-  /** Extra or replaced failure patterns. */
-  readonly patterns?: Record<string, unknown>;
-  /** Extra or replaced prompt templates (`steps/…/f_default.md` → text). */
-  readonly prompts?: Record<string, string>;
-  /** Extra or replaced top-level registry keys (e.g. `completionSignal`). */
-  readonly registry?: Record<string, unknown>;
-}
+const TASK_PROMPTS: Readonly<Record<string, string>> = {
+  "system.md": "You are a careful engineer.\n",
+  "steps/initial/task/f_default.md":
+    "# Task: {{task.title}}\n\n{{task.body}}\n\nIteration {{iteration}} of {{maxIterations}}.\n",
+  "steps/continuation/task/f_default.md": "# Continue: {{task.title}}\n\n{{previousSummary}}\n",
+  "steps/retry/task/f_failed_test-failed.md": [
+    "---",
+    "params:",
+    "  - failedTests",
+    "  - errorOutput",
+    "---",
+    "## Tests are failing",
+    "{{#each failedTests}}",
+    "- `{{this.name}}`",
+    "{{/each}}",
+    "",
+    "{{previousSummary}}",
+    "",
+  ].join("\n"),
+  "steps/retry/task/f_failed_git-dirty.md": [
+    "## Uncommitted changes",
+    "{{#each changedFiles}}",
+    "- changed: {{this}}",
+    "{{/each}}",
+    "{{#each untrackedFiles}}",
+    "- untracked: {{this}}",
+    "{{/each}}",
+    "",
+  ].join("\n"),
+  "steps/complete/task/f_default.md":
+    "Review your work on {{task.title}} as a checklist. Answer allComplete, checklist, pendingActions.\n",
+};
 
 /**
  * An agent for a written task: `initial.task` → `continuation.task`, both
  * completing against `complete.task` (git clean, then `node --test`).
  */
 export function makeTaskAgent(options: TaskAgentOptions = {}): AgentFixture {
-  const schemaRef = options.textOnly
-    ? {}
-    : { outputSchemaRef: { file: "task.schema.json", schema: "step" } };
-  return {
+  return makeTestAgent({
+    ...options,
     name: "tasker",
-    agent: {
-      name: "tasker",
-      description: "works on a written task",
-      runner: {
-        backend: { kind: "scripted" },
-        maxIterations: 6,
-        budgets: { queryTimeoutMs: 20_000, validatorTimeoutMs: 30_000 },
-        ...options.runner,
-      },
+    c3: "task",
+    agent: { description: "works on a written task", ...options.agent },
+    runner: {
+      maxIterations: 6,
+      budgets: { queryTimeoutMs: 20_000, validatorTimeoutMs: 30_000 },
+      ...options.runner,
     },
-    registry: {
-      c1: "steps",
-      entryStep: "initial.task",
-      completionPatterns: {
-        "git-dirty": {
-          description: "uncommitted changes",
-          edition: "failed",
-          adaptation: "git-dirty",
-          params: ["changedFiles", "untrackedFiles"],
-        },
-        "test-failed": {
-          description: "tests fail",
-          edition: "failed",
-          adaptation: "test-failed",
-          params: ["failedTests", "errorOutput"],
-        },
-        "slow-check": { description: "a check that hung", params: [] },
-        ...options.patterns,
-      },
-      validators: {
-        "git-clean": {
-          type: "command",
-          command: "git status --porcelain",
-          successWhen: "empty",
-          failurePattern: "git-dirty",
-          extractParams: {
-            changedFiles: "parseChangedFiles",
-            untrackedFiles: "parseUntrackedFiles",
-          },
-        },
-        "tests-pass": {
-          type: "command",
-          command: "node --test",
-          successWhen: "exitCode:0",
-          failurePattern: "test-failed",
-          extractParams: { failedTests: "parseTestOutput", errorOutput: "stderr" },
-        },
-        ...options.validators,
-      },
-      steps: {
-        "initial.task": {
-          c2: "initial",
-          c3: "task",
-          ...schemaRef,
-          next: "continuation.task",
-          completionStep: "complete.task",
-        },
-        "continuation.task": {
-          c2: "continuation",
-          c3: "task",
-          ...schemaRef,
-          completionStep: "complete.task",
-        },
-      },
-      completionSteps: {
-        "complete.task": {
-          c2: "retry",
-          c3: "task",
-          completionConditions: (options.conditions ?? ["git-clean", "tests-pass"]).map(
-            (validator) => ({ validator }),
-          ),
-          onFailure: { action: "retry", maxAttempts: 3 },
-          ...options.completionStep,
-        },
-      },
-      ...options.registry,
+    patterns: {
+      "test-failed": TEST_FAILED_PATTERN,
+      "slow-check": { description: "a check that hung", params: [] },
+      ...options.patterns,
     },
-    schemas: { "task.schema.json": { step: STEP_SCHEMA } },
-    prompts: {
-      "system.md": "You are a careful engineer.\n",
-      "steps/initial/task/f_default.md":
-        "# Task: {{task.title}}\n\n{{task.body}}\n\nIteration {{iteration}} of {{maxIterations}}.\n",
-      "steps/continuation/task/f_default.md": "# Continue: {{task.title}}\n\n{{previousSummary}}\n",
-      "steps/retry/task/f_failed_test-failed.md": [
-        "---",
-        "params:",
-        "  - failedTests",
-        "  - errorOutput",
-        "---",
-        "## Tests are failing",
-        "{{#each failedTests}}",
-        "- `{{this.name}}`",
-        "{{/each}}",
-        "",
-        "{{previousSummary}}",
-        "",
-      ].join("\n"),
-      "steps/retry/task/f_failed_git-dirty.md": [
-        "## Uncommitted changes",
-        "{{#each changedFiles}}",
-        "- changed: {{this}}",
-        "{{/each}}",
-        "{{#each untrackedFiles}}",
-        "- untracked: {{this}}",
-        "{{/each}}",
-        "",
-      ].join("\n"),
-      "steps/complete/task/f_default.md":
-        "Review your work on {{task.title}} as a checklist. Answer allComplete, checklist, pendingActions.\n",
-      ...options.prompts,
-    },
-  };
+    validators: { "tests-pass": makeTestsPassValidator("node --test"), ...options.validators },
+    conditions: options.conditions ?? ["git-clean", "tests-pass"],
+    completionStep: { onFailure: { action: "retry", maxAttempts: 3 }, ...options.completionStep },
+    prompts: { ...TASK_PROMPTS, ...options.prompts },
+  });
 }
 
 export const TASK = {

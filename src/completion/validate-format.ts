@@ -1,13 +1,7 @@
 import type { JsonSchema, ResponseFormat } from "../definition/types.js";
-import { findJsonObjects, isPlainObject } from "./json-in-text.js";
+import { isPlainObject } from "../plain-object.js";
+import { findJsonObjects, type ResponseContent } from "./json-in-text.js";
 import { type SchemaValidators, validateStructuredOutput } from "./schema-validators.js";
-
-/** The parts of a backend response a format check reads. */
-export interface FormatSubject {
-  readonly structuredOutput?: unknown;
-  /** Final assistant text. */
-  readonly text: string;
-}
 
 /** Seed 000's FormatValidationResult. */
 export interface FormatCheck {
@@ -29,7 +23,7 @@ const ACTION_BLOCK = /```agent-action[^\S\r\n]*\r?\n([\s\S]*?)\r?\n?```/g;
 
 /** FormatValidator (seed 000 / 003): does the response have the completion step's `responseFormat`? */
 export function validateFormat(
-  response: FormatSubject,
+  response: ResponseContent,
   format: ResponseFormat,
   options: FormatOptions = {},
 ): FormatCheck {
@@ -60,7 +54,7 @@ export function describeFormat(format: ResponseFormat): string {
 }
 
 function checkJson(
-  response: FormatSubject,
+  response: ResponseContent,
   requiredFields: readonly string[],
   options: FormatOptions,
 ): FormatCheck {

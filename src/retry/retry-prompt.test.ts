@@ -6,16 +6,15 @@ import type {
   OnFailure,
   PatternDefinition,
 } from "../definition/types.js";
-import { renderPrompt } from "../prompts/prompt-resolver.js";
+import { type PromptRequest, renderPrompt } from "../prompts/render-prompt.js";
 import { makeVariables } from "../prompts/variables.js";
 import type { TaskInfo } from "../record/run-state.js";
 import {
   buildRetryPrompt,
   decideOnFailure,
   decideOnFormatError,
-  type RenderRequest,
   type RetryPromptRequest,
-} from "./retry-handler.js";
+} from "./retry-prompt.js";
 
 const completionStep: CompletionStepDefinition = {
   id: "complete.issue",
@@ -41,8 +40,8 @@ const task: TaskInfo = { kind: "text", title: "Fix slugify", body: "Make the tes
 
 /** A renderer double that records what it was asked and answers with a fixed path. */
 function recordingRenderer() {
-  const requests: RenderRequest[] = [];
-  const render = async (request: RenderRequest) => {
+  const requests: PromptRequest[] = [];
+  const render = async (request: PromptRequest) => {
     requests.push(request);
     return { text: `rendered ${request.words.adaptation}`, templatePath: "prompts/x.md" };
   };

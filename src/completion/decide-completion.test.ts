@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type DecisionInput, decideCompletion } from "./decision.js";
-import { DEFAULT_COMPLETION_SIGNAL } from "./signal.js";
+import { DEFAULT_COMPLETION_SIGNAL } from "./completion-signal.js";
+import { type DecisionInput, decideCompletion } from "./decide-completion.js";
 
 const CHECK_ID = "check-current";
 const STARTED_AT_MS = 1_000_000;
@@ -20,7 +20,7 @@ function input(overrides: Partial<DecisionInput> = {}): DecisionInput {
 }
 
 function jsonFile(body: Record<string, unknown>, modifiedAtMs = FRESH_MS) {
-  return { content: JSON.stringify(body), modifiedAtMs };
+  return { text: JSON.stringify(body), modifiedAtMs };
 }
 
 describe("decideCompletion: the channels of §4.2", () => {
@@ -195,7 +195,7 @@ describe("decideCompletion: the channels of §4.2", () => {
       name: "§4.2 invalid JSON in the decision file is undecidable",
       given: {
         text: "COMPLETE",
-        decisionFile: { content: '{"decision": "complete",', modifiedAtMs: FRESH_MS },
+        decisionFile: { text: '{"decision": "complete",', modifiedAtMs: FRESH_MS },
       },
       source: "file-json",
       decision: "undecidable",
@@ -203,33 +203,33 @@ describe("decideCompletion: the channels of §4.2", () => {
     },
     {
       name: "§4.2 file-legacy: the last PASS/FAIL/COMPLETE/INCOMPLETE line wins",
-      given: { decisionFile: { content: "FAIL\nnotes\npass\n", modifiedAtMs: FRESH_MS } },
+      given: { decisionFile: { text: "FAIL\nnotes\npass\n", modifiedAtMs: FRESH_MS } },
       source: "file-legacy",
       decision: "complete",
     },
     {
       name: "§4.2 file-legacy: FAIL after COMPLETE is incomplete",
-      given: { decisionFile: { content: "COMPLETE\n  fail  ", modifiedAtMs: FRESH_MS } },
+      given: { decisionFile: { text: "COMPLETE\n  fail  ", modifiedAtMs: FRESH_MS } },
       source: "file-legacy",
       decision: "incomplete",
     },
     {
       name: "§4.2 file-legacy: a line that only begins with a word is not one",
-      given: { decisionFile: { content: "PASS with warnings", modifiedAtMs: FRESH_MS } },
+      given: { decisionFile: { text: "PASS with warnings", modifiedAtMs: FRESH_MS } },
       source: "file-legacy",
       decision: "undecidable",
       reason: "unknown-decision-word",
     },
     {
       name: "§4.2 file-legacy: an empty file is undecidable",
-      given: { decisionFile: { content: "  \n", modifiedAtMs: FRESH_MS } },
+      given: { decisionFile: { text: "  \n", modifiedAtMs: FRESH_MS } },
       source: "file-legacy",
       decision: "undecidable",
       reason: "empty-decision-file",
     },
     {
       name: "§4.2 file-legacy: an old file is stale and a marker may not override it",
-      given: { text: "COMPLETE", decisionFile: { content: "PASS", modifiedAtMs: OLD_MS } },
+      given: { text: "COMPLETE", decisionFile: { text: "PASS", modifiedAtMs: OLD_MS } },
       source: "file-legacy",
       decision: "undecidable",
       reason: "file-older-than-check",

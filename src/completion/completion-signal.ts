@@ -1,5 +1,5 @@
 import type { CompletionSignalConfig } from "../definition/types.js";
-import { isPlainObject } from "./json-in-text.js";
+import { isPlainObject } from "../plain-object.js";
 
 /** The model's completion declaration as read from its structured output (SPEC §4.1). */
 export interface CompletionSignal {

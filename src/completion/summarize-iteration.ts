@@ -1,14 +1,13 @@
+import { isPlainObject } from "../plain-object.js";
 import type { BackendError } from "../ports.js";
 import type { IterationSummary } from "../record/run-state.js";
 import type { CheckFailure } from "./check-failure.js";
-import type { CompletionDecision } from "./decision.js";
-import { isPlainObject, lastJsonObject } from "./json-in-text.js";
-import { hasDeclaration } from "./signal.js";
+import { hasDeclaration } from "./completion-signal.js";
+import type { CompletionDecision } from "./decide-completion.js";
+import { type ResponseContent, readStructuredObject } from "./json-in-text.js";
 
 /** The parts of a backend response the summary reads. */
-export interface SummarySubject {
-  readonly structuredOutput?: unknown;
-  readonly text: string;
+export interface SummarySubject extends ResponseContent {
   readonly toolsUsed: readonly string[];
   readonly error?: Pick<BackendError, "message">;
 }
@@ -36,9 +35,7 @@ export function summarizeIteration(
   response: SummarySubject,
   findings: IterationFindings = {},
 ): IterationSummary {
-  const declaration = isPlainObject(response.structuredOutput)
-    ? response.structuredOutput
-    : lastJsonObject(response.text, hasDeclaration);
+  const declaration = readStructuredObject(response, hasDeclaration);
   const nextAction = isPlainObject(declaration?.next_action) ? declaration.next_action : undefined;
   const fromChannel = findings.decision !== undefined && isChannelDecision(findings.decision);
   const status =

@@ -4,23 +4,10 @@ import type {
   OnFailure,
   PatternDefinition,
 } from "../definition/types.js";
-import type { C3lWords } from "../prompts/c3l.js";
+import type { PromptRenderer } from "../prompts/make-prompt-renderer.js";
 import { renderParams } from "../prompts/variables.js";
 import { BUILTIN_PATTERNS } from "./builtin-patterns.js";
 import { type CutLimits, cutParamsForPrompt, DEFAULT_CUT_LIMITS } from "./cut-for-prompt.js";
-
-/** What the injected renderer is asked (the shape of prompts' `renderPrompt` request). */
-export interface RenderRequest {
-  readonly agentDir: string;
-  readonly words: C3lWords;
-  readonly variables: Readonly<Record<string, unknown>>;
-  readonly retry?: { readonly pattern: string; readonly params: readonly string[] };
-}
-
-/** prompts' `renderPrompt`, injected because it reads template files. */
-export type RenderPrompt = (
-  request: RenderRequest,
-) => Promise<{ readonly text: string; readonly templatePath: string }>;
 
 export interface RetryPromptRequest {
   readonly agentDir: string;
@@ -37,7 +24,8 @@ export interface RetryPromptRequest {
   readonly attempt: number;
   /** The run's template variables (from `makeVariables`); the retry ones are added here. */
   readonly variables: Readonly<Record<string, unknown>>;
-  readonly render: RenderPrompt;
+  /** prompts' renderer, injected because it reads template files. */
+  readonly render: PromptRenderer;
   readonly limits?: CutLimits;
 }
 

@@ -4,9 +4,10 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CloserError } from "../errors.js";
 import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
+import { finishWorktree } from "./finish-worktree.js";
 import { branchExists, commitAll, getGitCommonDir, isClean, readGit, runGit } from "./git.js";
 import { listGitWorktrees } from "./git-worktree.js";
-import { finishWorktree, type PreparedWorktree, prepareWorktree } from "./worktrees.js";
+import { type PreparedWorktree, prepareWorktree } from "./prepare-worktree.js";
 
 let repo: FixtureRepo;
 

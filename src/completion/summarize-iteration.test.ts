@@ -7,9 +7,9 @@ import {
   undecidableFailure,
   validationFailure,
 } from "./check-failure.js";
-import { decideCompletion } from "./decision.js";
-import { summarizeIteration } from "./iteration-summary.js";
-import { DEFAULT_COMPLETION_SIGNAL } from "./signal.js";
+import { DEFAULT_COMPLETION_SIGNAL } from "./completion-signal.js";
+import { decideCompletion } from "./decide-completion.js";
+import { summarizeIteration } from "./summarize-iteration.js";
 
 const declared = {
   status: "completed",
@@ -147,7 +147,7 @@ describe("check failures", () => {
   it("§4.2 an undecidable failure says which source and why", () => {
     const decision = decideCompletion({
       text: "COMPLETE",
-      decisionFile: { content: '{"decision":"complete","check_id":"old"}', modifiedAtMs: 5 },
+      decisionFile: { text: '{"decision":"complete","check_id":"old"}', modifiedAtMs: 5 },
       completionSignal: DEFAULT_COMPLETION_SIGNAL,
       checkId: "new",
       checkStartedAtMs: 0,

@@ -8,7 +8,7 @@ import {
   listPromptCandidates,
   type PromptCandidate,
 } from "./c3l.js";
-import { type CompiledTemplate, compileTemplate } from "./render.js";
+import { type CompiledTemplate, compileTemplate } from "./render-template.js";
 import { renderParams } from "./variables.js";
 
 /** A prompt to render: the five C3L words, the variables, and for a retry its pattern. */

@@ -178,9 +178,3 @@ export async function prepareWorktree(options: PrepareWorktreeOptions): Promise<
   });
   return { path: await canonicalPath(worktreePath), branch, baseBranch, created: true };
 }
-
-export {
-  type FinishWorktreeOptions,
-  type FinishWorktreeResult,
-  finishWorktree,
-} from "./finish-worktree.js";

@@ -1,3 +1,4 @@
+import type { CompletionCheck } from "./check-completion.js";
 import {
   type CheckFailure,
   closureFailure,
@@ -5,7 +6,6 @@ import {
   validationFailure,
 } from "./check-failure.js";
 import type { ClosureReviewReading } from "./closure-review.js";
-import type { CompletionCheck } from "./completion-validator.js";
 
 /** A fact about the outside world that must hold before a run is complete (SPEC §4.6). */
 export interface ExternalCondition {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ResponseFormat } from "../definition/types.js";
-import { describeFormat, validateFormat } from "./format.js";
 import { SchemaValidators, validateStructuredOutput } from "./schema-validators.js";
+import { describeFormat, validateFormat } from "./validate-format.js";
 
 const STEP_SCHEMA = {
   type: "object",

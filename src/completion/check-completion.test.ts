@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ValidatorOutcome } from "../ports.js";
-import { checkCompletion } from "./completion-validator.js";
+import { checkCompletion } from "./check-completion.js";
 
 function outcome(validator: string, fields: Partial<ValidatorOutcome> = {}): ValidatorOutcome {
   return { validator, valid: true, params: {}, durationMs: 1, ...fields };

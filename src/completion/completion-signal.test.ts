@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_COMPLETION_SIGNAL, hasDeclaration, readCompletionSignal } from "./signal.js";
+import {
+  DEFAULT_COMPLETION_SIGNAL,
+  hasDeclaration,
+  readCompletionSignal,
+} from "./completion-signal.js";
 
 describe("readCompletionSignal", () => {
   const custom = { status: ["done"], action: ["finish"] };

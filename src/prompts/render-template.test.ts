@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CloserError } from "../errors.js";
-import { listTemplateVariables, parseTemplate, renderTemplate } from "./render.js";
+import { listTemplateVariables, parseTemplate, renderTemplate } from "./render-template.js";
 
 const templatePath = "prompts/steps/retry/issue/f_failed_test-failed.md";
 

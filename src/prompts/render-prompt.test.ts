@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { renderPrompt } from "./prompt-resolver.js";
+import { renderPrompt } from "./render-prompt.js";
 
 describe("renderPrompt", () => {
   let agentDir: string;

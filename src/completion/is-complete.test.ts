@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ValidatorOutcome } from "../ports.js";
-import { type ExternalCondition, isComplete } from "./completion-handler.js";
-import type { CompletionCheck } from "./completion-validator.js";
+import type { CompletionCheck } from "./check-completion.js";
+import { type ExternalCondition, isComplete } from "./is-complete.js";
 
 const passed: CompletionCheck = { valid: true, outcomes: [] };
 const failedTests: ValidatorOutcome = {
