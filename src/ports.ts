@@ -95,7 +95,7 @@ export interface Backend {
 /** Runs the registry's validator of that name; a failing check is a value, never a throw. */
 export type ValidatorRunner = (
   validatorName: string,
-  context: CheckContext & { readonly defaultTimeoutMs: number },
+  context: CheckContext,
 ) => Promise<ValidatorOutcome>;
 
 export interface CheckContext {

@@ -287,6 +287,11 @@ function normalizeValidator(
         ...(validator.contains === undefined ? {} : { contains: validator.contains }),
       };
     case "custom":
-      return { ...base, type: "custom", module: path.resolve(context.agentDir, validator.module) };
+      return {
+        ...base,
+        type: "custom",
+        module: path.resolve(context.agentDir, validator.module),
+        timeoutMs: context.validatorTimeoutMs,
+      };
   }
 }

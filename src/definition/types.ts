@@ -168,6 +168,8 @@ export interface CustomValidatorDefinition extends ValidatorBase {
   readonly type: "custom";
   /** Absolute path of the module (given relative to the agent folder). */
   readonly module: string;
+  /** The module's time to answer: `runner.budgets.validatorTimeoutMs`. */
+  readonly timeoutMs: number;
 }
 
 export type ValidatorDefinition =

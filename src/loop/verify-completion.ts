@@ -78,7 +78,6 @@ async function runOneValidator(
     checkId: turn.checkId,
     env: { CLOSER_CHECK_ID: turn.checkId, CLOSER_RUN_ID: run.runId },
     signal: run.signal,
-    defaultTimeoutMs: run.agent.runner.budgets.validatorTimeoutMs,
   });
   emit(run, {
     type: "validator-end",

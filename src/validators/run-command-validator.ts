@@ -1,15 +1,10 @@
 import { stat } from "node:fs/promises";
 import type { CommandValidatorDefinition } from "../definition/types.js";
-import type { ValidatorOutcome } from "../ports.js";
+import type { CheckContext, ValidatorOutcome } from "../ports.js";
 import { type CommandResult, runCommand } from "../process/run-command.js";
 import { extractParams } from "./extract/extract-param.js";
 import { isSuccess } from "./success-when.js";
-import {
-  elapsedMs,
-  makeCheckEnv,
-  makeConfigErrorOutcome,
-  type ValidatorContext,
-} from "./validator-outcome.js";
+import { elapsedMs, makeCheckEnv, makeConfigErrorOutcome } from "./validator-outcome.js";
 
 /** `sh: 1: foo: not found` (dash), `sh: foo: command not found` (bash), `foo: No such file…`. */
 const NOT_FOUND = /([^\s:]+): (?:command )?not found\s*$|([^\s:]+): No such file or directory\s*$/m;
@@ -24,7 +19,7 @@ async function isDirectory(path: string): Promise<boolean> {
 
 async function describeNotRunnable(
   definition: CommandValidatorDefinition,
-  context: ValidatorContext,
+  context: CheckContext,
   result: CommandResult,
 ): Promise<string> {
   const { exitCode, stderr } = result;
@@ -43,14 +38,14 @@ async function describeNotRunnable(
 /** Runs a `command` validator in the working tree; `successWhen` decides (SPEC §4.3). */
 export async function runCommandValidator(
   definition: CommandValidatorDefinition,
-  context: ValidatorContext,
+  context: CheckContext,
 ): Promise<ValidatorOutcome> {
   const startedMs = performance.now();
   const result = await runCommand({
     command: definition.command,
     cwd: context.cwd,
     env: makeCheckEnv(context),
-    timeoutMs: definition.timeoutMs > 0 ? definition.timeoutMs : context.defaultTimeoutMs,
+    timeoutMs: definition.timeoutMs,
     signal: context.signal,
   });
   const durationMs = elapsedMs(startedMs);

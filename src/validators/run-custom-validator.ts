@@ -1,12 +1,7 @@
 import { pathToFileURL } from "node:url";
 import type { CustomValidatorDefinition } from "../definition/types.js";
-import type { ValidatorOutcome } from "../ports.js";
-import {
-  elapsedMs,
-  makeCheckEnv,
-  makeConfigErrorOutcome,
-  type ValidatorContext,
-} from "./validator-outcome.js";
+import type { CheckContext, ValidatorOutcome } from "../ports.js";
+import { elapsedMs, makeCheckEnv, makeConfigErrorOutcome } from "./validator-outcome.js";
 
 /** What a custom validator module's function receives. */
 export interface CustomValidatorInput {
@@ -66,7 +61,8 @@ type Settled =
 /** Calls the function, bounded by the timeout; the signal it gets aborts on timeout too. */
 async function callBounded(
   validate: CustomValidatorFunction,
-  context: ValidatorContext,
+  context: CheckContext,
+  timeoutMs: number,
 ): Promise<Settled> {
   const controller = new AbortController();
   const signal = AbortSignal.any([context.signal, controller.signal]);
@@ -75,7 +71,7 @@ async function callBounded(
     timer = setTimeout(() => {
       controller.abort(new Error("custom validator timed out"));
       resolve({ kind: "timeout" });
-    }, context.defaultTimeoutMs);
+    }, timeoutMs);
   });
   const input = {
     cwd: context.cwd,
@@ -101,7 +97,7 @@ async function callBounded(
 /** Runs a `custom` validator: a module of the agent that judges the work itself (SPEC §4.3). */
 export async function runCustomValidator(
   definition: CustomValidatorDefinition,
-  context: ValidatorContext,
+  context: CheckContext,
 ): Promise<ValidatorOutcome> {
   const startedMs = performance.now();
   const where = `module ${definition.module} of validator "${definition.name}"`;
@@ -117,7 +113,7 @@ export async function runCustomValidator(
   }
   const validate = findFunction(loaded);
   if (!validate) return configError(`${where} exports no function — export ${SIGNATURE}`);
-  const settled = await callBounded(validate, context);
+  const settled = await callBounded(validate, context, definition.timeoutMs);
   if (settled.kind === "threw" && !context.signal.aborted) {
     return configError(
       `${where} threw: ${messageOf(settled.error)} — fix the module so it returns {valid, params}`,

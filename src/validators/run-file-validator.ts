@@ -1,9 +1,9 @@
 import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import type { FileValidatorDefinition } from "../definition/types.js";
-import type { ValidatorOutcome } from "../ports.js";
+import type { CheckContext, ValidatorOutcome } from "../ports.js";
 import { extractParams } from "./extract/extract-param.js";
-import { elapsedMs, makeConfigErrorOutcome, type ValidatorContext } from "./validator-outcome.js";
+import { elapsedMs, makeConfigErrorOutcome } from "./validator-outcome.js";
 
 type TextTest = { ok: true; test: (text: string) => boolean } | { ok: false; error: string };
 
@@ -63,7 +63,7 @@ async function lacksText(cwd: string, file: string, test: (text: string) => bool
  */
 export async function runFileValidator(
   definition: FileValidatorDefinition,
-  context: ValidatorContext,
+  context: CheckContext,
 ): Promise<ValidatorOutcome> {
   const startedMs = performance.now();
   const where = `validator "${definition.name}"`;

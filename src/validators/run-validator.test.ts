@@ -8,12 +8,13 @@ import type {
   CustomValidatorDefinition,
   FileValidatorDefinition,
 } from "../definition/types.js";
-import { runValidator, type ValidatorContext } from "./run-validator.js";
+import type { CheckContext } from "../ports.js";
+import { runValidator } from "./run-validator.js";
 import { parseSuccessWhen } from "./success-when.js";
 
 let repo: string;
 let agentDir: string;
-let context: ValidatorContext;
+let context: CheckContext;
 
 const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, encoding: "utf8" });
 
@@ -32,7 +33,6 @@ beforeEach(async () => {
     checkId: "check-123",
     env: { CLOSER_TEST_MARK: "marked" },
     signal: new AbortController().signal,
-    defaultTimeoutMs: 10_000,
   };
 });
 afterEach(async () => {
@@ -259,13 +259,14 @@ describe("file validator", () => {
   });
 });
 
-function customValidator(module: string): CustomValidatorDefinition {
+function customValidator(module: string, timeoutMs = 10_000): CustomValidatorDefinition {
   return {
     type: "custom",
     name: "review",
     failurePattern: "review-failed",
     extractParams: {},
     module: join(agentDir, module),
+    timeoutMs,
   };
 }
 
@@ -324,10 +325,7 @@ describe("custom validator", () => {
   });
 
   it("bounds the module by the default timeout and aborts its signal", async () => {
-    const outcome = await runValidator(customValidator("slow.mjs"), {
-      ...context,
-      defaultTimeoutMs: 200,
-    });
+    const outcome = await runValidator(customValidator("slow.mjs", 200), context);
     expect(outcome).toMatchObject({ valid: false, timedOut: true, pattern: "review-failed" });
   });
 });

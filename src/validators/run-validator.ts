@@ -1,11 +1,8 @@
 import type { ValidatorDefinition } from "../definition/types.js";
-import type { ValidatorOutcome } from "../ports.js";
+import type { CheckContext, ValidatorOutcome } from "../ports.js";
 import { runCommandValidator } from "./run-command-validator.js";
 import { runCustomValidator } from "./run-custom-validator.js";
 import { runFileValidator } from "./run-file-validator.js";
-import type { ValidatorContext } from "./validator-outcome.js";
-
-export type { ValidatorContext } from "./validator-outcome.js";
 
 /**
  * Runs one validator of SPEC §4.3 and says what it found. A failing check is
@@ -15,7 +12,7 @@ export type { ValidatorContext } from "./validator-outcome.js";
  */
 export function runValidator(
   definition: ValidatorDefinition,
-  context: ValidatorContext,
+  context: CheckContext,
 ): Promise<ValidatorOutcome> {
   switch (definition.type) {
     case "command":

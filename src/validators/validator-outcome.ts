@@ -1,9 +1,6 @@
 import type { ValidatorDefinition } from "../definition/types.js";
 import type { CheckContext, ValidatorOutcome } from "../ports.js";
 
-/** What a validator runs with: the check's context and the runner's default timeout. */
-export type ValidatorContext = CheckContext & { readonly defaultTimeoutMs: number };
-
 /** The outcome of a check that failed because the definition itself is wrong. */
 export function makeConfigErrorOutcome(
   definition: ValidatorDefinition,
