@@ -4,18 +4,9 @@
  */
 import { GraphqlResponseError } from "@octokit/graphql";
 import { GithubError } from "../errors.js";
-import type { IssueSummary } from "./client.js";
+import type { IssueSummary, ProjectIssuesQuery } from "../ports.js";
 
 /** Which board, and which of its issues. */
-export interface ProjectIssuesQuery {
-  /** The project number (from its URL). */
-  readonly project: number;
-  /** Only issues with this label. */
-  readonly label?: string;
-  /** Login of the organization or user that owns the board; default: the repository owner. */
-  readonly owner?: string;
-}
-
 /** The GraphQL call of an Octokit instance (`octokit.graphql`). */
 export type GraphqlCall = (query: string, variables: Record<string, unknown>) => Promise<unknown>;
 

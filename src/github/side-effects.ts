@@ -9,7 +9,7 @@
 import type { GithubConfig } from "../definition/types.js";
 import type { CloserError } from "../errors.js";
 import { isCloserError } from "../errors.js";
-import type { GithubClient } from "./client.js";
+import type { GithubClient } from "../ports.js";
 
 /** The client calls side effects need. */
 export type EffectsClient = Pick<

@@ -4,9 +4,9 @@ import {
   applyCompletionEffects,
   applyFailureEffects,
   type EffectsResult,
-  type GithubClient,
 } from "../github/index.js";
 import type { AgentResult, FinishRecord } from "../loop/index.js";
+import type { GithubClient } from "../ports.js";
 import { finishWorktree } from "../workspace/index.js";
 import type { RunOutcome, Serializer, SideEffectsReport, WorktreeEnd } from "./run-options.js";
 

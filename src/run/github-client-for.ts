@@ -1,6 +1,7 @@
 import type { GithubConfig } from "../definition/types.js";
 import { CloserError } from "../errors.js";
-import { type GithubClient, makeGithubClient, resolveRepo } from "../github/index.js";
+import { makeGithubClient, resolveRepo } from "../github/index.js";
+import type { GithubClient } from "../ports.js";
 import type { GithubRunOptions } from "./run-options.js";
 import type { RunBase } from "./run-settings.js";
 

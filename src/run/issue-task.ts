@@ -1,4 +1,4 @@
-import type { Issue } from "../github/index.js";
+import type { Issue } from "../ports.js";
 import type { TaskInfo } from "../record/run-state.js";
 
 /** The task and the template variables of an issue run. */

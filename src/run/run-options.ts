@@ -1,8 +1,7 @@
 import type { ResolvedAgent } from "../definition/types.js";
 import type { EventListener } from "../events.js";
-import type { GithubClient } from "../github/index.js";
 import type { AgentResult } from "../loop/index.js";
-import type { Backend, Clock } from "../ports.js";
+import type { Backend, Clock, GithubClient } from "../ports.js";
 
 /** closer's own environment (GITHUB_TOKEN, API keys): never the record's, never the model's to read back. */
 export type Environment = Readonly<Record<string, string | undefined>>;
