@@ -5,11 +5,13 @@
  * `structured_output`; the session continues with `--resume`.
  */
 import type { BackendConfig } from "../../definition/types.js";
+import { isPlainObject } from "../../plain-object.js";
 import type { Backend, BackendError, BackendRequest, BackendResponse, Usage } from "../../ports.js";
 import type { CommandResult } from "../../process/run-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
-import { isRecord, numberOr, runAgentCli, stringOr } from "./run-agent-cli.js";
+import { numberOr, stringOr } from "../json-values.js";
+import { runAgentCli } from "./run-agent-cli.js";
 
 export interface ClaudeCliBackendOptions {
   /** Executable and leading arguments, e.g. `["claude"]`. */
@@ -136,8 +138,8 @@ function parseClaudeOutput(stdout: string): Record<string, unknown>[] {
   if (trimmed === "") return [];
   try {
     const value: unknown = JSON.parse(trimmed);
-    if (Array.isArray(value)) return value.filter(isRecord);
-    return isRecord(value) ? [value] : [];
+    if (Array.isArray(value)) return value.filter(isPlainObject);
+    return isPlainObject(value) ? [value] : [];
   } catch {
     // Stream-shaped output (one message per line) or noise before the JSON.
     return trimmed
@@ -150,7 +152,7 @@ function parseClaudeOutput(stdout: string): Record<string, unknown>[] {
           return [];
         }
       })
-      .filter(isRecord);
+      .filter(isPlainObject);
   }
 }
 
@@ -198,11 +200,11 @@ function errorText(final: Record<string, unknown>, fallback: string): string {
 function toolNamesOf(messages: readonly Record<string, unknown>[]): string[] {
   const names: string[] = [];
   for (const message of messages) {
-    if (message.type !== "assistant" || !isRecord(message.message)) continue;
+    if (message.type !== "assistant" || !isPlainObject(message.message)) continue;
     const content = message.message.content;
     if (!Array.isArray(content)) continue;
     for (const block of content) {
-      if (isRecord(block) && block.type === "tool_use" && typeof block.name === "string") {
+      if (isPlainObject(block) && block.type === "tool_use" && typeof block.name === "string") {
         names.push(block.name);
       }
     }
@@ -212,17 +214,17 @@ function toolNamesOf(messages: readonly Record<string, unknown>[]): string[] {
 
 function lastAssistantText(messages: readonly Record<string, unknown>[]): string {
   for (const message of [...messages].reverse()) {
-    if (message.type !== "assistant" || !isRecord(message.message)) continue;
+    if (message.type !== "assistant" || !isPlainObject(message.message)) continue;
     const content = message.message.content;
     if (!Array.isArray(content)) continue;
-    const texts = content.filter((block) => isRecord(block) && block.type === "text");
+    const texts = content.filter((block) => isPlainObject(block) && block.type === "text");
     if (texts.length > 0) return texts.map((block) => String(block.text)).join("\n");
   }
   return "";
 }
 
 function usageOf(value: unknown): Usage | undefined {
-  if (!isRecord(value)) return undefined;
+  if (!isPlainObject(value)) return undefined;
   return {
     inputTokens: numberOr(value.input_tokens, 0),
     outputTokens: numberOr(value.output_tokens, 0),

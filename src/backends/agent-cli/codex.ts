@@ -13,18 +13,13 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { PermissionMode } from "../../definition/types.js";
+import { isPlainObject } from "../../plain-object.js";
 import type { Backend, BackendRequest, BackendResponse, Usage } from "../../ports.js";
 import type { CommandResult } from "../../process/run-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
-import {
-  isRecord,
-  numberOr,
-  parseJsonLines,
-  promptWithSystemText,
-  runAgentCli,
-  stringOr,
-} from "./run-agent-cli.js";
+import { numberOr, parseJsonLines, stringOr } from "../json-values.js";
+import { promptWithSystemText, runAgentCli } from "./run-agent-cli.js";
 
 export interface CodexBackendOptions {
   /** Executable and leading arguments, e.g. `["codex"]`. */
@@ -96,7 +91,7 @@ function readCodexEvents(
     if (event.type === "turn.completed") usage = addUsage(usage, event.usage);
     if (event.type === "turn.failed") failure = errorMessage(event.error) ?? "the turn failed";
     if (event.type === "error") lastError = stringOr(event.message, lastError);
-    if (event.type !== "item.completed" || !isRecord(event.item)) continue;
+    if (event.type !== "item.completed" || !isPlainObject(event.item)) continue;
     const item = event.item;
     if (item.type === "agent_message") text = stringOr(item.text, text);
     else if (item.type === "error") lastError = stringOr(item.message, lastError);
@@ -134,11 +129,11 @@ function toolName(item: Record<string, unknown>): string {
 }
 
 function errorMessage(value: unknown): string | undefined {
-  return isRecord(value) ? stringOr(value.message, undefined) : undefined;
+  return isPlainObject(value) ? stringOr(value.message, undefined) : undefined;
 }
 
 function addUsage(total: Usage | undefined, value: unknown): Usage | undefined {
-  if (!isRecord(value)) return total;
+  if (!isPlainObject(value)) return total;
   const cached = numberOr(value.cached_input_tokens, 0);
   return {
     // Codex counts cached tokens inside input_tokens; closer keeps them apart.
@@ -152,7 +147,7 @@ function addUsage(total: Usage | undefined, value: unknown): Usage | undefined {
 function parseJsonObject(text: string): unknown {
   try {
     const value: unknown = JSON.parse(text.trim());
-    return isRecord(value) ? value : undefined;
+    return isPlainObject(value) ? value : undefined;
   } catch {
     return undefined;
   }

@@ -11,18 +11,13 @@
  * agent's system text goes ahead of the first prompt of a session.
  */
 
+import { isPlainObject } from "../../plain-object.js";
 import type { Backend, BackendError, BackendRequest, BackendResponse, Usage } from "../../ports.js";
 import type { CommandResult } from "../../process/run-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, retryAfterHeaderSeconds, tailOf } from "../classify-failure.js";
-import {
-  isRecord,
-  numberOr,
-  parseJsonLines,
-  promptWithSystemText,
-  runAgentCli,
-  stringOr,
-} from "./run-agent-cli.js";
+import { numberOr, parseJsonLines, stringOr } from "../json-values.js";
+import { promptWithSystemText, runAgentCli } from "./run-agent-cli.js";
 
 export interface OpencodeBackendOptions {
   /** Executable and leading arguments, e.g. `["opencode"]`. */
@@ -71,7 +66,7 @@ function readOpencodeEvents(
   const textsByMessage = new Map<string, string[]>();
   for (const event of events) {
     sessionId = stringOr(event.sessionID, sessionId);
-    const part = isRecord(event.part) ? event.part : {};
+    const part = isPlainObject(event.part) ? event.part : {};
     if (event.type === "text" && typeof part.text === "string") {
       const messageId = stringOr(part.messageID, "");
       textsByMessage.delete(messageId);
@@ -107,14 +102,14 @@ function readOpencodeEvents(
 
 /** opencode errors are named: `{name: "APIError", data: {message, statusCode, isRetryable, responseHeaders}}`. */
 function classifyOpencodeError(value: unknown, nowMs: number): BackendError {
-  const name = isRecord(value) ? stringOr(value.name, "Error") : "Error";
-  const data = isRecord(value) && isRecord(value.data) ? value.data : {};
+  const name = isPlainObject(value) ? stringOr(value.name, "Error") : "Error";
+  const data = isPlainObject(value) && isPlainObject(value.data) ? value.data : {};
   const message = stringOr(data.message, name);
   if (name === "ProviderAuthError")
     return classifyFailure({ message, fallback: "auth", status: 401, nowMs });
   if (name === "MessageAbortedError") return { kind: "aborted", message, retryable: false };
   const status = typeof data.statusCode === "number" ? data.statusCode : undefined;
-  const headers = isRecord(data.responseHeaders) ? data.responseHeaders : undefined;
+  const headers = isPlainObject(data.responseHeaders) ? data.responseHeaders : undefined;
   const retryAfterSeconds = retryAfterHeaderSeconds(headers, nowMs);
   return classifyFailure({
     message: name === "APIError" || name === "UnknownError" ? message : `${name}: ${message}`,
@@ -127,8 +122,8 @@ function classifyOpencodeError(value: unknown, nowMs: number): BackendError {
 }
 
 function addTokens(total: Usage | undefined, value: unknown): Usage | undefined {
-  if (!isRecord(value)) return total;
-  const cache = isRecord(value.cache) ? value.cache : {};
+  if (!isPlainObject(value)) return total;
+  const cache = isPlainObject(value.cache) ? value.cache : {};
   return {
     inputTokens: (total?.inputTokens ?? 0) + numberOr(value.input, 0),
     outputTokens:

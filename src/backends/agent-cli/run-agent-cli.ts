@@ -89,34 +89,6 @@ function missingExecutable(command: readonly string[], detail: string): BackendE
   );
 }
 
-/** Parse each line of JSON-lines output; lines that are not JSON objects are skipped. */
-export function parseJsonLines(text: string): Record<string, unknown>[] {
-  const objects: Record<string, unknown>[] = [];
-  for (const line of text.split(/\r?\n/)) {
-    const trimmed = line.trim();
-    if (!trimmed.startsWith("{")) continue;
-    try {
-      const value: unknown = JSON.parse(trimmed);
-      if (isRecord(value)) objects.push(value);
-    } catch {
-      // A partial line from a killed process: nothing to read.
-    }
-  }
-  return objects;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function numberOr(value: unknown, fallback: number): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : fallback;
-}
-
-export function stringOr<T>(value: unknown, fallback: T): string | T {
-  return typeof value === "string" ? value : fallback;
-}
-
 /**
  * For CLIs without a system-prompt flag: the agent's system text goes ahead of
  * the first prompt of a session (a continued session already has it).

@@ -13,8 +13,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { CloserError } from "../../errors.js";
+import { isPlainObject } from "../../plain-object.js";
 import { RUN_FILES } from "../../record/run-record.js";
-import { isRecord, parseJsonLines, stringOr } from "../agent-cli/run-agent-cli.js";
+import { parseJsonLines, stringOr } from "../json-values.js";
 import { parseReplaySession, type ReplayTurn } from "./session.js";
 import { turnFromTranscript } from "./transcript-turn.js";
 
@@ -32,7 +33,7 @@ export async function readRunFolderTurns(runDir: string): Promise<ReplayTurn[]> 
   const turns: ReplayTurn[] = [];
   const usedPerIteration = new Map<number, number>();
   for (const { iteration, event } of recordedQueries(events)) {
-    const error = isRecord(event.error) ? event.error : undefined;
+    const error = isPlainObject(event.error) ? event.error : undefined;
     if (error?.retryable === true) continue;
     if (error !== undefined) {
       turns.push(withEventFacts({}, event, eventsFile));
@@ -70,8 +71,8 @@ function withEventFacts(
   const merged: Record<string, unknown> = { ...turn };
   if (typeof event.costUsd === "number") merged.costUsd = event.costUsd;
   if (typeof event.sessionId === "string") merged.sessionId = event.sessionId;
-  if (isRecord(event.usage)) merged.usage = event.usage;
-  if (isRecord(event.error)) merged.error = event.error;
+  if (isPlainObject(event.usage)) merged.usage = event.usage;
+  if (isPlainObject(event.error)) merged.error = event.error;
   const [checked] = parseReplaySession({ turns: [merged] }, file);
   return checked ?? turn;
 }

@@ -4,7 +4,8 @@
  * changes that can be re-applied.
  */
 import path from "node:path";
-import { isRecord, stringOr } from "../agent-cli/run-agent-cli.js";
+import { isPlainObject } from "../../plain-object.js";
+import { stringOr } from "../json-values.js";
 import type { FileEdit, ReplayTurn } from "./session.js";
 
 /** Collects a turn's file changes as whole files plus edits, relative to the recorded tree. */
@@ -74,9 +75,13 @@ interface Reading {
 }
 
 export function turnFromTranscript(value: unknown, recordedCwd: string): ReplayTurn {
-  const messages = Array.isArray(value) ? value.filter(isRecord) : isRecord(value) ? [value] : [];
+  const messages = Array.isArray(value)
+    ? value.filter(isPlainObject)
+    : isPlainObject(value)
+      ? [value]
+      : [];
   const replayed = messages.find(
-    (message) => message.type === "replay-turn" && isRecord(message.turn),
+    (message) => message.type === "replay-turn" && isPlainObject(message.turn),
   );
   if (replayed !== undefined) return replayed.turn as ReplayTurn;
   const changes = new ChangeCollector(recordedCwd);
@@ -116,23 +121,23 @@ function readClaudeMessage(
     }
     return;
   }
-  if (message.type !== "assistant" || !isRecord(message.message)) return;
+  if (message.type !== "assistant" || !isPlainObject(message.message)) return;
   const content = Array.isArray(message.message.content)
-    ? message.message.content.filter(isRecord)
+    ? message.message.content.filter(isPlainObject)
     : [];
   const texts = content.filter((block) => block.type === "text").map((block) => String(block.text));
   if (texts.length > 0) reading.text = texts.join("\n");
   for (const block of content) {
     if (block.type !== "tool_use" || typeof block.name !== "string") continue;
     reading.toolsUsed.push(block.name);
-    if (failedToolIds.has(String(block.id)) || !isRecord(block.input)) continue;
+    if (failedToolIds.has(String(block.id)) || !isPlainObject(block.input)) continue;
     const input = block.input;
     if (block.name === "Write") changes.write(input.file_path, input.content);
     if (block.name === "Edit") {
       changes.edit(input.file_path, input.old_string, input.new_string, input.replace_all);
     }
     if (block.name === "MultiEdit" && Array.isArray(input.edits)) {
-      for (const edit of input.edits.filter(isRecord)) {
+      for (const edit of input.edits.filter(isPlainObject)) {
         changes.edit(input.file_path, edit.old_string, edit.new_string, edit.replace_all);
       }
     }
@@ -142,9 +147,9 @@ function readClaudeMessage(
 function failedClaudeToolIds(messages: readonly Record<string, unknown>[]): Set<string> {
   const failed = new Set<string>();
   for (const message of messages) {
-    if (message.type !== "user" || !isRecord(message.message)) continue;
+    if (message.type !== "user" || !isPlainObject(message.message)) continue;
     const content = Array.isArray(message.message.content) ? message.message.content : [];
-    for (const block of content.filter(isRecord)) {
+    for (const block of content.filter(isPlainObject)) {
       if (block.type === "tool_result" && block.is_error === true)
         failed.add(String(block.tool_use_id));
     }
@@ -153,7 +158,7 @@ function failedClaudeToolIds(messages: readonly Record<string, unknown>[]): Set<
 }
 
 function readCodexEvent(message: Record<string, unknown>, reading: Reading): void {
-  if (message.type !== "item.completed" || !isRecord(message.item)) return;
+  if (message.type !== "item.completed" || !isPlainObject(message.item)) return;
   const item = message.item;
   if (item.type === "agent_message") {
     reading.text = stringOr(item.text, reading.text);
@@ -168,13 +173,13 @@ function readOpencodeEvent(
   reading: Reading,
   changes: ChangeCollector,
 ): void {
-  if (typeof message.sessionID !== "string" || !isRecord(message.part)) return;
+  if (typeof message.sessionID !== "string" || !isPlainObject(message.part)) return;
   const part = message.part;
   if (message.type === "text" && typeof part.text === "string") reading.text = part.text;
   if (message.type !== "tool_use" || typeof part.tool !== "string") return;
   reading.toolsUsed.push(part.tool);
-  const state = isRecord(part.state) ? part.state : {};
-  if (state.status !== "completed" || !isRecord(state.input)) return;
+  const state = isPlainObject(part.state) ? part.state : {};
+  if (state.status !== "completed" || !isPlainObject(state.input)) return;
   const input = state.input;
   if (part.tool === "write") changes.write(input.filePath, input.content);
   if (part.tool === "edit")
@@ -194,7 +199,7 @@ function readPlainMessage(message: Record<string, unknown>, reading: Reading): v
 function parseObject(text: string): unknown {
   try {
     const value: unknown = JSON.parse(text.trim());
-    return isRecord(value) ? value : undefined;
+    return isPlainObject(value) ? value : undefined;
   } catch {
     return undefined;
   }
