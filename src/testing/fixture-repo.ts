@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { type CommandResult, runCommand } from "../process/run-command.js";
+import { type CommandResult, runCommand } from "../process/shell-command.js";
 
 /** An agent folder described as objects: written to `<cwd>/.agent/<name>/`. */
 export interface AgentFixture {

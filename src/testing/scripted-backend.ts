@@ -8,7 +8,7 @@ import type {
   BackendResponse,
   Usage,
 } from "../ports.js";
-import { type CommandResult, runCommand } from "../process/run-command.js";
+import { type CommandResult, runCommand } from "../process/shell-command.js";
 
 /**
  * One answer of the scripted model. Before answering it may act on the

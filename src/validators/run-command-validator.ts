@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import type { CommandValidatorDefinition } from "../definition/types.js";
 import type { CheckContext, ValidatorOutcome } from "../ports.js";
-import { type CommandResult, runCommand } from "../process/run-command.js";
+import { type CommandResult, runCommand } from "../process/shell-command.js";
 import { extractParams } from "./extract/extract-param.js";
 import { isSuccess } from "./success-when.js";
 import { elapsedMs, makeCheckEnv, makeConfigErrorOutcome } from "./validator-outcome.js";

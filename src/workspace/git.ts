@@ -4,7 +4,7 @@
  */
 import path from "node:path";
 import { CloserError } from "../errors.js";
-import { type CommandResult, runCommand } from "../process/run-command.js";
+import { type CommandResult, runCommand } from "../process/shell-command.js";
 
 /** Default bound for one local git command. */
 export const GIT_TIMEOUT_MS = 60_000;

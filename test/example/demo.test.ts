@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { runCommand } from "../../src/process/run-command.js";
+import { runCommand } from "../../src/process/shell-command.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BUILT = existsSync(join(ROOT, "dist/cli/main.js"));

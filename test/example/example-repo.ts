@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runCommand } from "../../src/process/run-command.js";
+import { runCommand } from "../../src/process/shell-command.js";
 
 export const EXAMPLE_REPO = fileURLToPath(new URL("../../examples/example-repo/", import.meta.url));
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { CloserError } from "../../src/errors.js";
-import { runCommand } from "../../src/process/run-command.js";
+import { runCommand } from "../../src/process/shell-command.js";
 import { defaultRunsDir, readRunState } from "../../src/record/run-record.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";
 import {

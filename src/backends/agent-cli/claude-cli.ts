@@ -7,7 +7,7 @@
 import type { BackendConfig } from "../../definition/types.js";
 import { isPlainObject } from "../../plain-object.js";
 import type { Backend, BackendError, BackendRequest, BackendResponse, Usage } from "../../ports.js";
-import type { CommandResult } from "../../process/run-command.js";
+import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { numberOr, stringOr } from "../json-values.js";

@@ -15,7 +15,7 @@ import path from "node:path";
 import type { PermissionMode } from "../../definition/types.js";
 import { isPlainObject } from "../../plain-object.js";
 import type { Backend, BackendRequest, BackendResponse, Usage } from "../../ports.js";
-import type { CommandResult } from "../../process/run-command.js";
+import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { numberOr, parseJsonLines, stringOr } from "../json-values.js";

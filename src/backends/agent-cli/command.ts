@@ -11,7 +11,7 @@
  * `CLOSER_MODEL`.
  */
 import type { Backend, BackendError, BackendRequest } from "../../ports.js";
-import type { CommandResult } from "../../process/run-command.js";
+import type { CommandResult } from "../../process/shell-command.js";
 import { crashError, errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { runAgentCli } from "./run-agent-cli.js";

@@ -13,7 +13,7 @@
 
 import { isPlainObject } from "../../plain-object.js";
 import type { Backend, BackendError, BackendRequest, BackendResponse, Usage } from "../../ports.js";
-import type { CommandResult } from "../../process/run-command.js";
+import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, retryAfterHeaderSeconds, tailOf } from "../classify-failure.js";
 import { numberOr, parseJsonLines, stringOr } from "../json-values.js";

@@ -6,7 +6,7 @@
  */
 
 import type { BackendError, BackendRequest, BackendResponse } from "../../ports.js";
-import { type CommandResult, runCommand } from "../../process/run-command.js";
+import { type CommandResult, runCommand } from "../../process/shell-command.js";
 import { abortedError, errorResponse, makeBackendError } from "../backend-errors.js";
 import { tailOf } from "../classify-failure.js";
 

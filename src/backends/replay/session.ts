@@ -36,7 +36,7 @@ import path from "node:path";
 import { z } from "zod";
 import { CloserError } from "../../errors.js";
 import { BACKEND_ERROR_KINDS } from "../../ports.js";
-import { runCommand } from "../../process/run-command.js";
+import { runCommand } from "../../process/shell-command.js";
 
 /** One replace inside an existing file. */
 export interface FileEdit {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadAgent } from "../../../src/definition/load-agent.js";
 import type { ResolvedAgent } from "../../../src/definition/types.js";
-import { runCommand } from "../../../src/process/run-command.js";
+import { runCommand } from "../../../src/process/shell-command.js";
 import {
   type AgentFixture,
   type FixtureRepo,

@@ -3,7 +3,7 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { killProcessGroup, runCommand, startCommand } from "./run-command.js";
+import { killProcessGroup, runCommand, startCommand } from "./shell-command.js";
 
 /** Live (non-zombie) processes of a process group, read with `ps`, independently of the unit. */
 function liveMembers(processGroupId: number): string[] {
