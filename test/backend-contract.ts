@@ -1,5 +1,5 @@
 /**
- * The contract every Backend keeps (DESIGN principle 7), as one suite run
+ * The contract every Backend keeps (docs/style.md#principle-7), as one suite run
  * against each implementation with its own protocol-faithful fake: structured
  * output, session continuation, timeout that ends the whole process group,
  * 429 reported as a retryable rate limit, cancellation through the signal.

@@ -1,5 +1,5 @@
 /**
- * The GitHub boundary of SPEC §4.6: the model never performs GitHub side
+ * The GitHub boundary of docs/worktrees-and-github.md#github-boundary: the model never performs GitHub side
  * effects itself (closing, editing, merging, raw API calls); closer does them
  * once, after verified completion. Pure predicates over a tool call, shared
  * by every backend that can veto a tool use.

@@ -19,7 +19,7 @@ function validators(table: Record<string, Partial<ValidatorOutcome>>) {
 const conditions = [{ validator: "git-clean" }, { validator: "tests-pass" }, { validator: "lint" }];
 
 describe("checkCompletion", () => {
-  it("§4.3 every condition passing is valid, and all are recorded in order", async () => {
+  it("docs/completion.md#validators every condition passing is valid, and all are recorded in order", async () => {
     const { asked, runOne } = validators({});
     const result = await checkCompletion(conditions, runOne);
     expect(result.valid).toBe(true);
@@ -27,7 +27,7 @@ describe("checkCompletion", () => {
     expect(result.outcomes.map((entry) => entry.validator)).toEqual(asked);
   });
 
-  it("§4.3 the first failing condition decides the pattern; all results are recorded", async () => {
+  it("docs/completion.md#validators the first failing condition decides the pattern; all results are recorded", async () => {
     const { asked, runOne } = validators({
       "tests-pass": {
         valid: false,
@@ -47,14 +47,14 @@ describe("checkCompletion", () => {
     expect(result.outcomes).toHaveLength(3);
   });
 
-  it("§4.3 stopAtFirstFailure keeps seed 000's early stop", async () => {
+  it("docs/completion.md#validators stopAtFirstFailure stops at the first failure", async () => {
     const { asked, runOne } = validators({ "git-clean": { valid: false, pattern: "git-dirty" } });
     const result = await checkCompletion(conditions, runOne, { stopAtFirstFailure: true });
     expect(asked).toEqual(["git-clean"]);
     expect(result.valid).toBe(false);
   });
 
-  it("§4.3 a configuration error (exit 127) stops the check and is flagged", async () => {
+  it("docs/completion.md#validators a configuration error (exit 127) stops the check and is flagged", async () => {
     const { asked, runOne } = validators({
       "tests-pass": {
         valid: false,
@@ -70,7 +70,7 @@ describe("checkCompletion", () => {
     expect(result.configError).toContain("npmm");
   });
 
-  it("§4.3 a configuration error after an ordinary failure is still flagged", async () => {
+  it("docs/completion.md#validators a configuration error after an ordinary failure is still flagged", async () => {
     const { runOne } = validators({
       "git-clean": { valid: false, pattern: "git-dirty" },
       lint: { valid: false, pattern: "lint-error", configError: "exit 126" },
@@ -81,7 +81,7 @@ describe("checkCompletion", () => {
     expect(result.configError).toBe("exit 126");
   });
 
-  it("§4.3 no conditions is valid", async () => {
+  it("docs/completion.md#validators no conditions is valid", async () => {
     const { runOne } = validators({});
     expect((await checkCompletion([], runOne)).valid).toBe(true);
   });

@@ -5,7 +5,7 @@ export interface CompletionCondition {
   readonly validator: string;
 }
 
-/** Result of a completion step's conditions (SPEC §4.3). */
+/** Result of a completion step's conditions (docs/completion.md#validators). */
 export type CompletionCheck =
   | { readonly valid: true; readonly outcomes: readonly ValidatorOutcome[] }
   | {
@@ -26,13 +26,13 @@ export type CompletionCheck =
 export type RunValidatorByName = (validatorName: string) => Promise<ValidatorOutcome>;
 
 export interface CheckCompletionOptions {
-  /** Stop at the first failing condition (seed 000's behaviour) instead of running all. */
+  /** Stop at the first failing condition (docs/completion.md#validators) instead of running all. */
   readonly stopAtFirstFailure?: boolean;
 }
 
 /**
  * CompletionValidator: runs the conditions in order. The first failing
- * condition decides the pattern (seed 000); by default the remaining
+ * condition decides the pattern (docs/completion.md#validators); by default the remaining
  * conditions still run, so the record and the next summary show every unmet
  * condition at once instead of one per iteration. A configuration error
  * stops at once: the later checks could not change the outcome.

@@ -24,7 +24,7 @@ export interface CheckFailure {
   readonly detail: string;
 }
 
-/** Built-in pattern names (SPEC §4.4, §4.5, §4.2, §4.6). */
+/** Built-in pattern names (docs/retry.md#builtin-patterns). */
 export const BUILTIN_PATTERN_NAMES = {
   formatError: "format-error",
   closureIncomplete: "closure-incomplete",

@@ -4,7 +4,7 @@ import { CloserError } from "../errors.js";
 import { makeCheckId, resolveDecisionPath } from "./decide-completion.js";
 
 describe("makeCheckId", () => {
-  it("§4.2 the check id is fresh for every check, from the injected id source", () => {
+  it("docs/completion.md#check-id the check id is fresh for every check, from the injected id source", () => {
     const ids = ["id1", "id2"];
     const randomId = () => ids.shift() ?? "exhausted";
     const first = makeCheckId(randomId);
@@ -21,13 +21,13 @@ describe("resolveDecisionPath", () => {
     "decision.txt",
     "./a/../b/decision.json",
     path.join(cwd, "x.json"),
-  ])("§4.2 %s inside the working tree resolves", (decisionFile) => {
+  ])("docs/completion.md#decision-file %s inside the working tree resolves", (decisionFile) => {
     const resolved = resolveDecisionPath(cwd, decisionFile);
     expect(resolved.startsWith(`${cwd}${path.sep}`)).toBe(true);
   });
 
   it.each(["../decision.json", "/tmp/decision.json", "a/../../b", "", "."])(
-    "§4.2 a decision path outside the working tree (%s) is a configuration error",
+    "docs/completion.md#decision-file a decision path outside the working tree (%s) is a configuration error",
     (decisionFile) => {
       let thrown: unknown;
       try {

@@ -15,7 +15,7 @@ describe("readClosureReview", () => {
     error?: string;
   }[] = [
     {
-      name: "§4.5 allComplete with every item done is complete",
+      name: "docs/completion.md#closure-review allComplete with every item done is complete",
       response: {
         structuredOutput: { allComplete: true, checklist: [done], pendingActions: [] },
         text: "",
@@ -25,7 +25,7 @@ describe("readClosureReview", () => {
       pending: [],
     },
     {
-      name: "§4.5 allComplete false lists the pending actions",
+      name: "docs/completion.md#closure-review allComplete false lists the pending actions",
       response: {
         structuredOutput: {
           allComplete: false,
@@ -39,7 +39,7 @@ describe("readClosureReview", () => {
       pending: ["update the changelog"],
     },
     {
-      name: "§4.5 allComplete true with an item not done contradicts itself and is not complete",
+      name: "docs/completion.md#closure-review allComplete true with an item not done contradicts itself and is not complete",
       response: {
         structuredOutput: { allComplete: true, checklist: [done, notDone], pendingActions: [] },
         text: "",
@@ -49,7 +49,7 @@ describe("readClosureReview", () => {
       pending: ["README updated"],
     },
     {
-      name: "§4.5 the review is read from the text when there is no structured output",
+      name: "docs/completion.md#closure-review the review is read from the text when there is no structured output",
       response: {
         text: `Review:\n${JSON.stringify({ allComplete: true, checklist: [done], pendingActions: [] })}`,
       },
@@ -57,7 +57,7 @@ describe("readClosureReview", () => {
       complete: true,
     },
     {
-      name: "§4.5 an answer with extra fields does not match the fixed schema",
+      name: "docs/completion.md#closure-review an answer with extra fields does not match the fixed schema",
       response: {
         structuredOutput: {
           allComplete: true,
@@ -70,13 +70,13 @@ describe("readClosureReview", () => {
       error: "/checklist/0",
     },
     {
-      name: "§4.5 an answer missing pendingActions does not match",
+      name: "docs/completion.md#closure-review an answer missing pendingActions does not match",
       response: { structuredOutput: { allComplete: true, checklist: [] }, text: "" },
       ok: false,
       error: "pendingActions",
     },
     {
-      name: "§4.5 no JSON answer is not a review",
+      name: "docs/completion.md#closure-review no JSON answer is not a review",
       response: { text: "Looks good to me" },
       ok: false,
       error: "no JSON",
@@ -96,7 +96,7 @@ describe("readClosureReview", () => {
     });
   }
 
-  it("§4.5 the fixed schema forbids additional properties on every object", () => {
+  it("docs/completion.md#closure-review the fixed schema forbids additional properties on every object", () => {
     const objects: Record<string, unknown>[] = [];
     const walk = (value: unknown) => {
       if (typeof value !== "object" || value === null) return;
@@ -110,7 +110,7 @@ describe("readClosureReview", () => {
     expect(Object.isFrozen(CLOSURE_REVIEW_SCHEMA)).toBe(true);
   });
 
-  it("§4.5 the review prompt is steps/{c2}/{c3}/f_default.md", () => {
+  it("docs/completion.md#closure-review the review prompt is steps/{c2}/{c3}/f_default.md", () => {
     expect(closureReviewWords("steps", { c2: "complete", c3: "issue" })).toEqual({
       c1: "steps",
       c2: "complete",

@@ -11,7 +11,7 @@ export interface ChecklistItem {
   readonly evidence: string;
 }
 
-/** The closure review answer (SPEC §4.5). */
+/** The closure review answer (docs/completion.md#closure-review). */
 export interface ClosureReview {
   readonly allComplete: boolean;
   readonly checklist: readonly ChecklistItem[];
@@ -29,7 +29,7 @@ export type ClosureReviewReading =
     }
   | { readonly ok: false; readonly error: string };
 
-/** The fixed schema the closure review query answers in (SPEC §4.5). */
+/** The fixed schema the closure review query answers in (docs/completion.md#closure-review). */
 export const CLOSURE_REVIEW_SCHEMA: JsonSchema = deepFreeze({
   type: "object",
   additionalProperties: false,
@@ -53,7 +53,7 @@ export const CLOSURE_REVIEW_SCHEMA: JsonSchema = deepFreeze({
   },
 });
 
-/** The prompt of the review: `steps/{c2}/{c3}/f_default.md` (SPEC §4.5). */
+/** The prompt of the review: `steps/{c2}/{c3}/f_default.md` (docs/completion.md#closure-review). */
 export function closureReviewWords(
   c1: string,
   closureReview: { readonly c2: string; readonly c3: string },

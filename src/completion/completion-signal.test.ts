@@ -16,55 +16,67 @@ describe("readCompletionSignal", () => {
     action?: string;
   }[] = [
     {
-      name: "§4.1 status completed declares completion",
+      name: "docs/completion.md#completion-signal status completed declares completion",
       output: { status: "completed" },
       declared: true,
       status: "completed",
     },
     {
-      name: "§4.1 next_action.action complete declares completion",
+      name: "docs/completion.md#completion-signal next_action.action complete declares completion",
       output: { status: "working", next_action: { action: "complete" } },
       declared: true,
       status: "working",
       action: "complete",
     },
     {
-      name: "§4.1 next_action.action closing declares completion",
+      name: "docs/completion.md#completion-signal next_action.action closing declares completion",
       output: { next_action: { action: "closing" } },
       declared: true,
       action: "closing",
     },
     {
-      name: "§4.1 any other status declares nothing",
+      name: "docs/completion.md#completion-signal any other status declares nothing",
       output: { status: "in_progress", next_action: { action: "continue" } },
       declared: false,
     },
     {
-      name: "§4.1 the registry's completionSignal replaces the defaults",
+      name: "docs/completion.md#completion-signal the registry's completionSignal replaces the defaults",
       output: { status: "completed" },
       config: custom,
       declared: false,
     },
     {
-      name: "§4.1 a custom status declares completion",
+      name: "docs/completion.md#completion-signal a custom status declares completion",
       output: { status: "done" },
       config: custom,
       declared: true,
     },
     {
-      name: "§4.1 a custom action declares completion",
+      name: "docs/completion.md#completion-signal a custom action declares completion",
       output: { next_action: { action: "finish" } },
       config: custom,
       declared: true,
     },
-    { name: "§4.1 no structured output declares nothing", output: undefined, declared: false },
-    { name: "§4.1 a string is not a declaration", output: "completed", declared: false },
     {
-      name: "§4.1 next_action given as a bare string is not read",
+      name: "docs/completion.md#completion-signal no structured output declares nothing",
+      output: undefined,
+      declared: false,
+    },
+    {
+      name: "docs/completion.md#completion-signal a string is not a declaration",
+      output: "completed",
+      declared: false,
+    },
+    {
+      name: "docs/completion.md#completion-signal next_action given as a bare string is not read",
       output: { next_action: "complete" },
       declared: false,
     },
-    { name: "§4.1 a non-string status is not read", output: { status: true }, declared: false },
+    {
+      name: "docs/completion.md#completion-signal a non-string status is not read",
+      output: { status: true },
+      declared: false,
+    },
   ];
   for (const testCase of cases) {
     it(testCase.name, () => {
@@ -78,7 +90,7 @@ describe("readCompletionSignal", () => {
     });
   }
 
-  it("§4.1 the next action's reason is carried for the summary", () => {
+  it("docs/completion.md#completion-signal the next action's reason is carried for the summary", () => {
     const signal = readCompletionSignal(
       { status: "completed", next_action: { action: "complete", reason: "tests pass" } },
       DEFAULT_COMPLETION_SIGNAL,

@@ -1,7 +1,7 @@
 import type { CompletionSignalConfig } from "../definition/types.js";
 import { isPlainObject } from "../plain-object.js";
 
-/** The model's completion declaration as read from its structured output (SPEC §4.1). */
+/** The model's completion declaration as read from its structured output (docs/completion.md#completion-signal). */
 export interface CompletionSignal {
   /** True when `status` or `next_action.action` is one the registry counts as completion. */
   readonly declared: boolean;
@@ -13,14 +13,14 @@ export interface CompletionSignal {
   readonly reason?: string;
 }
 
-/** Defaults of SPEC §4.1, for callers that have no registry value. */
+/** Defaults of docs/completion.md#completion-signal, for callers that have no registry value. */
 export const DEFAULT_COMPLETION_SIGNAL: CompletionSignalConfig = Object.freeze({
   status: Object.freeze(["completed"]),
   action: Object.freeze(["complete", "closing"]),
 });
 
 /**
- * SPEC §4.1: completion is declared when `status` is one of `config.status`
+ * docs/completion.md#completion-signal: completion is declared when `status` is one of `config.status`
  * or `next_action.action` is one of `config.action`. Anything that is not an
  * object (including no output at all) declares nothing.
  */

@@ -23,7 +23,7 @@ function jsonFile(body: Record<string, unknown>, modifiedAtMs = FRESH_MS) {
   return { text: JSON.stringify(body), modifiedAtMs };
 }
 
-describe("decideCompletion: the channels of §4.2", () => {
+describe("decideCompletion: the channels of docs/completion.md#decision-channels", () => {
   const cases: {
     name: string;
     given: Partial<DecisionInput>;
@@ -34,32 +34,32 @@ describe("decideCompletion: the channels of §4.2", () => {
     checkIdMatch?: boolean;
   }[] = [
     {
-      name: "§4.2 structured: a completion status is complete",
+      name: "docs/completion.md#decision-channels structured: a completion status is complete",
       given: { structuredOutput: { status: "completed" } },
       source: "structured",
       decision: "complete",
     },
     {
-      name: "§4.2 structured: a completion next action is complete",
+      name: "docs/completion.md#decision-channels structured: a completion next action is complete",
       given: { structuredOutput: { status: "working", next_action: { action: "closing" } } },
       source: "structured",
       decision: "complete",
     },
     {
-      name: "§4.2 structured: a status outside completionSignal is incomplete",
+      name: "docs/completion.md#decision-channels structured: a status outside completionSignal is incomplete",
       given: { structuredOutput: { status: "in_progress", next_action: { action: "continue" } } },
       source: "structured",
       decision: "incomplete",
     },
     {
-      name: "§4.2 structured: output that is not an object is undecidable",
+      name: "docs/completion.md#decision-channels structured: output that is not an object is undecidable",
       given: { structuredOutput: ["completed"] },
       source: "structured",
       decision: "undecidable",
       reason: "structured-output-not-object",
     },
     {
-      name: "§4.2 structured beats the decision file",
+      name: "docs/completion.md#decision-channels structured beats the decision file",
       given: {
         structuredOutput: { status: "in_progress" },
         decisionFile: jsonFile({ decision: "complete", check_id: CHECK_ID }),
@@ -68,7 +68,7 @@ describe("decideCompletion: the channels of §4.2", () => {
       decision: "incomplete",
     },
     {
-      name: "§4.2 structured beats a stale decision file",
+      name: "docs/completion.md#decision-channels structured beats a stale decision file",
       given: {
         structuredOutput: { status: "completed" },
         decisionFile: jsonFile({ decision: "incomplete", check_id: "check-old" }),
@@ -77,7 +77,7 @@ describe("decideCompletion: the channels of §4.2", () => {
       decision: "complete",
     },
     {
-      name: "§4.2 structured output without a declaration lets the file speak",
+      name: "docs/completion.md#decision-channels structured output without a declaration lets the file speak",
       given: {
         structuredOutput: { notes: "done" },
         decisionFile: jsonFile({ decision: "complete", check_id: CHECK_ID }),
@@ -87,32 +87,32 @@ describe("decideCompletion: the channels of §4.2", () => {
       checkIdMatch: true,
     },
     {
-      name: "§4.2 structured output without a declaration and nothing else is incomplete",
+      name: "docs/completion.md#decision-channels structured output without a declaration and nothing else is incomplete",
       given: { structuredOutput: { notes: "still working" } },
       source: "structured",
       decision: "incomplete",
       reason: "no-declaration",
     },
     {
-      name: "§4.2 structured-from-text: the last declaring JSON object in the text",
+      name: "docs/completion.md#decision-channels structured-from-text: the last declaring JSON object in the text",
       given: { text: 'Done.\n```json\n{"status": "completed", "summary": "all green"}\n```' },
       source: "structured-from-text",
       decision: "complete",
     },
     {
-      name: "§4.2 structured-from-text: JSON without a declaration is not a verdict",
+      name: "docs/completion.md#decision-channels structured-from-text: JSON without a declaration is not a verdict",
       given: { text: 'package.json now has {"name": "demo"}\nCOMPLETE' },
       source: "marker",
       decision: "complete",
     },
     {
-      name: "§4.2 structured-from-text is not read when the backend gave structured output",
+      name: "docs/completion.md#decision-channels structured-from-text is not read when the backend gave structured output",
       given: { structuredOutput: { status: "in_progress" }, text: '{"status": "completed"}' },
       source: "structured",
       decision: "incomplete",
     },
     {
-      name: "§4.2 file-json with the current check id decides",
+      name: "docs/completion.md#decision-channels file-json with the current check id decides",
       given: {
         decisionFile: jsonFile({ decision: "incomplete", check_id: CHECK_ID, reasons: ["x"] }),
       },
@@ -121,13 +121,13 @@ describe("decideCompletion: the channels of §4.2", () => {
       checkIdMatch: true,
     },
     {
-      name: "§4.2 file-json: the decision word is read case-insensitively",
+      name: "docs/completion.md#decision-channels file-json: the decision word is read case-insensitively",
       given: { decisionFile: jsonFile({ decision: " Complete ", check_id: CHECK_ID }) },
       source: "file-json",
       decision: "complete",
     },
     {
-      name: "§4.2 file-json beats a marker in the text",
+      name: "docs/completion.md#decision-channels file-json beats a marker in the text",
       given: {
         text: "COMPLETE",
         decisionFile: jsonFile({ decision: "incomplete", check_id: CHECK_ID }),
@@ -136,7 +136,7 @@ describe("decideCompletion: the channels of §4.2", () => {
       decision: "incomplete",
     },
     {
-      name: "§4.2 a stale decision file is ignored even when the text says COMPLETE",
+      name: "docs/completion.md#decision-channels a stale decision file is ignored even when the text says COMPLETE",
       given: {
         text: "All done.\nCOMPLETE",
         decisionFile: jsonFile({ decision: "complete", check_id: "check-previous" }),
@@ -148,7 +148,7 @@ describe("decideCompletion: the channels of §4.2", () => {
       checkIdMatch: false,
     },
     {
-      name: "§4.2 a stale file with a matching time but another check id is still stale",
+      name: "docs/completion.md#decision-channels a stale file with a matching time but another check id is still stale",
       given: { decisionFile: jsonFile({ decision: "complete", check_id: "check-x" }, FRESH_MS) },
       source: "file-json",
       decision: "undecidable",
@@ -156,20 +156,20 @@ describe("decideCompletion: the channels of §4.2", () => {
       stale: true,
     },
     {
-      name: "§4.2 a file with the current check id counts even when its time is older",
+      name: "docs/completion.md#decision-channels a file with the current check id counts even when its time is older",
       given: { decisionFile: jsonFile({ decision: "complete", check_id: CHECK_ID }, OLD_MS) },
       source: "file-json",
       decision: "complete",
       checkIdMatch: true,
     },
     {
-      name: "§4.2 a file without check id counts when written after the check started",
+      name: "docs/completion.md#decision-channels a file without check id counts when written after the check started",
       given: { decisionFile: jsonFile({ decision: "complete" }, FRESH_MS) },
       source: "file-json",
       decision: "complete",
     },
     {
-      name: "§4.2 a file without check id written before the check started is stale",
+      name: "docs/completion.md#decision-channels a file without check id written before the check started is stale",
       given: { text: "COMPLETE", decisionFile: jsonFile({ decision: "complete" }, OLD_MS) },
       source: "file-json",
       decision: "undecidable",
@@ -177,7 +177,7 @@ describe("decideCompletion: the channels of §4.2", () => {
       stale: true,
     },
     {
-      name: "§4.2 an unknown decision word is undecidable, not complete",
+      name: "docs/completion.md#decision-channels an unknown decision word is undecidable, not complete",
       given: { decisionFile: jsonFile({ decision: "done", check_id: CHECK_ID }) },
       source: "file-json",
       decision: "undecidable",
@@ -185,14 +185,14 @@ describe("decideCompletion: the channels of §4.2", () => {
       checkIdMatch: true,
     },
     {
-      name: "§4.2 a JSON decision file without a decision is undecidable",
+      name: "docs/completion.md#decision-channels a JSON decision file without a decision is undecidable",
       given: { decisionFile: jsonFile({ check_id: CHECK_ID, reasons: [] }) },
       source: "file-json",
       decision: "undecidable",
       reason: "missing-decision",
     },
     {
-      name: "§4.2 invalid JSON in the decision file is undecidable",
+      name: "docs/completion.md#decision-channels invalid JSON in the decision file is undecidable",
       given: {
         text: "COMPLETE",
         decisionFile: { text: '{"decision": "complete",', modifiedAtMs: FRESH_MS },
@@ -202,33 +202,33 @@ describe("decideCompletion: the channels of §4.2", () => {
       reason: "invalid-json",
     },
     {
-      name: "§4.2 file-legacy: the last PASS/FAIL/COMPLETE/INCOMPLETE line wins",
+      name: "docs/completion.md#decision-channels file-legacy: the last PASS/FAIL/COMPLETE/INCOMPLETE line wins",
       given: { decisionFile: { text: "FAIL\nnotes\npass\n", modifiedAtMs: FRESH_MS } },
       source: "file-legacy",
       decision: "complete",
     },
     {
-      name: "§4.2 file-legacy: FAIL after COMPLETE is incomplete",
+      name: "docs/completion.md#decision-channels file-legacy: FAIL after COMPLETE is incomplete",
       given: { decisionFile: { text: "COMPLETE\n  fail  ", modifiedAtMs: FRESH_MS } },
       source: "file-legacy",
       decision: "incomplete",
     },
     {
-      name: "§4.2 file-legacy: a line that only begins with a word is not one",
+      name: "docs/completion.md#decision-channels file-legacy: a line that only begins with a word is not one",
       given: { decisionFile: { text: "PASS with warnings", modifiedAtMs: FRESH_MS } },
       source: "file-legacy",
       decision: "undecidable",
       reason: "unknown-decision-word",
     },
     {
-      name: "§4.2 file-legacy: an empty file is undecidable",
+      name: "docs/completion.md#decision-channels file-legacy: an empty file is undecidable",
       given: { decisionFile: { text: "  \n", modifiedAtMs: FRESH_MS } },
       source: "file-legacy",
       decision: "undecidable",
       reason: "empty-decision-file",
     },
     {
-      name: "§4.2 file-legacy: an old file is stale and a marker may not override it",
+      name: "docs/completion.md#decision-channels file-legacy: an old file is stale and a marker may not override it",
       given: { text: "COMPLETE", decisionFile: { text: "PASS", modifiedAtMs: OLD_MS } },
       source: "file-legacy",
       decision: "undecidable",
@@ -236,51 +236,51 @@ describe("decideCompletion: the channels of §4.2", () => {
       stale: true,
     },
     {
-      name: "§4.2 marker: a line consisting only of COMPLETE",
+      name: "docs/completion.md#decision-channels marker: a line consisting only of COMPLETE",
       given: { text: "I fixed the bug.\n  COMPLETE  \n" },
       source: "marker",
       decision: "complete",
     },
     {
-      name: "§4.2 marker: <promise>COMPLETE</promise> is a marker",
+      name: "docs/completion.md#decision-channels marker: <promise>COMPLETE</promise> is a marker",
       given: { text: "Work finished.\n<promise>COMPLETE</promise>" },
       source: "marker",
       decision: "complete",
     },
     {
-      name: "§4.2 marker: the last marker line wins",
+      name: "docs/completion.md#decision-channels marker: the last marker line wins",
       given: { text: "COMPLETE\nwait, one test fails\nINCOMPLETE" },
       source: "marker",
       decision: "incomplete",
     },
     {
-      name: "§4.2 marker: COMPLETE the task later is not a marker",
+      name: "docs/completion.md#decision-channels marker: COMPLETE the task later is not a marker",
       given: { text: "COMPLETE the task later" },
       source: "none",
       decision: "undecidable",
       reason: "no-decision",
     },
     {
-      name: "§4.2 marker: a word inside a sentence is not a marker",
+      name: "docs/completion.md#decision-channels marker: a word inside a sentence is not a marker",
       given: { text: "The work is INCOMPLETE because tests fail." },
       source: "none",
       decision: "undecidable",
     },
     {
-      name: "§4.2 Failed to connect on stderr is not a verdict",
+      name: "docs/completion.md#decision-channels Failed to connect on stderr is not a verdict",
       given: { text: "", stderr: "Failed to connect\nFAIL\nCOMPLETE\n" },
       source: "none",
       decision: "undecidable",
       reason: "no-decision",
     },
     {
-      name: "§4.2 stderr never overrides the text",
+      name: "docs/completion.md#decision-channels stderr never overrides the text",
       given: { text: "INCOMPLETE", stderr: "COMPLETE" },
       source: "marker",
       decision: "incomplete",
     },
     {
-      name: "§4.2 none: nothing usable is undecidable",
+      name: "docs/completion.md#decision-channels none: nothing usable is undecidable",
       given: { text: "I looked around." },
       source: "none",
       decision: "undecidable",
@@ -301,7 +301,7 @@ describe("decideCompletion: the channels of §4.2", () => {
     });
   }
 
-  it("§4.2 a decided result from a file carries its reasons", () => {
+  it("docs/completion.md#decision-channels a decided result from a file carries its reasons", () => {
     const result = decideCompletion(
       input({
         decisionFile: jsonFile({
@@ -316,7 +316,7 @@ describe("decideCompletion: the channels of §4.2", () => {
 });
 
 describe("decideCompletion: the undecidable streak", () => {
-  it("§4.2 undecidable counts into the streak and a decided result resets it", () => {
+  it("docs/completion.md#undecidable undecidable counts into the streak and a decided result resets it", () => {
     const undecided = decideCompletion(input({ previousUndecidableStreak: 2 }));
     expect(undecided.undecidableStreak).toBe(3);
     const decided = decideCompletion(input({ previousUndecidableStreak: 2, text: "INCOMPLETE" }));
@@ -324,7 +324,7 @@ describe("decideCompletion: the undecidable streak", () => {
     expect(decided.exhausted).toBe(false);
   });
 
-  it("§4.2 the streak reaches the limit: maxUndecidable results are allowed, the next one is exhausted", () => {
+  it("docs/completion.md#undecidable the streak reaches the limit: maxUndecidable results are allowed, the next one is exhausted", () => {
     let streak = 0;
     const exhaustedAt: number[] = [];
     for (let check = 1; check <= 5; check += 1) {
@@ -337,7 +337,7 @@ describe("decideCompletion: the undecidable streak", () => {
     expect(exhaustedAt[0]).toBe(4);
   });
 
-  it("§4.2 the exhausted message names the source, the check id match and the parse reason", () => {
+  it("docs/completion.md#undecidable the exhausted message names the source, the check id match and the parse reason", () => {
     const result = decideCompletion(
       input({
         previousUndecidableStreak: 3,
@@ -350,7 +350,7 @@ describe("decideCompletion: the undecidable streak", () => {
     expect(result.message).toContain("check-id-mismatch");
   });
 
-  it("§4.2 a stale file counts into the streak like any undecidable result", () => {
+  it("docs/completion.md#undecidable a stale file counts into the streak like any undecidable result", () => {
     const result = decideCompletion(
       input({
         previousUndecidableStreak: 1,

@@ -16,7 +16,7 @@ export interface DecisionInput extends ChannelInput {
   readonly maxUndecidable: number;
 }
 
-/** The decision of one completion check (SPEC §4.2), with its streak bookkeeping. */
+/** The decision of one completion check (docs/completion.md#decision-channels), with its streak bookkeeping. */
 export interface CompletionDecision extends ChannelReading {
   /** Consecutive undecidable results including this one; 0 after any decided result. */
   readonly undecidableStreak: number;
@@ -27,7 +27,7 @@ export interface CompletionDecision extends ChannelReading {
 }
 
 /**
- * Reads the declaration through the channels of SPEC §4.2 in their fixed
+ * Reads the declaration through the channels of docs/completion.md#decision-channels in their fixed
  * order (structured, structured-from-text, file-json, file-legacy, marker,
  * none) and counts undecidable results.
  *
@@ -78,7 +78,7 @@ export interface DecisionPathOrigin {
 
 /**
  * The absolute path of the decision file. A path that leaves the working tree
- * (or names the tree itself) is a configuration error (SPEC §4.2).
+ * (or names the tree itself) is a configuration error (docs/completion.md#decision-file).
  */
 export function resolveDecisionPath(
   cwd: string,

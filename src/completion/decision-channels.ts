@@ -80,7 +80,7 @@ function checkStartInFileTime(before?: FileSnapshot, after?: FileSnapshot): numb
 const MARKER_LINE = /^(?:<promise>\s*(COMPLETE|INCOMPLETE)\s*<\/promise>|(COMPLETE|INCOMPLETE))$/;
 
 /**
- * SPEC §4.2: the channels in their fixed order. The first channel that says
+ * docs/completion.md#decision-channels: the channels in their fixed order. The first channel that says
  * anything decides; a decision file always says something once it exists
  * (even when stale), so a marker never overrides a file.
  *

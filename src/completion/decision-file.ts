@@ -15,7 +15,7 @@ const LEGACY_WORDS: Readonly<Record<string, "complete" | "incomplete">> = {
 };
 
 /**
- * Reads the decision file (SPEC §4.2 channels 2 and 3). A file that starts
+ * Reads the decision file (docs/completion.md#decision-file). A file that starts
  * with `{` is `file-json`; anything else is `file-legacy`. Returns a reading
  * for every file that exists: a stale or unreadable file is still a reading
  * (undecidable), so that a marker in the text cannot override it.

@@ -37,7 +37,7 @@ function condition(
 }
 
 describe("isComplete", () => {
-  it("§4.6 validators passed and every external condition holds: complete", async () => {
+  it("docs/completion.md#external-conditions validators passed and every external condition holds: complete", async () => {
     const verdict = await isComplete({
       validation: passed,
       external: [
@@ -48,7 +48,7 @@ describe("isComplete", () => {
     expect(verdict.complete).toBe(true);
   });
 
-  it("§4.6 a failed validation is the first unmet condition, with its pattern and params", async () => {
+  it("docs/completion.md#external-conditions a failed validation is the first unmet condition, with its pattern and params", async () => {
     const asked: string[] = [];
     const verdict = await isComplete({
       validation: failed,
@@ -62,7 +62,7 @@ describe("isComplete", () => {
     expect(asked).toEqual([]);
   });
 
-  it("§4.5 a closure review that is not complete yields closure-incomplete with its pending actions", async () => {
+  it("docs/completion.md#closure-review a closure review that is not complete yields closure-incomplete with its pending actions", async () => {
     const verdict = await isComplete({
       validation: passed,
       closureReview: {
@@ -78,7 +78,7 @@ describe("isComplete", () => {
     expect(verdict.failure.params).toEqual({ pendingActions: ["add a test"] });
   });
 
-  it("§4.5 an unreadable closure review is not complete", async () => {
+  it("docs/completion.md#closure-review an unreadable closure review is not complete", async () => {
     const verdict = await isComplete({
       validation: passed,
       closureReview: { ok: false, error: "the closure review gave no JSON answer" },
@@ -89,7 +89,7 @@ describe("isComplete", () => {
     expect(String(verdict.failure.params.pendingActions)).toContain("no JSON answer");
   });
 
-  it("§4.6 the first unmet external condition is returned and later ones are not asked", async () => {
+  it("docs/completion.md#external-conditions the first unmet external condition is returned and later ones are not asked", async () => {
     const asked: string[] = [];
     const verdict = await isComplete({
       validation: passed,
@@ -109,7 +109,7 @@ describe("isComplete", () => {
     });
   });
 
-  it("§4.6 an external condition that throws is unmet, not a crash", async () => {
+  it("docs/completion.md#external-conditions an external condition that throws is unmet, not a crash", async () => {
     const verdict = await isComplete({
       validation: passed,
       external: [

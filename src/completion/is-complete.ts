@@ -7,7 +7,7 @@ import {
 } from "./check-failure.js";
 import type { ClosureReviewReading } from "./closure-review.js";
 
-/** A fact about the outside world that must hold before a run is complete (SPEC §4.6). */
+/** A fact about the outside world that must hold before a run is complete (docs/completion.md#external-conditions). */
 export interface ExternalCondition {
   /** Short name, e.g. "working tree clean". */
   readonly name: string;

@@ -35,7 +35,7 @@ const testsFailed: ValidatorOutcome = {
 };
 
 describe("summarizeIteration", () => {
-  it("§3 rule 3: the declaration and the failed check are carried side by side", () => {
+  it("docs/loop.md#rule-3: the declaration and the failed check are carried side by side", () => {
     const failure = validationFailure({
       valid: false,
       pattern: "test-failed",
@@ -62,7 +62,7 @@ describe("summarizeIteration", () => {
     expect(summary.failedCheck?.detail).toContain("+1 more");
   });
 
-  it("§3 rule 3: a declaration in the text is read when there is no structured output", () => {
+  it("docs/loop.md#rule-3: a declaration in the text is read when there is no structured output", () => {
     const summary = summarizeIteration(1, {
       text: `Done.\n${JSON.stringify(declared)}`,
       toolsUsed: [],
@@ -71,7 +71,7 @@ describe("summarizeIteration", () => {
     expect(summary.nextAction).toBe("complete");
   });
 
-  it("§3 rule 3: a file or marker decision stands in for the status", () => {
+  it("docs/loop.md#rule-3: a file or marker decision stands in for the status", () => {
     const decision = decideCompletion({
       text: "Fixed the parser.\nINCOMPLETE",
       completionSignal: DEFAULT_COMPLETION_SIGNAL,
@@ -89,7 +89,7 @@ describe("summarizeIteration", () => {
     expect(summary.summary).toContain("Fixed the parser.");
   });
 
-  it("§3 rule 3: backend errors and other findings are listed", () => {
+  it("docs/loop.md#rule-3: backend errors and other findings are listed", () => {
     const summary = summarizeIteration(
       3,
       { text: "", toolsUsed: [], error: { message: "max turns reached" } },
@@ -132,7 +132,7 @@ describe("check failures", () => {
     expect(describeOutcome(outcome as ValidatorOutcome)).toBe(expected);
   });
 
-  it("§4.4 a format failure uses the format-error pattern with formatError and expectedFormat", () => {
+  it("docs/retry.md#format-retries a format failure uses the format-error pattern with formatError and expectedFormat", () => {
     const failure = formatFailure(
       { valid: false, error: "no structured output" },
       { type: "json", requiredFields: ["status"] },
@@ -144,7 +144,7 @@ describe("check failures", () => {
     });
   });
 
-  it("§4.2 an undecidable failure says which source and why", () => {
+  it("docs/retry.md#undecidable-retries an undecidable failure says which source and why", () => {
     const decision = decideCompletion({
       text: "COMPLETE",
       decisionFile: { text: '{"decision":"complete","check_id":"old"}', modifiedAtMs: 5 },
@@ -161,13 +161,13 @@ describe("check failures", () => {
     expect(String(failure.params.decisionReason)).toContain('"new"');
   });
 
-  it("§4.5 a closure failure carries the pending actions", () => {
+  it("docs/completion.md#closure-review a closure failure carries the pending actions", () => {
     expect(closureFailure(["write docs", "bump version"]).detail).toBe(
       "pending: write docs; bump version",
     );
   });
 
-  it("§4.3 other failing validators are named in the detail", () => {
+  it("docs/completion.md#validators other failing validators are named in the detail", () => {
     const lint: ValidatorOutcome = { ...testsFailed, validator: "lint", pattern: "lint-error" };
     const failure = validationFailure({
       valid: false,

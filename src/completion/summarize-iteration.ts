@@ -25,7 +25,7 @@ export interface IterationFindings {
 const TEXT_SUMMARY_MAX_CHARS = 500;
 
 /**
- * SPEC §3 rule 3: what the model declared last time (status, next action,
+ * docs/loop.md#rule-3: what the model declared last time (status, next action,
  * reason, summary) next to what the harness found (the failed check and a
  * one-line detail), so the next prompt can show the gap between the two
  * (prompts' `renderIterationSummary` turns it into text).

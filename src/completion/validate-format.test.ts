@@ -28,7 +28,7 @@ describe("validateFormat", () => {
     error?: string;
   }[] = [
     {
-      name: "§4.4 json: structured output with the required fields is valid",
+      name: "docs/completion.md#format-check json: structured output with the required fields is valid",
       response: {
         structuredOutput: { status: "completed", next_action: { action: "complete" } },
         text: "",
@@ -37,60 +37,60 @@ describe("validateFormat", () => {
       valid: true,
     },
     {
-      name: "§4.4 json: a JSON object in the text is accepted when there is no structured output",
+      name: "docs/completion.md#format-check json: a JSON object in the text is accepted when there is no structured output",
       response: { text: 'Done.\n{"status": "completed", "next_action": {"action": "complete"}}' },
       format: json,
       valid: true,
     },
     {
-      name: "§4.4 json: a missing required field is a format error naming the field",
+      name: "docs/completion.md#format-check json: a missing required field is a format error naming the field",
       response: { structuredOutput: { status: "completed", next_action: {} }, text: "" },
       format: json,
       valid: false,
       error: "next_action.action",
     },
     {
-      name: "§4.4 json: no JSON at all is a format error",
+      name: "docs/completion.md#format-check json: no JSON at all is a format error",
       response: { text: "all done" },
       format: json,
       valid: false,
       error: "no structured output",
     },
     {
-      name: "§4.4 text-pattern: a matching line is valid",
+      name: "docs/completion.md#format-check text-pattern: a matching line is valid",
       response: { text: "Summary\nRESULT: ok\n" },
       format: { type: "text-pattern", pattern: "^RESULT: (ok|fail)$" },
       valid: true,
     },
     {
-      name: "§4.4 text-pattern: no match is a format error",
+      name: "docs/completion.md#format-check text-pattern: no match is a format error",
       response: { text: "RESULT maybe" },
       format: { type: "text-pattern", pattern: "^RESULT: (ok|fail)$" },
       valid: false,
       error: "does not match",
     },
     {
-      name: "§4.4 text-pattern: an invalid pattern is reported, not thrown",
+      name: "docs/completion.md#format-check text-pattern: an invalid pattern is reported, not thrown",
       response: { text: "x" },
       format: { type: "text-pattern", pattern: "(" },
       valid: false,
       error: "invalid pattern",
     },
     {
-      name: "§4.4 action-block: a fenced agent-action block with JSON is valid",
+      name: "docs/completion.md#format-check action-block: a fenced agent-action block with JSON is valid",
       response: { text: 'Closing.\n```agent-action\n{"type": "close", "summary": "done"}\n```\n' },
       format: { type: "action-block" },
       valid: true,
     },
     {
-      name: "§4.4 action-block: the action type must match when given",
+      name: "docs/completion.md#format-check action-block: the action type must match when given",
       response: { text: '```agent-action\n{"type": "comment"}\n```' },
       format: { type: "action-block", actionType: "close" },
       valid: false,
       error: '"close"',
     },
     {
-      name: "§4.4 action-block: any block of the right type is enough",
+      name: "docs/completion.md#format-check action-block: any block of the right type is enough",
       response: {
         text: '```agent-action\n{"type": "comment"}\n```\n```agent-action\n{"type": "close"}\n```',
       },
@@ -98,14 +98,14 @@ describe("validateFormat", () => {
       valid: true,
     },
     {
-      name: "§4.4 action-block: a block that is not JSON is a format error",
+      name: "docs/completion.md#format-check action-block: a block that is not JSON is a format error",
       response: { text: "```agent-action\nclose the issue\n```" },
       format: { type: "action-block" },
       valid: false,
       error: "not valid JSON",
     },
     {
-      name: "§4.4 action-block: no block is a format error",
+      name: "docs/completion.md#format-check action-block: no block is a format error",
       response: { text: '```json\n{"type": "close"}\n```' },
       format: { type: "action-block" },
       valid: false,
@@ -121,7 +121,7 @@ describe("validateFormat", () => {
     });
   }
 
-  it("§4.4 json: with a schema, the first errors are reported with their instance paths", () => {
+  it("docs/completion.md#format-check json: with a schema, the first errors are reported with their instance paths", () => {
     const result = validateFormat(
       {
         structuredOutput: { status: "finished", next_action: { action: "complete", extra: 1 } },
@@ -136,7 +136,7 @@ describe("validateFormat", () => {
     expect(result.error).toContain("extra");
   });
 
-  it("§4.4 json: the extracted object is the one that was checked", () => {
+  it("docs/completion.md#format-check json: the extracted object is the one that was checked", () => {
     const output = { status: "completed", next_action: { action: "complete" } };
     const result = validateFormat({ structuredOutput: output, text: "" }, json, {
       schema: STEP_SCHEMA,
@@ -151,14 +151,14 @@ describe("validateFormat", () => {
 });
 
 describe("validateStructuredOutput", () => {
-  it("§4.4 structured output failing its schema is invalid, with every problem located", () => {
+  it("docs/completion.md#format-check structured output failing its schema is invalid, with every problem located", () => {
     const result = validateStructuredOutput({ status: 3 }, STEP_SCHEMA);
     expect(result.valid).toBe(false);
     expect(result.problems.map((problem) => problem.instancePath)).toContain("/status");
     expect(result.problems.some((problem) => problem.message.includes("next_action"))).toBe(true);
   });
 
-  it("§4.4 missing structured output is invalid", () => {
+  it("docs/completion.md#format-check missing structured output is invalid", () => {
     const result = validateStructuredOutput(undefined, STEP_SCHEMA);
     expect(result.valid).toBe(false);
     expect(result.error).toContain("missing");

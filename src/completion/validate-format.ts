@@ -3,7 +3,7 @@ import { isPlainObject } from "../plain-object.js";
 import { findJsonObjects, type ResponseContent } from "./json-in-text.js";
 import { type SchemaValidators, validateStructuredOutput } from "./schema-validators.js";
 
-/** Seed 000's FormatValidationResult. */
+/** The result of the format check (docs/completion.md#format-check). */
 export interface FormatCheck {
   readonly valid: boolean;
   /** What is wrong, in one line, when not valid. */
@@ -21,7 +21,7 @@ export interface FormatOptions {
 
 const ACTION_BLOCK = /```agent-action[^\S\r\n]*\r?\n([\s\S]*?)\r?\n?```/g;
 
-/** FormatValidator (seed 000 / 003): does the response have the completion step's `responseFormat`? */
+/** FormatValidator (docs/completion.md#format-check): does the response have the completion step's `responseFormat`? */
 export function validateFormat(
   response: ResponseContent,
   format: ResponseFormat,

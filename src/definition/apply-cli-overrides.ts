@@ -23,8 +23,8 @@ export interface CliOverrides {
 }
 
 /**
- * The one place where CLI flags are merged over agent.json (DESIGN principle
- * 8: defaults < agent.json < flags). Returns a new, deeply frozen
+ * The one place where CLI flags are merged over agent.json
+ * (docs/style.md#principle-8: defaults < agent.json < flags). Returns a new, deeply frozen
  * ResolvedAgent; the given one is not changed. A bad value is a CloserError
  * `usage_error` naming the flag.
  */

@@ -14,7 +14,7 @@ import { loadAgent } from "./load-agent.js";
 
 useTempCwd();
 
-describe("loadAgent: the spellings of SPEC §2.2 and the seeds", () => {
+describe("loadAgent: the spellings of docs/definition.md#completion-step-spellings", () => {
   it("loads both registry spellings of a completion step into the same definition", async () => {
     await writeAgent("iterator", { agent: iteratorAgent, registry: registryInSteps });
     const fromSteps = await loadAgent("iterator", { cwd });
@@ -33,7 +33,7 @@ describe("loadAgent: the spellings of SPEC §2.2 and the seeds", () => {
     });
   });
 
-  it("loads the registry example of SPEC §2.2 as written", async () => {
+  it("loads the registry example of docs/definition.md#steps-registry as written", async () => {
     await writeAgent("iterator", {
       agent: iteratorAgent,
       registry: {
@@ -100,7 +100,7 @@ describe("loadAgent: the spellings of SPEC §2.2 and the seeds", () => {
     });
   });
 
-  it("loads seed 002's completion step with its own prompt and output schema", async () => {
+  it("loads a completionSteps entry (docs/definition.md#completion-step-spellings) with its own prompt and output schema", async () => {
     await writeAgent("iterator", {
       agent: iteratorAgent,
       registry: {
@@ -125,7 +125,7 @@ describe("loadAgent: the spellings of SPEC §2.2 and the seeds", () => {
     });
   });
 
-  it("reads the format check of seed 003 (check.responseFormat, check.onFail.maxRetries)", async () => {
+  it("reads the format check in the spelling of docs/definition.md#completion-step-spellings (check.responseFormat, check.onFail.maxRetries)", async () => {
     await writeAgent("iterator", {
       agent: iteratorAgent,
       registry: {

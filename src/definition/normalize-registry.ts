@@ -112,7 +112,7 @@ function mapValues<T, R>(
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value, key)]));
 }
 
-/** Both spellings: a completion step may sit in `steps` (seed 000) or in `completionSteps`. */
+/** Both spellings: a completion step may sit in `steps` (docs/definition.md#completion-step-spellings) or in `completionSteps`. */
 function normalizeSteps(file: RegistryFile, report: Report) {
   const context: StepContext = { c1: file.c1, report };
   const steps: Record<string, StepDefinition> = {};

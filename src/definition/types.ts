@@ -128,7 +128,7 @@ export type SuccessWhen =
   | { readonly kind: "contains"; readonly text: string }
   | { readonly kind: "matches"; readonly regex: string };
 
-/** Extractor names of SPEC §4.3. */
+/** Extractor names of docs/completion.md#extract-params. */
 export type ExtractorName =
   | "stdout"
   | "stderr"

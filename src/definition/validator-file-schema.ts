@@ -1,5 +1,5 @@
 /**
- * The raw shape of a validator in steps_registry.json (SPEC §4.3): command,
+ * The raw shape of a validator in steps_registry.json (docs/completion.md#validators): command,
  * file or custom, with the pattern it fails into and the params it extracts.
  */
 import { z } from "zod";
@@ -7,7 +7,7 @@ import { parseSuccessWhen, SUCCESS_WHEN_GRAMMAR } from "../validators/success-wh
 import { insidePath } from "./inside-path.js";
 import type { ExtractorName } from "./types.js";
 
-/** Every extractor of SPEC §4.3, in the order the docs list them. */
+/** Every extractor of docs/completion.md#extract-params, in the order the docs list them. */
 export const EXTRACTOR_NAMES = [
   "stdout",
   "stderr",

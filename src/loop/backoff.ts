@@ -1,4 +1,4 @@
-/** Limits of the waits and repeats that don't count against the work (SPEC §3 rules 4 and 5). */
+/** Limits of the waits and repeats that don't count against the work (docs/loop.md#backoff). */
 export const BACKOFF_LIMITS = {
   /** First wait after a rate limit without a reset time; doubles each time. */
   baseMs: 2_000,

@@ -7,7 +7,7 @@ import { emit, type RunContext, updateState } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 
 /**
- * FormatValidator (SPEC §4.4), only when the completion step has a
+ * FormatValidator (docs/completion.md#format-check), only when the completion step has a
  * `responseFormat`: a response without it gets a `format-error` retry, up to
  * `maxFormatRetries` in a row; past that a warning is recorded and the
  * checks run anyway. Returns "retry" when a format retry was queued.

@@ -2,7 +2,7 @@ import { emit, type RunContext } from "./run-context.js";
 import { stopped, type Terminal } from "./terminal-state.js";
 
 /**
- * What may end the run before the next iteration (SPEC §3 rule 6): an abort,
+ * What may end the run before the next iteration (docs/loop.md#rule-6): an abort,
  * a spent budget (cost, or wall time counted from when this process started
  * or resumed the run), or the iteration cap. Records the budget state.
  */

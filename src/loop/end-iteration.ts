@@ -9,7 +9,7 @@ import { type Turn, variablesFor } from "./start-iteration.js";
 import { completed, type Terminal } from "./terminal-state.js";
 
 /**
- * Ends an iteration without a declaration (SPEC §3 rule 1): no checks run,
+ * Ends an iteration without a declaration (docs/loop.md#rule-1): no checks run,
  * the loop moves to the step's `next` (or stays), carrying the summary.
  */
 export function goToNextStep(
@@ -36,7 +36,7 @@ export interface RetryRequest {
 }
 
 /**
- * Ends an iteration whose check found a gap (SPEC §3 rule 2): the retry
+ * Ends an iteration whose check found a gap (docs/loop.md#rule-2): the retry
  * prompt chosen by the failure pattern, filled with what the check found, is
  * rendered now and sent as the next iteration's prompt. The summary carries
  * the declaration and the finding forward (rule 3).

@@ -11,7 +11,7 @@ import type { Verification } from "./verify-completion.js";
 
 /**
  * A declaration the checks did not confirm, by the completion step's
- * `onFailure` (SPEC §4.4): `retry` queues the retry prompt for the next
+ * `onFailure` (docs/retry.md#on-failure): `retry` queues the retry prompt for the next
  * iteration until the attempts are spent (`retries_exhausted`), `abort` stops
  * (`aborted`), `skip` accepts the work with a warning (`completed`).
  * Returns the end of the run, or undefined when the loop goes on.
@@ -55,7 +55,7 @@ export async function handleFailedCheck(
 }
 
 /**
- * A declaration that could not be read (SPEC §4.2) is INCOMPLETE, not a
+ * A declaration that could not be read (docs/completion.md#undecidable) is INCOMPLETE, not a
  * failure: the model gets a retry prompt saying what was wrong with it,
  * until `maxUndecidable` such results in a row end the run with `error`.
  */

@@ -45,8 +45,8 @@ function terminalFor(error: BackendError): Terminal {
 }
 
 /**
- * Sends a query and gets an answer the loop can use (SPEC §3 rules 4, 5 and
- * §3.1). A rate limit or overload waits (exponential backoff, or the reset
+ * Sends a query and gets an answer the loop can use (docs/loop.md#rule-4, docs/loop.md#rule-5 and
+ * docs/loop.md#error-classes). A rate limit or overload waits (exponential backoff, or the reset
  * time the backend gave) and repeats; a timeout or lost connection repeats a
  * bounded number of times; an expired session is dropped and the query
  * repeated in a new one with the previous summary. None of these repeats

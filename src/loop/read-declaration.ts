@@ -5,8 +5,8 @@ import { emit, type RunContext, updateState } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 
 /**
- * Reads the model's declaration through the decision channels (SPEC §4.1,
- * §4.2) and records it: which channel spoke, whether a decision file's check
+ * Reads the model's declaration through the decision channels
+ * (docs/completion.md#decision-channels) and records it: which channel spoke, whether a decision file's check
  * id matched, and the undecidable streak.
  */
 export async function readDeclaration(

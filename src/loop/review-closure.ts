@@ -12,7 +12,7 @@ import type { Terminal } from "./terminal-state.js";
 const LABEL = "closure-review";
 
 /**
- * Closure review (SPEC §4.5): after the validators pass, one extra query in
+ * Closure review (docs/completion.md#closure-review): after the validators pass, one extra query in
  * the same iteration asks the model to review its work as a checklist, in a
  * fixed schema. It waits out rate limits like any query.
  */

@@ -11,7 +11,7 @@ import { isTerminal, type Terminal } from "./terminal-state.js";
 import { verifyCompletion } from "./verify-completion.js";
 
 /**
- * The loop of SPEC §3. It leaves only through a terminal state.
+ * The loop of docs/loop.md. It leaves only through a terminal state.
  *
  * An iteration is one backend query for the work: the step prompt or a
  * retry prompt (condition, format or undecidable retries all count). Repeats
@@ -29,7 +29,7 @@ export async function runLoop(run: RunContext): Promise<Terminal> {
     if (answer.terminal) return answer.terminal;
     const { response } = answer;
 
-    const decision = await readDeclaration(run, turn, response); // §4.1, §4.2
+    const decision = await readDeclaration(run, turn, response); // docs/completion.md#decision-channels
     if (decision.decision === "incomplete") {
       goToNextStep(run, turn, response, { decision }); // rule 1: no signal, no checks
       continue;

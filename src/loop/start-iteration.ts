@@ -10,7 +10,7 @@ import { emit, keep, type RunContext, updateState } from "./run-context.js";
 /** One iteration under way: its number, check id, step and the query it sends. */
 export interface Turn {
   readonly iteration: number;
-  /** Fresh for every iteration: the model may declare completion in it (SPEC §4.2). */
+  /** Fresh for every iteration: the model may declare completion in it (docs/completion.md#check-id). */
   readonly checkId: string;
   readonly step: StepDefinition;
   /** The completion step the step declares completion against, when it has one. */
@@ -22,7 +22,7 @@ export interface Turn {
 
 /**
  * Starts the next iteration: the pending retry prompt when a check failed
- * last time (SPEC §3 rule 2), else the step's prompt rendered with the
+ * last time (docs/loop.md#rule-2), else the step's prompt rendered with the
  * previous summary (rule 3). The prompt is kept in the record before it is sent.
  */
 export async function startIteration(run: RunContext): Promise<Turn> {
@@ -64,7 +64,7 @@ export async function startIteration(run: RunContext): Promise<Turn> {
   };
 }
 
-/** The step's own prompt, rendered with the previous summary (SPEC §3 rule 3). */
+/** The step's own prompt, rendered with the previous summary (docs/loop.md#rule-3). */
 function renderStepPrompt(
   run: RunContext,
   step: StepDefinition,

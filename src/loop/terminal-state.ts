@@ -10,7 +10,7 @@ import {
 } from "./run-context.js";
 import type { AgentResult } from "./run-settings.js";
 
-/** How the loop ended (SPEC §3 rule 6): the only way out of it. */
+/** How the loop ended (docs/loop.md#rule-6): the only way out of it. */
 export interface Terminal {
   readonly status: TerminalStatus;
   readonly reason: string;

@@ -1,7 +1,7 @@
 /**
  * The only module that spawns processes. Every command runs in its own
  * process group, so a timeout or an abort ends the command together with
- * everything it started (SPEC §3 rule 5).
+ * everything it started (docs/loop.md#rule-5).
  *
  * Built on `node:child_process` directly: the checks spawn short commands
  * many times a run, and a general-purpose wrapper's per-call machinery

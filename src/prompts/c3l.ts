@@ -72,7 +72,7 @@ export function findBadWords(words: Partial<C3lWords>, source: WordSource = {}):
 }
 
 /**
- * The lookup order of SPEC §2.3: the file with the adaptation, then `f_{edition}.md`,
+ * The lookup order of docs/definition.md#prompt-lookup: the file with the adaptation, then `f_{edition}.md`,
  * then for retry prompts `f_failed.md` and the built-in generic text.
  */
 export function listPromptCandidates(

@@ -17,7 +17,7 @@ export function stepWords(c1: string, step: StepDefinition): C3lWords {
 }
 
 /**
- * Words of the retry prompt for a failure pattern of a completion step (SPEC §4.4): c2/c3 from
+ * Words of the retry prompt for a failure pattern of a completion step (docs/retry.md#retry-prompt): c2/c3 from
  * the completion step, edition/adaptation from the pattern, or `failed` + the pattern's name for
  * a pattern the registry does not declare (the built-in ones such as `format-error`).
  */

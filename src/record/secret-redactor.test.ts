@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { makeRedactor, stringifyRedacted } from "./secret-redactor.js";
 
 describe("makeRedactor", () => {
-  it("§6 redacts the values of secret environment variables, and only those", () => {
+  it("docs/record.md#secrets redacts the values of secret environment variables, and only those", () => {
     const redact = makeRedactor({
       GITHUB_TOKEN: "tok-0123456789",
       MY_SERVICE_PASSWORD: "hunter2hunter2",
@@ -21,10 +21,13 @@ describe("makeRedactor", () => {
     ["an OpenAI key", `sk-proj-${"Q7w-".repeat(10)}`],
     ["an AWS access key id", "AKIAIOSFODNN7EXAMPLE"],
     ["a Slack token", "xoxb-123456789012-abcdefABCDEF"],
-  ])("§6 redacts %s found in text, without an environment variable naming it", (_kind, token) => {
-    const redact = makeRedactor({});
-    expect(redact(`cat .env\nTOKEN=${token}\n`)).toBe("cat .env\nTOKEN=[redacted]\n");
-  });
+  ])(
+    "docs/record.md#secrets redacts %s found in text, without an environment variable naming it",
+    (_kind, token) => {
+      const redact = makeRedactor({});
+      expect(redact(`cat .env\nTOKEN=${token}\n`)).toBe("cat .env\nTOKEN=[redacted]\n");
+    },
+  );
 
   it("leaves text that merely resembles a token prefix alone", () => {
     const redact = makeRedactor({});

@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { cutParamsForPrompt, cutText } from "./cut-for-prompt.js";
 
 describe("cutText", () => {
-  it("§4.3 short text is kept whole", () => {
+  it("docs/retry.md#cutting-params short text is kept whole", () => {
     expect(cutText("short", 100)).toBe("short");
   });
 
-  it("§4.3 long text keeps head and tail within the limit and says how much was cut", () => {
+  it("docs/retry.md#cutting-params long text keeps head and tail within the limit and says how much was cut", () => {
     fc.assert(
       fc.property(
         fc.string({ minLength: 300, maxLength: 3000 }),
@@ -43,11 +43,11 @@ describe("cutParamsForPrompt", () => {
       { tests: [{ name: "1" }, { name: "2" }, { name: "3" }, { name: "4" }] },
       { tests: [{ name: "1" }, { name: "2" }, { name: "3" }] },
     ],
-  ])("§4.3 %s", (_name, params, expected) => {
+  ])("docs/retry.md#cutting-params %s", (_name, params, expected) => {
     expect(cutParamsForPrompt(params, limits).params).toEqual(expected);
   });
 
-  it("§4.3 nested strings are cut to the nested limit and every cut is noted", () => {
+  it("docs/retry.md#cutting-params nested strings are cut to the nested limit and every cut is noted", () => {
     const result = cutParamsForPrompt(
       { tests: [{ name: "t", error: "e".repeat(1000) }], short: "ok" },
       limits,

@@ -79,28 +79,28 @@ describe("buildRetryPrompt", () => {
     kind: string;
   }[] = [
     {
-      name: "§4.4 a registry pattern resolves steps/{c2}/{c3}/f_failed_<adaptation>.md",
+      name: "docs/retry.md#patterns a registry pattern resolves steps/{c2}/{c3}/f_failed_<adaptation>.md",
       patternName: "test-failed",
       params: { failedTests: [], errorOutput: "x" },
       adaptation: "test-failed",
       kind: "retry",
     },
     {
-      name: "§4.4 format-error is built in with formatError and expectedFormat",
+      name: "docs/retry.md#builtin-patterns format-error is built in with formatError and expectedFormat",
       patternName: "format-error",
       params: { formatError: "no JSON", expectedFormat: "a JSON object" },
       adaptation: "format-error",
       kind: "format-retry",
     },
     {
-      name: "§4.5 closure-incomplete is built in with pendingActions",
+      name: "docs/retry.md#builtin-patterns closure-incomplete is built in with pendingActions",
       patternName: "closure-incomplete",
       params: { pendingActions: ["add docs"] },
       adaptation: "closure-incomplete",
       kind: "retry",
     },
     {
-      name: "§4.2 undecidable is built in with decisionSource and decisionReason",
+      name: "docs/retry.md#builtin-patterns undecidable is built in with decisionSource and decisionReason",
       patternName: "undecidable",
       params: { decisionSource: "none", decisionReason: "no-decision" },
       adaptation: "undecidable",
@@ -135,7 +135,7 @@ describe("buildRetryPrompt", () => {
     });
   }
 
-  it("§4.4 the run's variables reach the retry template", async () => {
+  it("docs/retry.md#retry-prompt the run's variables reach the retry template", async () => {
     const { requests, render } = recordingRenderer();
     await buildRetryPrompt(request({ render }));
     expect(requests[0]?.variables).toMatchObject({
@@ -146,7 +146,7 @@ describe("buildRetryPrompt", () => {
     });
   });
 
-  it("§4.4 a registry pattern of a built-in name wins over the built-in", async () => {
+  it("docs/retry.md#patterns a registry pattern of a built-in name wins over the built-in", async () => {
     const { requests, render } = recordingRenderer();
     const custom = {
       ...patterns,
@@ -169,13 +169,13 @@ describe("buildRetryPrompt", () => {
     expect(requests[0]?.retry?.params).toEqual(["formatError"]);
   });
 
-  it("§4.3 a declared param the check did not extract is an empty string, so strict templates render", async () => {
+  it("docs/retry.md#retry-prompt a declared param the check did not extract is an empty string, so strict templates render", async () => {
     const { requests, render } = recordingRenderer();
     await buildRetryPrompt(request({ params: { errorOutput: "timed out" }, render }));
     expect(requests[0]?.variables).toMatchObject({ failedTests: "", errorOutput: "timed out" });
   });
 
-  it("§4.3 long params are cut for the prompt, head and tail, with a note", async () => {
+  it("docs/retry.md#cutting-params long params are cut for the prompt, head and tail, with a note", async () => {
     const { requests, render } = recordingRenderer();
     const long = `HEAD${"x".repeat(50_000)}TAIL`;
     const prompt = await buildRetryPrompt(
@@ -189,7 +189,7 @@ describe("buildRetryPrompt", () => {
     expect(prompt.cuts.some((note) => note.startsWith("errorOutput"))).toBe(true);
   });
 
-  it("§4.4 with no template in the agent folder, the built-in text lists the pattern and its params", async () => {
+  it("docs/retry.md#retry-prompt with no template in the agent folder, the built-in text lists the pattern and its params", async () => {
     const agentDir = path.join(os.tmpdir(), "closer-retry-no-such-agent");
     const prompt = await buildRetryPrompt(
       request({
@@ -216,19 +216,22 @@ describe("decideOnFailure", () => {
     [3, "retries_exhausted"],
     [4, "retries_exhausted"],
     [9, "retries_exhausted"],
-  ])("§4.4 with maxAttempts 3, failed check %i → %s", (failedChecks, expected) => {
-    expect(decideOnFailure(retry, failedChecks)).toBe(expected);
-  });
+  ])(
+    "docs/retry.md#on-failure with maxAttempts 3, failed check %i → %s",
+    (failedChecks, expected) => {
+      expect(decideOnFailure(retry, failedChecks)).toBe(expected);
+    },
+  );
 
-  it("§4.4 maxAttempts 0 ends the run at the first failed check", () => {
+  it("docs/retry.md#on-failure maxAttempts 0 ends the run at the first failed check", () => {
     expect(decideOnFailure({ action: "retry", maxAttempts: 0 }, 1)).toBe("retries_exhausted");
   });
 
-  it("§4.4 abort stops at the first failed check", () => {
+  it("docs/retry.md#on-failure abort stops at the first failed check", () => {
     expect(decideOnFailure({ action: "abort", maxAttempts: 3 }, 1)).toBe("aborted");
   });
 
-  it("§4.4 skip accepts the failure", () => {
+  it("docs/retry.md#on-failure skip accepts the failure", () => {
     expect(decideOnFailure({ action: "skip", maxAttempts: 3 }, 5)).toBe("skip");
   });
 });
@@ -239,7 +242,7 @@ describe("decideOnFormatError", () => {
     [3, "retry"],
     [4, "proceed"],
   ])(
-    "§4.4 with maxFormatRetries 3, format error %i → %s (never ends the run)",
+    "docs/retry.md#format-retries with maxFormatRetries 3, format error %i → %s (never ends the run)",
     (failures, expected) => {
       expect(decideOnFormatError(failures, 3)).toBe(expected);
     },

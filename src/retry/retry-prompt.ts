@@ -40,9 +40,9 @@ export interface RetryPrompt {
 }
 
 /**
- * RetryHandler (SPEC §4.4): renders `{c1}/{c2}/{c3}/f_{edition}_{adaptation}.md`
+ * RetryHandler (docs/retry.md#retry-prompt): renders `{c1}/{c2}/{c3}/f_{edition}_{adaptation}.md`
  * of the failing pattern with c2/c3 of the completion step; the renderer
- * applies the fallback chain of SPEC §2.3. The params are cut for the prompt
+ * applies the fallback chain of docs/definition.md#prompt-lookup. The params are cut for the prompt
  * (head and tail) and added to the run's variables with the retry variables
  * (`pattern`, `attempt`, `failureDetails`).
  * A param the pattern declares but the check did not extract (e.g. after a
@@ -90,7 +90,7 @@ export async function buildRetryPrompt(request: RetryPromptRequest): Promise<Ret
 export type FailureAction = "retry" | "retries_exhausted" | "aborted" | "skip";
 
 /**
- * SPEC §4.4 `onFailure`. `failedChecks` is the number of consecutive failed
+ * `onFailure` (docs/retry.md#on-failure). `failedChecks` is the number of consecutive failed
  * completion checks *including the one just failed* (1 on the first failure).
  * A failed check is a declaration whose validators, closure review or
  * external conditions did not all hold; format errors and undecidable
@@ -111,7 +111,7 @@ export function decideOnFailure(onFailure: OnFailure, failedChecks: number): Fai
 }
 
 /**
- * SPEC §4.4 format errors. `formatFailures` counts consecutive format errors
+ * Format errors (docs/retry.md#format-retries). `formatFailures` counts consecutive format errors
  * *including this one*. Failures 1..maxFormatRetries get a `format-error`
  * retry; past the limit the loop records a warning and goes on to condition
  * checking (`proceed`) instead of ending the run.

@@ -2,7 +2,7 @@ import { type AgentResult, runAgent } from "../loop/index.js";
 import { type AgentRunOptions, resolveRunSettings } from "./run-settings.js";
 
 /**
- * Seed 003's Runner, for callers that prefer an object: the loop alone in
+ * The Runner of docs/loop.md#settings, for callers that prefer an object: the loop alone in
  * the project folder (`runTask` and `runIssue` add the worktree and side effects).
  */
 export class AgentRunner {

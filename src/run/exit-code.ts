@@ -1,7 +1,7 @@
 import { exitCodeFor, GithubError, isCloserError } from "../errors.js";
 import type { RunOutcome } from "./run-options.js";
 
-/** closer's exit codes (SPEC §8). */
+/** closer's exit codes (docs/cli.md#exit-codes). */
 export const EXIT_CODES = {
   completed: 0,
   notCompleted: 1,

@@ -1,6 +1,6 @@
 import type { RunOutcome } from "./run-options.js";
 
-/** The `--json` result of one run: SPEC §8's fields, plus the worktree and issue when there are. */
+/** The `--json` result of one run: the fields of docs/cli.md#json-output, plus the worktree and issue when there are. */
 export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
   const { worktree, worktreeEnd } = outcome;
   return {

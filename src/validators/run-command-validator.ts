@@ -35,7 +35,7 @@ async function describeNotRunnable(
   return `command cannot be run: ${named} (exit 126 from \`${definition.command}\`) — make it executable or fix ${where}`;
 }
 
-/** Runs a `command` validator in the working tree; `successWhen` decides (SPEC §4.3). */
+/** Runs a `command` validator in the working tree; `successWhen` decides (docs/completion.md#success-when). */
 export async function runCommandValidator(
   definition: CommandValidatorDefinition,
   context: CheckContext,

@@ -94,7 +94,7 @@ async function callBounded(
   }
 }
 
-/** Runs a `custom` validator: a module of the agent that judges the work itself (SPEC §4.3). */
+/** Runs a `custom` validator: a module of the agent that judges the work itself (docs/completion.md#validator-types). */
 export async function runCustomValidator(
   definition: CustomValidatorDefinition,
   context: CheckContext,

@@ -5,7 +5,7 @@ import { runCustomValidator } from "./run-custom-validator.js";
 import { runFileValidator } from "./run-file-validator.js";
 
 /**
- * Runs one validator of SPEC §4.3 and says what it found. A failing check is
+ * Runs one validator of docs/completion.md#validator-types and says what it found. A failing check is
  * a value (`valid: false` with its pattern and extracted params); a check the
  * definition makes impossible (exit 126/127, a path outside the working tree,
  * a broken module) carries `configError`. Never throws for either.

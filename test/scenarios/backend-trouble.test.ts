@@ -51,7 +51,7 @@ describe("scenarios: the backend has trouble", () => {
     expect(result).toMatchObject({ status: "completed", iterations: 2 });
   });
 
-  it("§3.1 an expired session goes on in a new one that is told the iteration summary, even when the prompt had none", async () => {
+  it("docs/loop.md#error-classes an expired session goes on in a new one that is told the iteration summary, even when the prompt had none", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT, conditions: ["git-clean"] });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([

@@ -79,7 +79,7 @@ describe("scenarios: the harness's own checks", () => {
     expect(result).toMatchObject({ status: "completed", iterations: 2 });
   });
 
-  it("§4.5 the closure review runs only after the validators pass", async () => {
+  it("docs/completion.md#closure-review the closure review runs only after the validators pass", async () => {
     const setup = await makeTaskRepo({
       conditions: ["tests-pass"],
       completionStep: { closureReview: { c2: "complete", c3: "task" } },
@@ -102,7 +102,7 @@ describe("scenarios: the harness's own checks", () => {
     expect(result).toMatchObject({ status: "completed", iterations: 2 });
   });
 
-  it("§4.3 a long output is kept whole in the run record and cut, head and tail, for the prompt", async () => {
+  it("docs/retry.md#cutting-params a long output is kept whole in the run record and cut, head and tail, for the prompt", async () => {
     const outputChars = 30_000;
     const setup = await makeTaskRepo({
       files: FIXED_PROJECT,

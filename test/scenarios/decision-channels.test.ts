@@ -145,7 +145,7 @@ describe("scenarios: how the declaration arrives", () => {
     expect(result.status).toBe("completed");
   });
 
-  it("§4.2 each check has a fresh check id, given as the template variable checkId and as CLOSER_CHECK_ID to the agent and the validators", async () => {
+  it("docs/completion.md#check-id each check has a fresh check id, given as the template variable checkId and as CLOSER_CHECK_ID to the agent and the validators", async () => {
     const setup = await makeTaskRepo({
       validators: {
         "check-id-seen": {
@@ -182,7 +182,7 @@ describe("scenarios: how the declaration arrives", () => {
     expect(log.of("decision").map((event) => event.checkId)).toEqual(ids);
   });
 
-  it("§4.2 a decision path outside the working tree is a configuration error before any model call", async () => {
+  it("docs/completion.md#decision-file a decision path outside the working tree is a configuration error before any model call", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([{ structuredOutput: DONE }]);
@@ -200,7 +200,7 @@ describe("scenarios: how the declaration arrives", () => {
     expect(backend.calls).toEqual([]);
   });
 
-  it("§4.1 the registry's completionSignal decides which status or action declares completion", async () => {
+  it("docs/completion.md#completion-signal the registry's completionSignal decides which status or action declares completion", async () => {
     const setup = await makeTaskRepo({
       files: FIXED_PROJECT,
       conditions: ["git-clean"],
@@ -218,7 +218,7 @@ describe("scenarios: how the declaration arrives", () => {
     expect(result).toMatchObject({ status: "completed", iterations: 2 });
   });
 
-  it("§4.4 format errors and undecidable declarations have their own limits: they spend no onFailure attempt", async () => {
+  it("docs/retry.md#counters format errors and undecidable declarations have their own limits: they spend no onFailure attempt", async () => {
     const setup = await makeTaskRepo({
       conditions: ["tests-pass"],
       completionStep: {

@@ -19,11 +19,11 @@ const ALWAYS_FAILS = {
   "always-fails": { type: "command", command: "exit 1", failurePattern: "test-failed" },
 };
 
-describe("SPEC §3: the rules the loop keeps", () => {
+describe("docs/loop.md: the rules the loop keeps", () => {
   let cleanup: () => Promise<void> = async () => {};
   afterEach(() => cleanup());
 
-  it("§3 rule 1: only a completion signal starts the checks; without one the loop goes to the next step", async () => {
+  it("docs/loop.md#rule-1: only a completion signal starts the checks; without one the loop goes to the next step", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT, conditions: ["git-clean"] });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([
@@ -41,7 +41,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(result.status).toBe("completed");
   });
 
-  it("§3 rule 2: a failed check always reaches the model: every check is followed by a query with the retry prompt", async () => {
+  it("docs/loop.md#rule-2: a failed check always reaches the model: every check is followed by a query with the retry prompt", async () => {
     const setup = await makeTaskRepo({
       validators: ALWAYS_FAILS,
       conditions: ["always-fails"],
@@ -61,7 +61,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(log.of("prompt").map((event) => event.kind)).toEqual(["step", "retry", "retry"]);
   });
 
-  it("§3 rule 3: the next prompt states the previous declaration and what the checks found", async () => {
+  it("docs/loop.md#rule-3: the next prompt states the previous declaration and what the checks found", async () => {
     const setup = await makeTaskRepo();
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([
@@ -81,7 +81,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(result.status).toBe("completed");
   });
 
-  it("§3 rule 4: an overload waits with exponential backoff and repeats the same iteration", async () => {
+  it("docs/loop.md#rule-4: an overload waits with exponential backoff and repeats the same iteration", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT, conditions: ["git-clean"] });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([
@@ -99,7 +99,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(result).toMatchObject({ status: "completed", success: true, iterations: 1 });
   });
 
-  it("§3 rule 4: rate limits spend no onFailure attempt: the first failed check after them still gets its retry", async () => {
+  it("docs/loop.md#rule-4: rate limits spend no onFailure attempt: the first failed check after them still gets its retry", async () => {
     const setup = await makeTaskRepo({
       conditions: ["tests-pass"],
       completionStep: { onFailure: { action: "retry", maxAttempts: 2 } },
@@ -118,7 +118,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(result).toMatchObject({ status: "completed", success: true, iterations: 2 });
   });
 
-  it("§3 rule 4: a timeout repeats the iteration without spending an iteration or a retry attempt", async () => {
+  it("docs/loop.md#rule-4: a timeout repeats the iteration without spending an iteration or a retry attempt", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT, conditions: ["git-clean"] });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([
@@ -132,7 +132,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(result).toMatchObject({ status: "completed", iterations: 1 });
   });
 
-  it("§3 rule 4: timeouts repeat only a bounded number of times, then the run ends with error", async () => {
+  it("docs/loop.md#rule-4: timeouts repeat only a bounded number of times, then the run ends with error", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend(
@@ -144,7 +144,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(result).toMatchObject({ status: "error", errorCode: "backend_error", iterations: 1 });
   });
 
-  it("§3 rule 4: rate limits wait only a bounded number of times", async () => {
+  it("docs/loop.md#rule-4: rate limits wait only a bounded number of times", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend(
@@ -157,7 +157,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(result.status).toBe("error");
   });
 
-  it("§3 rule 5: every query carries the query timeout, and a query past it is answered as a timeout", async () => {
+  it("docs/loop.md#rule-5: every query carries the query timeout, and a query past it is answered as a timeout", async () => {
     const setup = await makeTaskRepo({
       files: FIXED_PROJECT,
       runner: { budgets: { queryTimeoutMs: 100 } },
@@ -173,7 +173,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(result.status).toBe("error");
   });
 
-  it("§3 rule 5: a backend that ignores its timeout is cut off by the loop", async () => {
+  it("docs/loop.md#rule-5: a backend that ignores its timeout is cut off by the loop", async () => {
     const setup = await makeTaskRepo({
       files: FIXED_PROJECT,
       runner: { budgets: { queryTimeoutMs: 50 } },
@@ -194,7 +194,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(result).toMatchObject({ status: "error", errorCode: "backend_error" });
   });
 
-  it("§3 rule 5: a validator is killed at its timeoutMs", async () => {
+  it("docs/loop.md#rule-5: a validator is killed at its timeoutMs", async () => {
     const setup = await makeTaskRepo({
       files: FIXED_PROJECT,
       validators: {
@@ -215,7 +215,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(result.status).toBe("aborted");
   });
 
-  it("§3 rule 5: an abort that arrives just before a query reaches the backend as an aborted signal", async () => {
+  it("docs/loop.md#rule-5: an abort that arrives just before a query reaches the backend as an aborted signal", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT });
     cleanup = setup.repo.cleanup;
     const controller = new AbortController();
@@ -235,7 +235,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     expect(result.status).toBe("aborted");
   });
 
-  it("§3: each query carries the step's resolved output schema", async () => {
+  it("docs/loop.md: each query carries the step's resolved output schema", async () => {
     const setup = await makeTaskRepo({ conditions: ["tests-pass"] });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([
@@ -255,7 +255,7 @@ describe("SPEC §3: the rules the loop keeps", () => {
     }
   });
 
-  it("§3 rule 7: run.json holds each iteration before the next query is sent, and the end once", async () => {
+  it("docs/loop.md#rule-7: run.json holds each iteration before the next query is sent, and the end once", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT, conditions: ["git-clean"] });
     cleanup = setup.repo.cleanup;
     const seen: { iteration: number; saved: RunState }[] = [];

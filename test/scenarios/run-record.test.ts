@@ -44,7 +44,7 @@ describe("scenarios: the run record", () => {
     ]);
   });
 
-  it("§6 events.jsonl tells what happened, and run.json where the run stands", async () => {
+  it("docs/record.md#events events.jsonl tells what happened, and run.json where the run stands", async () => {
     const setup = await makeTaskRepo({
       textOnly: true,
       completionStep: { responseFormat: { type: "text-pattern", pattern: "^Done" } },

@@ -10,11 +10,11 @@ const FAILING_CHECK = {
   conditions: ["always-fails"],
 };
 
-describe("§3 rule 6: terminal states are distinct", () => {
+describe("docs/loop.md#rule-6: terminal states are distinct", () => {
   let cleanup: () => Promise<void> = async () => {};
   afterEach(() => cleanup());
 
-  it("§3 rule 6: budget_exhausted when the cost reaches maxCostUsd", async () => {
+  it("docs/loop.md#rule-6: budget_exhausted when the cost reaches maxCostUsd", async () => {
     const setup = await makeTaskRepo({
       files: FIXED_PROJECT,
       runner: { budgets: { maxCostUsd: 0.05 } },
@@ -30,7 +30,7 @@ describe("§3 rule 6: terminal states are distinct", () => {
     expect(log.of("budget").at(-1)?.exhausted).toBe("cost");
   });
 
-  it("§3 rule 6: budget_exhausted when the wall time reaches maxWallTimeMs", async () => {
+  it("docs/loop.md#rule-6: budget_exhausted when the wall time reaches maxWallTimeMs", async () => {
     const setup = await makeTaskRepo({
       files: FIXED_PROJECT,
       runner: { budgets: { maxWallTimeMs: 60_000 } },
@@ -49,7 +49,7 @@ describe("§3 rule 6: terminal states are distinct", () => {
     expect(log.of("budget").at(-1)?.exhausted).toBe("time");
   });
 
-  it("§3 rule 6: budget_exhausted, without waiting, when a backend's reset time lies past the wall-time budget", async () => {
+  it("docs/loop.md#rule-6: budget_exhausted, without waiting, when a backend's reset time lies past the wall-time budget", async () => {
     const setup = await makeTaskRepo({
       files: FIXED_PROJECT,
       runner: { budgets: { maxWallTimeMs: 60_000 } },
@@ -66,7 +66,7 @@ describe("§3 rule 6: terminal states are distinct", () => {
     expect(result).toMatchObject({ status: "budget_exhausted", iterations: 1 });
   });
 
-  it("§3 rule 6: aborted when the signal aborts, with the record closed", async () => {
+  it("docs/loop.md#rule-6: aborted when the signal aborts, with the record closed", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT });
     cleanup = setup.repo.cleanup;
     const controller = new AbortController();
@@ -81,7 +81,7 @@ describe("§3 rule 6: terminal states are distinct", () => {
     expect((await readRunState(result.runDir)).status).toBe("aborted");
   });
 
-  it("§3 rule 6: aborted when a check fails and onFailure is abort", async () => {
+  it("docs/loop.md#rule-6: aborted when a check fails and onFailure is abort", async () => {
     const setup = await makeTaskRepo({
       ...FAILING_CHECK,
       completionStep: { onFailure: { action: "abort", maxAttempts: 3 } },
@@ -93,7 +93,7 @@ describe("§3 rule 6: terminal states are distinct", () => {
     expect(result.reason).toContain("always-fails");
   });
 
-  it("§3 rule 6: completed with a warning when a check fails and onFailure is skip", async () => {
+  it("docs/loop.md#rule-6: completed with a warning when a check fails and onFailure is skip", async () => {
     const setup = await makeTaskRepo({
       ...FAILING_CHECK,
       completionStep: { onFailure: { action: "skip", maxAttempts: 3 } },
@@ -107,7 +107,7 @@ describe("§3 rule 6: terminal states are distinct", () => {
     expect((await readRunState(result.runDir)).warnings).toEqual(result.warnings);
   });
 
-  it("§3 rule 6: error when authentication fails, before any check", async () => {
+  it("docs/loop.md#rule-6: error when authentication fails, before any check", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([
@@ -126,7 +126,7 @@ describe("§3 rule 6: terminal states are distinct", () => {
     expect(log.of("validator-start")).toEqual([]);
   });
 
-  it("§3 rule 6: error when the declaration stays undecidable past maxUndecidable", async () => {
+  it("docs/loop.md#rule-6: error when the declaration stays undecidable past maxUndecidable", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT, runner: { maxUndecidable: 2 } });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend(Array.from({ length: 5 }, () => ({ text: "hmm" })));
@@ -137,7 +137,7 @@ describe("§3 rule 6: terminal states are distinct", () => {
     expect(log.of("decision").map((event) => event.undecidableStreak)).toEqual([1, 2, 3]);
   });
 
-  it("§3 rule 6: max_iterations when the cap is reached without verified completion", async () => {
+  it("docs/loop.md#rule-6: max_iterations when the cap is reached without verified completion", async () => {
     const setup = await makeTaskRepo({ ...FAILING_CHECK, runner: { maxIterations: 2 } });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([{ structuredOutput: DONE }, { structuredOutput: DONE }]);
@@ -146,7 +146,7 @@ describe("§3 rule 6: terminal states are distinct", () => {
     expect(result).toMatchObject({ status: "max_iterations", success: false, iterations: 2 });
   });
 
-  it("§3 rule 6: a completion verified on the last allowed iteration is completed", async () => {
+  it("docs/loop.md#rule-6: a completion verified on the last allowed iteration is completed", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT, runner: { maxIterations: 1 } });
     cleanup = setup.repo.cleanup;
     const { result } = await runTask(setup, makeScriptedBackend([{ structuredOutput: DONE }]));
@@ -154,7 +154,7 @@ describe("§3 rule 6: terminal states are distinct", () => {
     expect(result).toMatchObject({ status: "completed", success: true, iterations: 1 });
   });
 
-  it("§3 rule 6: a template that can't be rendered ends the run with a configuration error", async () => {
+  it("docs/loop.md#rule-6: a template that can't be rendered ends the run with a configuration error", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT });
     cleanup = setup.repo.cleanup;
     const { result } = await runTask(setup, makeScriptedBackend([]), {

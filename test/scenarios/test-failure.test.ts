@@ -26,7 +26,7 @@ describe("scenario: the model declares done while a test fails", () => {
     expect(log.of("retry-select").map((event) => event.pattern)).toEqual(["test-failed"]);
     const failedRun = log.of("validator-end").find((event) => !event.valid);
     expect(failedRun?.validator).toBe("tests-pass");
-    // The completion step has no responseFormat, so no format check runs (SPEC §3).
+    // The completion step has no responseFormat, so no format check runs (docs/completion.md#format-check).
     expect(log.of("format-check")).toEqual([]);
     const state = await readRunState(result.runDir);
     expect(state.status).toBe("completed");

@@ -66,7 +66,7 @@ export const workSteps = {
 };
 export const conditions = [{ validator: "git-clean" }, { validator: "tests-pass" }];
 
-/** Seed 000's spelling: the completion step lives in `steps`, with `onFailure`. */
+/** One spelling (docs/definition.md#completion-step-spellings): the completion step lives in `steps`, with `onFailure`. */
 export const registryInSteps = {
   agentId: "iterator",
   entryStep: "initial.issue",
@@ -85,7 +85,7 @@ export const registryInSteps = {
   },
 };
 
-/** Seed 002's spelling: `completionSteps`, `prompt: {c1, c2, c3}` and `onFail: {retry, maxAttempts}`. */
+/** Another spelling (docs/definition.md#completion-step-spellings): `completionSteps`, `prompt: {c1, c2, c3}` and `onFail: {retry, maxAttempts}`. */
 export const registryInCompletionSteps = {
   agentId: "iterator",
   entryStep: "initial.issue",

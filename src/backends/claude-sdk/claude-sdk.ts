@@ -1,6 +1,6 @@
 /**
  * The default backend: the Claude Agent SDK's `query()` driving the Claude
- * Code executable (SPEC §5). One query per iteration; the session continues
+ * Code executable (docs/backends.md#claude-sdk). One query per iteration; the session continues
  * with `resume` when the loop passes a session id.
  *
  * Tool permissions follow Claude Code's rules for a run with nobody to ask:

@@ -20,7 +20,7 @@ export interface SdkOptionsContext {
 }
 
 /**
- * A PreToolUse hook that vetoes GitHub side effects (SPEC §4.6). A hook,
+ * A PreToolUse hook that vetoes GitHub side effects (docs/worktrees-and-github.md#github-boundary). A hook,
  * unlike `canUseTool`, is consulted in every permission mode and for
  * pre-approved tools too.
  */

@@ -13,7 +13,7 @@ export interface ExtractFacts {
 }
 
 /**
- * Computes one template param from a check's output (SPEC §4.3). The text is
+ * Computes one template param from a check's output (docs/completion.md#extract-params). The text is
  * whole; cutting it for the prompt is the retry stage's job. Never throws.
  */
 export function extractParam(name: ExtractorName, facts: ExtractFacts): unknown {
