@@ -83,6 +83,8 @@ async function runFromCommandLine(tokens: readonly string[], flags: RunFlags): P
       cwd,
       args,
       env: process.env,
+      // An issue run works in a worktree unless told not to; agent.json's worktree.enabled is a task run's.
+      ...(flags.worktree ? {} : { worktree: false }),
       ...(flags.branch === undefined ? {} : { branch: flags.branch }),
       ...(flags.baseBranch === undefined ? {} : { baseBranch: flags.baseBranch }),
     };

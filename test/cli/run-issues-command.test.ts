@@ -48,6 +48,17 @@ describe("closer run with GitHub", () => {
     expect(await git(dir(), "show", "main:work.txt")).toBe("done");
   });
 
+  it("--no-worktree runs an issue in the project folder itself, and still closes it", async () => {
+    const result = await runIssueFive("good", "--no-worktree", "--json");
+    expect(result.code, result.stderr).toBe(0);
+    const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(parsed).toMatchObject({ success: true, status: "completed", issue: 5 });
+    expect(parsed.worktree).toBeUndefined();
+    expect(await git(dir(), "show", "HEAD:work.txt")).toBe("done");
+    expect(await git(dir(), "branch", "--list", "closer/issue-5")).toBe("");
+    expect(github?.state.issues[0]?.state).toBe("closed");
+  });
+
   it("--resume continues a failed issue run in its worktree without a second failure comment", async () => {
     const first = await runIssueFive("lazy", "--max-iterations", "1", "--json");
     expect(first.code).toBe(1);

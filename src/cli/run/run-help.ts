@@ -1,3 +1,4 @@
+import { BACKEND_KINDS } from "../../definition/backend-kinds.js";
 /** The help of `closer run`: its options and what follows them. */
 import type { OptionHelp } from "./parameter-flags.js";
 
@@ -60,8 +61,7 @@ export const RUN_OPTIONS: readonly OptionHelp[] = [
   },
   {
     flags: "--backend <kind>",
-    description:
-      "claude-sdk, claude-cli, codex, opencode, command or replay (overrides agent.json)",
+    description: `${BACKEND_KINDS.filter((kind) => kind !== "scripted").join(", ")} (overrides agent.json)`,
   },
   {
     flags: "--model <model>",
