@@ -151,6 +151,7 @@ describe("loadAgent", () => {
     });
     expect(registry.validators["custom-check"]).toMatchObject({
       module: path.join(dir, "checks", "check.js"),
+      timeoutMs: 5000,
     });
     expect(registry.completionPatterns["file-not-exists"]).toEqual({
       name: "file-not-exists",

@@ -1,4 +1,6 @@
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { CloserError } from "../../src/errors.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { runTask } from "../../src/run/index.js";
 import { makeScriptedBackend, makeTestClock } from "../../src/testing/index.js";
@@ -34,6 +36,19 @@ describe("runTask", () => {
     expect(outcome.sideEffects).toBeUndefined();
     expect(backend.calls[0]?.cwd).toBe(setup.repo.dir);
     expect(backend.calls[0]?.prompt).toContain("# Add zeta");
+  });
+
+  it("refuses an agent that closer validate rejects, before any model call or record", async () => {
+    setup = await makeIssueRepo({
+      steps: { initial: { next: "no.such.step" } },
+    });
+    const backend = makeScriptedBackend([doneTurn("zeta.txt")]);
+    const refused = await runTask({ ...options(setup), backend }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(CloserError);
+    expect((refused as CloserError).code).toBe("config_error");
+    expect((refused as CloserError).message).toContain("no.such.step");
+    expect(backend.calls).toHaveLength(0);
+    expect(await exists(join(setup.repo.dir, ".git", "closer", "runs"))).toBe(false);
   });
 
   it("works in a worktree on the given branch and merges it into the base", async () => {
