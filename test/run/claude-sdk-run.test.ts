@@ -235,7 +235,8 @@ describe("whole runs with the claude-sdk backend through the SDK and a fake Clau
       ...options.agent,
       runner: {
         ...options.agent.runner,
-        budgets: { ...options.agent.runner.budgets, queryTimeoutMs: 600 },
+        // Long enough for a loaded machine to start the fake's child before the timeout ends it.
+        budgets: { ...options.agent.runner.budgets, queryTimeoutMs: 1_500 },
       },
     };
     const outcome = await runTask({ ...options, agent });
