@@ -279,13 +279,6 @@ function normalizeValidator(
         timeoutMs: validator.timeoutMs ?? context.validatorTimeoutMs,
       };
     }
-    case "file":
-      return {
-        ...base,
-        type: "file",
-        path: validator.path,
-        ...(validator.contains === undefined ? {} : { contains: validator.contains }),
-      };
     case "custom":
       return {
         ...base,
@@ -293,5 +286,10 @@ function normalizeValidator(
         module: path.resolve(context.agentDir, validator.module),
         timeoutMs: context.validatorTimeoutMs,
       };
+    default: {
+      // A plain type: its fields are used as written.
+      const { failurePattern: _pattern, extractParams: _extract, ...fields } = validator;
+      return { ...base, ...fields };
+    }
   }
 }

@@ -6,6 +6,7 @@
  */
 
 import type { BACKEND_KINDS } from "./backend-kinds.js";
+import type { RegistryValidator } from "./registry-file-schema.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -156,13 +157,20 @@ export interface CommandValidatorDefinition extends ValidatorBase {
   readonly timeoutMs: number;
 }
 
-export interface FileValidatorDefinition extends ValidatorBase {
-  readonly type: "file";
-  /** Relative to the working tree; glob allowed. */
-  readonly path: string;
-  /** Text that must appear; `/…/flags` is a regex. */
-  readonly contains?: string;
-}
+/**
+ * A validator type whose fields in steps_registry.json are used as they are
+ * written (`file`, and a new type unless it needs more): its definition is
+ * its file shape, so adding one touches no type here
+ * (docs/architecture.md#new-validator-type).
+ */
+export type PlainValidatorType = Exclude<RegistryValidator["type"], "command" | "custom">;
+
+export type PlainValidatorDefinition<Type extends PlainValidatorType = PlainValidatorType> =
+  ValidatorBase &
+    Readonly<Omit<Extract<RegistryValidator, { type: Type }>, "failurePattern" | "extractParams">>;
+
+/** `path` (relative to the working tree; glob allowed) and `contains` (text, or `/…/flags`). */
+export type FileValidatorDefinition = PlainValidatorDefinition<"file">;
 
 export interface CustomValidatorDefinition extends ValidatorBase {
   readonly type: "custom";
@@ -174,8 +182,8 @@ export interface CustomValidatorDefinition extends ValidatorBase {
 
 export type ValidatorDefinition =
   | CommandValidatorDefinition
-  | FileValidatorDefinition
-  | CustomValidatorDefinition;
+  | CustomValidatorDefinition
+  | PlainValidatorDefinition;
 
 export type ResponseFormat =
   | { readonly type: "json"; readonly requiredFields: readonly string[] }

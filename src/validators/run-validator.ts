@@ -14,12 +14,19 @@ export function runValidator(
   definition: ValidatorDefinition,
   context: CheckContext,
 ): Promise<ValidatorOutcome> {
-  switch (definition.type) {
-    case "command":
-      return runCommandValidator(definition, context);
-    case "file":
-      return runFileValidator(definition, context);
-    case "custom":
-      return runCustomValidator(definition, context);
-  }
+  // Each runner takes its own type's definition; the map's type pairs them.
+  const run = RUNNERS[definition.type] as ValidatorRunnerOf<ValidatorDefinition["type"]>;
+  return run(definition, context);
 }
+
+type ValidatorRunnerOf<Type extends ValidatorDefinition["type"]> = (
+  definition: Extract<ValidatorDefinition, { type: Type }>,
+  context: CheckContext,
+) => Promise<ValidatorOutcome>;
+
+/** The runner of every validator type: a type without one is a compile error. */
+const RUNNERS: { readonly [Type in ValidatorDefinition["type"]]: ValidatorRunnerOf<Type> } = {
+  command: runCommandValidator,
+  file: runFileValidator,
+  custom: runCustomValidator,
+};
