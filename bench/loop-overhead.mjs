@@ -8,9 +8,11 @@
  * the code that ships, without a TypeScript loader in the process.
  */
 import { performance } from "node:perf_hooks";
+import { applyCliOverrides } from "../dist/definition/apply-cli-overrides.js";
 import { loadAgent } from "../dist/definition/load-agent.js";
-import { runAgent } from "../dist/loop/run-agent.js";
-import { runCommand } from "../dist/process/run-command.js";
+import { runAgent } from "../dist/loop/index.js";
+import { runCommand } from "../dist/process/shell-command.js";
+import { resolveRunSettings } from "../dist/run/index.js";
 import { makeFixtureRepo, makeScriptedBackend, makeTestClock } from "../dist/testing/index.js";
 
 const ITERATIONS = 200;
@@ -74,14 +76,14 @@ async function timeLoop(loaded, agentDir, iterations) {
     Array.from({ length: iterations }, () => ({ structuredOutput: { status: "completed" } })),
   );
   const startedMs = performance.now();
-  const result = await runAgent({
-    agent: loaded,
+  const settings = await resolveRunSettings({
+    agent: applyCliOverrides(loaded, { maxIterations: iterations }),
     backend,
     cwd: agentDir,
     task: { kind: "text", title: "the benchmark task", body: "" },
-    maxIterations: iterations,
     clock: makeTestClock(),
   });
+  const result = await runAgent(settings);
   const elapsedMs = performance.now() - startedMs;
   if (result.status !== "max_iterations" || result.iterations !== iterations) {
     throw new Error(

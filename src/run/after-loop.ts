@@ -4,7 +4,7 @@ import {
   applyCompletionEffects,
   applyFailureEffects,
   type EffectsResult,
-} from "../github/index.js";
+} from "../github/side-effects.js";
 import type { AgentResult, FinishRecord } from "../loop/index.js";
 import type { GithubClient } from "../ports.js";
 import { finishWorktree } from "../workspace/index.js";

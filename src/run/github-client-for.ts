@@ -1,6 +1,5 @@
 import type { GithubConfig } from "../definition/types.js";
 import { CloserError } from "../errors.js";
-import { makeGithubClient, resolveRepo } from "../github/index.js";
 import type { GithubClient } from "../ports.js";
 import type { GithubRunOptions } from "./run-options.js";
 import type { RunBase } from "./run-settings.js";
@@ -35,6 +34,8 @@ export async function githubClientFor(
       fix: "export GITHUB_TOKEN=<a token that may edit the repository's issues>; closer labels, comments on or closes the issue after the work is verified",
     });
   }
+  // Octokit is loaded only by runs that talk to GitHub.
+  const { makeGithubClient, resolveRepo } = await import("../github/index.js");
   const { owner, repo } = await resolveRepo(
     base.cwd,
     options.repo === undefined ? {} : { override: options.repo },

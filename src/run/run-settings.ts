@@ -1,6 +1,4 @@
 import { join, resolve } from "node:path";
-import { makeBackend } from "../backends/make-backend.js";
-import { assertAgentValid } from "../check/index.js";
 import { resolveDecisionPath } from "../completion/decide-completion.js";
 import type { ExternalCondition } from "../completion/is-complete.js";
 import type { ResolvedAgent } from "../definition/types.js";
@@ -41,11 +39,16 @@ export interface RunBase {
  * every default of the run resolved.
  */
 export async function openRun(options: RunBaseOptions): Promise<RunBase> {
+  const { assertAgentValid } = await import("../check/index.js");
   await assertAgentValid(options.agent);
-  return resolveRunBase(options);
+  return await resolveRunBase(options);
 }
 
-export function resolveRunBase(options: RunBaseOptions): RunBase {
+/**
+ * Every default of a run. The static checks and the backends are loaded on
+ * first use, so a caller that brings its own backend does not load them all.
+ */
+export async function resolveRunBase(options: RunBaseOptions): Promise<RunBase> {
   const cwd = resolve(options.cwd);
   const env = resolveEnvironment(options);
   const clock = options.clock ?? makeSystemClock();
@@ -55,7 +58,7 @@ export function resolveRunBase(options: RunBaseOptions): RunBase {
     cwd,
     backend:
       options.backend ??
-      makeBackend(agent.runner.backend, {
+      (await import("../backends/make-backend.js")).makeBackend(agent.runner.backend, {
         agentDir: agent.dir,
         env,
         ...(options.scripted === undefined ? {} : { scripted: options.scripted }),
@@ -127,7 +130,7 @@ export interface AgentRunOptions extends RunBaseOptions {
  * (runTask, runIssue and resumeRun add those).
  */
 export async function resolveRunSettings(options: AgentRunOptions): Promise<RunSettings> {
-  const base = resolveRunBase(options);
+  const base = await resolveRunBase(options);
   const start: RunStart =
     options.resume === undefined
       ? newRun(options)

@@ -8,12 +8,7 @@
  * `default` and `dontAsk` a tool that is not pre-approved is refused). A
  * PreToolUse hook keeps the GitHub boundary (../boundary.ts) in every mode.
  */
-import {
-  type Query,
-  query,
-  type SDKMessage,
-  type SettingSource,
-} from "@anthropic-ai/claude-agent-sdk";
+import type { Query, SDKMessage, SettingSource } from "@anthropic-ai/claude-agent-sdk";
 import type { BackendConfig } from "../../definition/types.js";
 import type { Backend, BackendRequest, BackendResponse } from "../../ports.js";
 import { abortedError, errorResponse } from "../backend-errors.js";
@@ -104,6 +99,8 @@ async function runQuery(request: BackendRequest, settings: RunSettings): Promise
       abortController,
       spawn: claudeProcess.spawn,
     });
+    // Loaded on the first query: a process that never runs this backend never pays for the SDK.
+    const { query } = await import("@anthropic-ai/claude-agent-sdk");
     const stream = query({ prompt: request.prompt, options });
     const ended = await Promise.race([drain(stream, messages), stuck.reached]);
     if (ended === "stuck") void stream.return(undefined).catch(() => {});
