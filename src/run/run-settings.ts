@@ -134,7 +134,7 @@ export async function resolveRunSettings(options: AgentRunOptions): Promise<RunS
   const start: RunStart =
     options.resume === undefined
       ? newRun(options)
-      : { resumed: refuseEnded(await readRunToResume(base, options.resume)) };
+      : { resumed: refuseEnded(await readRunToResume(base, options.resume), base.runsDir) };
   return settingsFor(base, {
     cwd: base.cwd,
     start,
@@ -167,12 +167,13 @@ export async function readRunToResume(base: RunBase, runId: string): Promise<Run
 }
 
 /** The bare loop has nothing left to do for a completed run. */
-function refuseEnded(state: RunState): RunState {
+function refuseEnded(state: RunState, runsDir: string): RunState {
   if (state.status !== "completed") return state;
   throw new CloserError(
     "usage_error",
     `run ${state.runId} is already completed; there is nothing to resume`,
     {
+      file: join(runsDir, state.runId, "run.json"),
       jsonPath: "status",
       found: state.status,
       fix: "start a new run instead of resuming this one",
