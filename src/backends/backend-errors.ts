@@ -100,10 +100,24 @@ const TEXT_PATTERNS: readonly (readonly [RegExp, BackendErrorKind])[] = [
   ],
 ];
 
-/** `kind`, or `overloaded` when the error's text says the API was overloaded. */
+/** Kinds broad enough that the error's text may name what happened more exactly. */
+const BROAD_KINDS: ReadonlySet<BackendErrorKind> = new Set(["server_error", "connection", "unknown"]);
+const TRANSIENT_TEXT_KINDS: ReadonlySet<BackendErrorKind> = new Set([
+  "overloaded",
+  "server_error",
+  "connection",
+]);
+
+/**
+ * Classifies by what happened rather than by the bucket an SDK or CLI chose:
+ * a broad kind becomes `overloaded`, `connection` or `server_error` when the
+ * error's text says so (an overload wins over the rest).
+ */
 export function refineByText(kind: BackendErrorKind, text: string): BackendErrorKind {
-  const broad = kind === "server_error" || kind === "connection" || kind === "unknown";
-  return broad && OVERLOADED_TEXT.test(text) ? "overloaded" : kind;
+  if (!BROAD_KINDS.has(kind)) return kind;
+  if (OVERLOADED_TEXT.test(text)) return "overloaded";
+  const named = kindForErrorText(text);
+  return named !== undefined && TRANSIENT_TEXT_KINDS.has(named) ? named : kind;
 }
 
 /**
