@@ -43,6 +43,7 @@ export interface Usage {
 export const BACKEND_ERROR_KINDS = [
   "rate_limit",
   "overloaded",
+  "server_error",
   "timeout",
   "connection",
   "session_expired",
@@ -159,6 +160,8 @@ export interface Clock {
   /** Resolves after `ms`, or rejects with an AbortError when the signal aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   randomId(): string;
+  /** A number in [0, 1), for the jitter of waits. */
+  random(): number;
 }
 
 // ── The loop's ports, together ─────────────────────────────────────────────

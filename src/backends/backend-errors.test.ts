@@ -9,6 +9,7 @@ import {
   kindForErrorText,
   kindForHttpStatus,
   makeBackendError,
+  refineByText,
   retryAfterMsFromReset,
   timeoutError,
 } from "./backend-errors.js";
@@ -46,11 +47,13 @@ describe("backend errors as fields", () => {
   it.each([
     [429, "rate_limit"],
     [529, "overloaded"],
-    [503, "overloaded"],
+    [503, "server_error"],
     [401, "auth"],
     [403, "auth"],
-    [504, "timeout"],
-    [500, "connection"],
+    [408, "timeout"],
+    [504, "server_error"],
+    [502, "server_error"],
+    [500, "server_error"],
     [400, undefined],
     [null, undefined],
   ] as const)("reads HTTP status %s as %s", (status, kind) => {
@@ -64,10 +67,28 @@ describe("backend errors as fields", () => {
     ['{"type":"overloaded_error"}', "overloaded"],
     ["Invalid API key · Please run /login", "auth"],
     ["connect ECONNREFUSED 127.0.0.1:443", "connection"],
+    ["read ECONNRESET", "connection"],
+    ["getaddrinfo ENOTFOUND api.anthropic.com", "connection"],
+    ["TypeError: fetch failed", "connection"],
+    ["API Error: 500 Internal server error", "server_error"],
+    ["503 Service Unavailable", "server_error"],
+    ["API Error: 529 Overloaded", "overloaded"],
     ["the tests failed", undefined],
   ] as const)("reads %j as %s", (text, kind) => {
     expect(kindForErrorText(text)).toBe(kind);
   });
+
+  it.each([
+    ["server_error", 'API Error: 529 {"type":"overloaded_error"}', "overloaded"],
+    ["connection", "upstream overloaded", "overloaded"],
+    ["server_error", "API Error: 500 Internal server error", "server_error"],
+    ["rate_limit", "429 overloaded", "rate_limit"],
+  ] as const)(
+    "refines %s with %j to %s: an overload is named by what happened",
+    (kind, text, refined) => {
+      expect(refineByText(kind, text)).toBe(refined);
+    },
+  );
 
   it("turns reset times into a wait from now", () => {
     expect(retryAfterMsFromReset(NOW_MS / 1000 + 30, NOW_MS)).toBe(30_000);

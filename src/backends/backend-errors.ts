@@ -9,6 +9,7 @@ import type { BackendError, BackendErrorKind, BackendResponse } from "../ports.j
 export const RETRYABLE_KINDS: ReadonlySet<BackendErrorKind> = new Set<BackendErrorKind>([
   "rate_limit",
   "overloaded",
+  "server_error",
   "timeout",
   "connection",
   "session_expired",
@@ -68,12 +69,18 @@ export function crashError(detail: {
 export function kindForHttpStatus(status: number | null | undefined): BackendErrorKind | undefined {
   if (status == null) return undefined;
   if (status === 429) return "rate_limit";
-  if (status === 529 || status === 503) return "overloaded";
+  if (status === 529) return "overloaded";
   if (status === 401 || status === 403) return "auth";
-  if (status === 408 || status === 504) return "timeout";
-  if (status >= 500) return "connection";
+  if (status === 408) return "timeout";
+  if (status >= 500) return "server_error";
   return undefined;
 }
+
+/**
+ * Overload, however the error reports it: the word or the status 529 anywhere
+ * in it wins over a broader kind (an SDK's `server_error`, a 500 wrapper).
+ */
+const OVERLOADED_TEXT = /overloaded|\b529\b/i;
 
 const TEXT_PATTERNS: readonly (readonly [RegExp, BackendErrorKind])[] = [
   [
@@ -81,13 +88,23 @@ const TEXT_PATTERNS: readonly (readonly [RegExp, BackendErrorKind])[] = [
     "session_expired",
   ],
   [/rate[ _-]?limit|too many requests|\b429\b/i, "rate_limit"],
-  [/overloaded|\b529\b/i, "overloaded"],
+  [OVERLOADED_TEXT, "overloaded"],
   [/invalid api key|authenticat|unauthori[sz]ed|not logged in|please run \/login|\b401\b/i, "auth"],
   [
-    /ETIMEDOUT|ECONNRESET|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|socket hang up|network error/i,
+    /ETIMEDOUT|ECONNRESET|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|socket hang up|network error|fetch failed/i,
     "connection",
   ],
+  [
+    /internal server error|bad gateway|service unavailable|gateway timeout|\b50[0234]\b/i,
+    "server_error",
+  ],
 ];
+
+/** `kind`, or `overloaded` when the error's text says the API was overloaded. */
+export function refineByText(kind: BackendErrorKind, text: string): BackendErrorKind {
+  const broad = kind === "server_error" || kind === "connection" || kind === "unknown";
+  return broad && OVERLOADED_TEXT.test(text) ? "overloaded" : kind;
+}
 
 /**
  * The kind an error text of a CLI means, for backends that only get text

@@ -9,6 +9,7 @@ import {
   kindForHttpStatus,
   lastLines,
   makeBackendError,
+  refineByText,
   retryAfterMsFromReset,
 } from "./backend-errors.js";
 
@@ -31,19 +32,20 @@ const CLI_TEXT_PATTERNS: readonly (readonly [RegExp, BackendErrorKind])[] = [
   [/no rollout found|no saved session|thread not found/i, "session_expired"],
   [/invalid x-api-key|invalid_api_key|incorrect api key|\b403\b|forbidden/i, "auth"],
   [/usage limit|quota|rate_limit_exceeded/i, "rate_limit"],
-  [/service unavailable|\b503\b/i, "overloaded"],
-  [/fetch failed|connection (?:error|closed|reset)|stream disconnected/i, "connection"],
+  [/connection (?:error|closed|reset|refused)|stream disconnected/i, "connection"],
   [/max(?:imum)?[ _-]?turns/i, "max_turns"],
 ];
 
 /** Classify one failure: the status wins over the text, the text over the fallback. */
 export function classifyFailure(facts: FailureFacts): BackendError {
-  const kind =
+  const kind = refineByText(
     kindForHttpStatus(facts.status) ??
-    kindForErrorText(facts.message) ??
-    CLI_TEXT_PATTERNS.find(([pattern]) => pattern.test(facts.message))?.[1] ??
-    facts.fallback ??
-    "unknown";
+      kindForErrorText(facts.message) ??
+      CLI_TEXT_PATTERNS.find(([pattern]) => pattern.test(facts.message))?.[1] ??
+      facts.fallback ??
+      "unknown",
+    facts.message,
+  );
   const retryAfterMs = retryAfterOf(facts);
   const message = facts.message.trim() || `the backend failed (${kind})`;
   return makeBackendError(kind, message, {

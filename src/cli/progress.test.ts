@@ -6,14 +6,16 @@ function event(body: RunEventBody): RunEvent {
   return { v: EVENT_FORMAT_VERSION, at: 0, runId: "run-1", ...body } as RunEvent;
 }
 
-function capture(options: { live?: boolean; color?: boolean; verbose?: boolean } = {}) {
+function capture(
+  options: { live?: boolean; color?: boolean; verbose?: boolean; now?: () => number } = {},
+) {
   const chunks: string[] = [];
   const reporter = makeProgressReporter({
     write: (text) => chunks.push(text),
     live: options.live ?? false,
     color: options.color ?? false,
     verbose: options.verbose ?? false,
-    now: () => 0,
+    now: options.now ?? (() => 0),
   });
   return { reporter, output: () => chunks.join("") };
 }
@@ -115,6 +117,29 @@ describe("progress display", () => {
     reporter(event(arc[3]!));
     expect(output()).toContain("\r\x1b[2K  backend 1.5s");
     reporter.stop();
+  });
+
+  it("counts down a wait for the backend in a terminal, one line per wait elsewhere", async () => {
+    let nowMs = 0;
+    const live = capture({ live: true, now: () => nowMs });
+    const wait = event({
+      type: "backend-wait",
+      iteration: 1,
+      reason: "overloaded",
+      waitMs: 12_000,
+      attempt: 2,
+    });
+    live.reporter(wait);
+    expect(live.output()).toContain("  waiting 12s (overloaded, attempt 2)\n");
+    expect(live.output()).toContain("next try in 12s (overloaded)");
+    nowMs = 4_500;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(live.output()).toContain("next try in 7.5s (overloaded)");
+    live.reporter.stop();
+
+    const plain = capture();
+    plain.reporter(wait);
+    expect(plain.output()).toBe("  waiting 12s (overloaded, attempt 2)\n");
   });
 
   it("names status and action of a declaration together", () => {

@@ -58,7 +58,6 @@ export function makeProgressReporter(options: ProgressOptions): ProgressReporter
   const paint = (style: Style, text: string) => (options.color ? styled(style, text) : text);
   const now = options.now ?? Date.now;
   let ticker: NodeJS.Timeout | undefined;
-  let backendStartedAt = 0;
   let totalCostUsd = 0;
   let shownEnd: ShownRunEnd | undefined;
 
@@ -72,13 +71,11 @@ export function makeProgressReporter(options: ProgressOptions): ProgressReporter
     clearLive();
     options.write(`${text}\n`);
   };
-  const startLive = (label: string) => {
+  /** A status line that redraws itself until the next line is written. */
+  const startLive = (text: () => string) => {
     if (!options.live) return;
-    backendStartedAt = now();
-    const draw = () =>
-      options.write(
-        `\r\x1b[2K${paint("dim", `  … ${label} ${seconds(now() - backendStartedAt)} · ${formatUsd(totalCostUsd)} so far`)}`,
-      );
+    clearLive();
+    const draw = () => options.write(`\r\x1b[2K${paint("dim", text())}`);
     draw();
     ticker = setInterval(draw, 250);
     ticker.unref();
@@ -86,13 +83,21 @@ export function makeProgressReporter(options: ProgressOptions): ProgressReporter
 
   const style: LineStyle = { paint, verbose: options.verbose, live: options.live };
   const listener = (event: RunEvent) => {
-    if (event.type === "backend-start") {
-      startLive(`${event.backend}${event.model ? ` (${event.model})` : ""} working`);
-    }
     if (event.type === "backend-end") totalCostUsd = event.totalCostUsd;
     if (event.type === "run-end") shownEnd = { success: event.success, reason: event.reason };
     const text = queryLine(event, style) ?? verdictLine(event, style);
     if (text !== undefined) line(text);
+    if (event.type === "backend-start") {
+      const label = `${event.backend}${event.model ? ` (${event.model})` : ""} working`;
+      const startedAt = now();
+      startLive(
+        () => `  … ${label} ${seconds(now() - startedAt)} · ${formatUsd(totalCostUsd)} so far`,
+      );
+    }
+    if (event.type === "backend-wait") {
+      const until = now() + event.waitMs;
+      startLive(() => `  … next try in ${seconds(Math.max(0, until - now()))} (${event.reason})`);
+    }
   };
   return Object.assign(listener, { stop: clearLive, shownEnd: () => shownEnd });
 }

@@ -111,6 +111,13 @@ const budgetsSchema = z
       .positive()
       .default(600_000)
       .describe("Timeout of a validator command that sets none."),
+    transientWaitMs: z
+      .int()
+      .nonnegative()
+      .default(900_000)
+      .describe(
+        "How long one query may wait out an overloaded or unreachable model API (529, 5xx, lost connections) before the run ends; within maxWallTimeMs.",
+      ),
   })
   .prefault({})
   .describe("Limits of one run.");

@@ -44,6 +44,7 @@ describe("loadAgent", () => {
     expect(agent.runner.budgets).toEqual({
       queryTimeoutMs: 1_800_000,
       validatorTimeoutMs: 600_000,
+      transientWaitMs: 900_000,
     });
     expect(agent.runner.worktree).toEqual({
       enabled: false,

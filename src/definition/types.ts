@@ -52,6 +52,8 @@ export interface Budgets {
   readonly queryTimeoutMs: number;
   /** Default timeout of a validator command (a validator's own timeoutMs wins). */
   readonly validatorTimeoutMs: number;
+  /** Longest total wait of one query for an overloaded or unreachable model API. */
+  readonly transientWaitMs: number;
 }
 
 export interface WorktreeConfig {

@@ -8,8 +8,12 @@ export const BACKOFF_LIMITS = {
   maxResetWaitMs: 6 * 3_600_000,
   /** Rate-limit or overload answers in a row before the run ends with `error`. */
   maxRateLimitWaits: 10,
-  /** Timeouts or lost connections in a row before the run ends with `error`. */
+  /** Timeouts in a row before the run ends with `error`. */
   maxTimeoutRepeats: 2,
+  /** First wait after an overloaded or unreachable API; doubles each time, with jitter. */
+  transientBaseMs: 5_000,
+  /** Longest single wait for an overloaded or unreachable API. */
+  transientMaxMs: 120_000,
 } as const;
 
 /**
@@ -21,4 +25,24 @@ export function backoffMs(attempt: number, retryAfterMs?: number): number {
     return Math.min(retryAfterMs, BACKOFF_LIMITS.maxResetWaitMs);
   }
   return Math.min(BACKOFF_LIMITS.baseMs * 2 ** attempt, BACKOFF_LIMITS.maxMs);
+}
+
+/**
+ * The wait before repeat number `attempt` (0-based) after an overloaded or
+ * unreachable model API: the `retry-after` it gave, else exponential from
+ * `transientBaseMs` with ±50 % jitter (`random` in [0, 1); 0.5 is none), capped.
+ */
+export function transientBackoffMs(
+  attempt: number,
+  retryAfterMs: number | undefined,
+  random: number,
+): number {
+  if (retryAfterMs !== undefined && retryAfterMs >= 0) {
+    return Math.min(retryAfterMs, BACKOFF_LIMITS.maxResetWaitMs);
+  }
+  const exponential = Math.min(
+    BACKOFF_LIMITS.transientBaseMs * 2 ** attempt,
+    BACKOFF_LIMITS.transientMaxMs,
+  );
+  return Math.round(exponential * (0.5 + random));
 }

@@ -2,7 +2,7 @@ import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import type { JsonSchema } from "../definition/types.js";
 import type { BackendError, BackendRequest, BackendResponse } from "../ports.js";
 import { renderIterationSummary } from "../prompts/variables.js";
-import { BACKOFF_LIMITS, backoffMs } from "./backoff.js";
+import { BACKOFF_LIMITS, backoffMs, transientBackoffMs } from "./backoff.js";
 import { emit, keep, type RunContext, updateState, waitForState } from "./run-context.js";
 import { failed, stopped, type Terminal } from "./terminal-state.js";
 
@@ -24,11 +24,19 @@ export type QueryOutcome =
 /** Time a backend gets past its own timeout before the loop stops waiting for it (at most). */
 const DEADLINE_GRACE_MS = 5_000;
 
-type Recovery = "wait" | "repeat" | "new-session" | "accept" | "end";
+type Recovery = "wait" | "wait-out" | "repeat" | "new-session" | "accept" | "end";
+
+/** An overloaded or unreachable model API: waited out up to runner.budgets.transientWaitMs. */
+const TRANSIENT_KINDS: ReadonlySet<BackendError["kind"]> = new Set([
+  "overloaded",
+  "server_error",
+  "connection",
+]);
 
 function recoveryFor(error: BackendError): Recovery {
-  if (error.kind === "rate_limit" || error.kind === "overloaded") return "wait";
-  if (error.kind === "timeout" || error.kind === "connection") return "repeat";
+  if (error.kind === "rate_limit") return "wait";
+  if (TRANSIENT_KINDS.has(error.kind)) return "wait-out";
+  if (error.kind === "timeout") return "repeat";
   if (error.kind === "session_expired") return "new-session";
   // The query ran out of turns: what it did stands, the loop reads its declaration as usual.
   if (error.kind === "max_turns") return "accept";
@@ -46,12 +54,13 @@ function terminalFor(error: BackendError): Terminal {
 
 /**
  * Sends a query and gets an answer the loop can use (docs/loop.md#rule-4, docs/loop.md#rule-5 and
- * docs/loop.md#error-classes). A rate limit or overload waits (exponential backoff, or the reset
- * time the backend gave) and repeats; a timeout or lost connection repeats a
- * bounded number of times; an expired session is dropped and the query
- * repeated in a new one with the previous summary. None of these repeats
- * counts as an iteration or a retry attempt. Anything unrecoverable ends
- * the run.
+ * docs/loop.md#error-classes). A rate limit waits (exponential backoff, or the reset
+ * time the backend gave) and repeats; an overloaded or unreachable model API
+ * is waited out (backoff with jitter) up to `runner.budgets.transientWaitMs`;
+ * a timeout repeats a bounded number of times; an expired session is dropped
+ * and the query repeated in a new one with the previous summary. None of
+ * these repeats counts as an iteration or a retry attempt. Anything
+ * unrecoverable ends the run.
  */
 export async function queryBackend(run: RunContext, query: Query): Promise<QueryOutcome> {
   let sessionId =
@@ -59,6 +68,7 @@ export async function queryBackend(run: RunContext, query: Query): Promise<Query
   let prompt = query.prompt;
   let waits = 0;
   let repeats = 0;
+  const waitedOut = { attempts: 0, waitedMs: 0 };
   for (;;) {
     const response = await queryOnce(run, query, prompt, sessionId);
     if (run.signal.aborted) return { terminal: stopped("aborted", "the run was aborted") };
@@ -79,6 +89,24 @@ export async function queryBackend(run: RunContext, query: Query): Promise<Query
       });
       continue;
     }
+    if (recovery === "wait-out") {
+      const waitMs = transientBackoffMs(
+        waitedOut.attempts,
+        error.retryAfterMs,
+        run.ports.clock.random(),
+      );
+      if (waitedOut.waitedMs + waitMs > run.agent.runner.budgets.transientWaitMs) {
+        return { terminal: endWaitingOut(run, query, error, waitedOut.waitedMs) };
+      }
+      const waitEnd = await waitBeforeRepeat(run, query.iteration, error, {
+        waitMs,
+        attempt: waitedOut.attempts,
+      });
+      if (waitEnd) return { terminal: waitEnd };
+      waitedOut.attempts += 1;
+      waitedOut.waitedMs += waitMs;
+      continue;
+    }
     const count = recovery === "wait" ? waits++ : repeats++;
     const limit =
       recovery === "wait" ? BACKOFF_LIMITS.maxRateLimitWaits : BACKOFF_LIMITS.maxTimeoutRepeats;
@@ -90,18 +118,37 @@ export async function queryBackend(run: RunContext, query: Query): Promise<Query
         ),
       };
     }
-    const waitEnd = await waitBeforeRepeat(run, query.iteration, error, count);
+    const waitMs = backoffMs(count, error.kind === "rate_limit" ? error.retryAfterMs : undefined);
+    const waitEnd = await waitBeforeRepeat(run, query.iteration, error, { waitMs, attempt: count });
     if (waitEnd) return { terminal: waitEnd };
   }
+}
+
+/**
+ * The model API stayed overloaded or unreachable past the horizon: the run
+ * ends with `error`, and run.json is left at the iteration before this one,
+ * so `--resume` sends the same iteration again.
+ */
+function endWaitingOut(
+  run: RunContext,
+  query: Query,
+  error: BackendError,
+  waitedMs: number,
+): Terminal {
+  updateState(run, { iteration: query.iteration - 1 });
+  const horizon = run.agent.runner.budgets.transientWaitMs;
+  return failed(
+    "backend_error",
+    `backend ${error.kind} after waiting ${Math.round(waitedMs / 1000)} s (runner.budgets.transientWaitMs is ${horizon} ms): ${error.message} — resume this iteration later with: closer run ${run.agent.name} --resume ${run.runId}`,
+  );
 }
 
 async function waitBeforeRepeat(
   run: RunContext,
   iteration: number,
   error: BackendError,
-  attempt: number,
+  { waitMs, attempt }: { readonly waitMs: number; readonly attempt: number },
 ): Promise<Terminal | undefined> {
-  const waitMs = backoffMs(attempt, error.kind === "rate_limit" ? error.retryAfterMs : undefined);
   const { maxWallTimeMs } = run.agent.runner.budgets;
   const elapsedMs = run.ports.clock.now() - run.startedAtMs;
   if (maxWallTimeMs !== undefined && elapsedMs + waitMs > maxWallTimeMs) {

@@ -10,5 +10,6 @@ export function makeSystemClock(): Clock {
       await delay(ms, undefined, signal ? { signal } : undefined);
     },
     randomId: () => randomUUID().replaceAll("-", "").slice(0, 16),
+    random: Math.random,
   };
 }

@@ -1,5 +1,6 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
+import { isRetryableKind } from "../backends/backend-errors.js";
 import type {
   Backend,
   BackendError,
@@ -52,13 +53,6 @@ export interface ScriptedBackend extends Backend {
   readonly commandResults: readonly CommandResult[];
 }
 
-const RETRYABLE_KINDS: ReadonlySet<BackendErrorKind> = new Set([
-  "rate_limit",
-  "overloaded",
-  "timeout",
-  "connection",
-]);
-
 /** The usual backend failures, as a real backend would report them. */
 export function scriptedError(
   kind: BackendErrorKind,
@@ -67,7 +61,7 @@ export function scriptedError(
   return {
     kind,
     message: options.message ?? `scripted ${kind.replaceAll("_", " ")}`,
-    retryable: RETRYABLE_KINDS.has(kind),
+    retryable: isRetryableKind(kind),
     ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }),
   };
 }

@@ -11,10 +11,11 @@ export interface TestClock extends Clock {
 /**
  * A Clock for tests: `sleep` returns at once but moves `now` forward, so a run
  * that backs off for minutes finishes in microseconds and the waits can be
- * asserted. Ids are `id-1`, `id-2`, … unless a generator is given.
+ * asserted. Ids are `id-1`, `id-2`, … unless a generator is given; `random`
+ * is 0.5 (no jitter either way) unless one is given.
  */
 export function makeTestClock(
-  options: { startMs?: number; randomId?: () => string } = {},
+  options: { startMs?: number; randomId?: () => string; random?: () => number } = {},
 ): TestClock {
   let nowMs = options.startMs ?? Date.UTC(2030, 0, 1);
   let idCount = 0;
@@ -36,6 +37,7 @@ export function makeTestClock(
         idCount += 1;
         return `id-${idCount}`;
       }),
+    random: options.random ?? (() => 0.5),
   };
 }
 

@@ -86,8 +86,8 @@ describe("docs/loop.md: the rules the loop keeps", () => {
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([
       { error: scriptedError("overloaded") },
-      { error: scriptedError("overloaded") },
-      { error: scriptedError("rate_limit") },
+      { error: scriptedError("server_error") },
+      { error: scriptedError("connection") },
       { structuredOutput: DONE },
     ]);
     const { result, clock, log } = await runTask(setup, backend);

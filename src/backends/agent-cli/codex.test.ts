@@ -113,7 +113,8 @@ describe("codex backend", () => {
 
   it.each([
     ["rate_limit", "rate_limit", true],
-    ["overloaded", "overloaded", true],
+    // The fake answers "503 Service Unavailable": a server failure, waited out like an overload.
+    ["overloaded", "server_error", true],
     ["auth", "auth", false],
     ["session_expired", "session_expired", true],
     ["crash", "crash", false],

@@ -15,6 +15,7 @@ import {
   crashError,
   kindForHttpStatus,
   makeBackendError,
+  refineByText,
   retryAfterMsFromReset,
   timeoutError,
 } from "../backend-errors.js";
@@ -43,7 +44,7 @@ const ASSISTANT_ERROR_KINDS: Record<SDKAssistantMessageError, BackendErrorKind> 
   verification_required: "auth",
   cloud_credential_error: "auth",
   billing_error: "auth",
-  server_error: "connection",
+  server_error: "server_error",
   model_not_found: "config",
   invalid_request: "unknown",
   max_output_tokens: "unknown",
@@ -93,13 +94,15 @@ function apiFailure(
     lastRetry?.type === "system" && lastRetry.subtype === "api_retry" ? lastRetry : undefined;
   const assistantError = lastAssistantError(run.messages);
   const status = result?.subtype === "success" ? result.api_error_status : undefined;
-  const kind =
+  const broadKind =
     (assistantError && ASSISTANT_ERROR_KINDS[assistantError]) ??
     kindForHttpStatus(status) ??
     (retry && ASSISTANT_ERROR_KINDS[retry.error]) ??
     kindForHttpStatus(retry?.error_status);
-  if (kind === undefined) return undefined;
+  if (broadKind === undefined) return undefined;
   const detail = resultText(result) || assistantError || retry?.error || `HTTP ${status}`;
+  // Classified by what happened: the SDK files a 529 under `server_error`.
+  const kind = refineByText(broadKind, detail);
   if (kind === "auth") return authError(detail);
   if (kind === "config") {
     return makeBackendError(
@@ -108,7 +111,9 @@ function apiFailure(
     );
   }
   const wait =
-    kind === "rate_limit" || kind === "overloaded" ? retryAfterMs(run.messages, nowMs) : undefined;
+    kind === "rate_limit" || kind === "overloaded" || kind === "server_error"
+      ? retryAfterMs(run.messages, nowMs)
+      : undefined;
   return makeBackendError(kind, `Claude API: ${detail}`, { retryAfterMs: wait });
 }
 
