@@ -81,9 +81,8 @@ function codexFailure(turn) {
   switch (turn.fail) {
     case "rate_limit":
       return "exceeded retry limit, last status: 429 Too Many Requests, request id: req_fake";
-    // The Responses API fails the response with `server_is_overloaded`; codex reports its message.
+    // The OpenAI API has no 529: its overload is a 503, as for server_error.
     case "overloaded":
-      return "stream disconnected before completion: Our servers are currently overloaded. Please try again later.";
     case "server_error":
       return "exceeded retry limit, last status: 503 Service Unavailable, request id: req_fake";
     case "connection_reset":
