@@ -43,6 +43,40 @@ describe("fake Claude Code", () => {
     expect(seen?.options.model).toBe("m-1");
   });
 
+  it("reports a 529 as Claude Code does: retries, a server_error assistant message, an error result", async () => {
+    await fake.script([{ outcome: "overloaded" }, { outcome: "connection_reset", apiRetries: 1 }]);
+    const read = (args: string[]) =>
+      runPrint([...args, "--output-format", "stream-json", "--verbose"])
+        .stdout.trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+
+    const overloaded = read(["-p", "x"]);
+    expect(
+      overloaded.filter((message) => message.subtype === "api_retry").map((m) => m.error_status),
+    ).toEqual([529, 529]);
+    expect(overloaded.find((message) => message.type === "assistant")).toMatchObject({
+      error: "server_error",
+      message: { content: [{ type: "text", text: expect.stringContaining("API Error: 529") }] },
+    });
+    expect(overloaded.find((message) => message.type === "result")).toMatchObject({
+      subtype: "success",
+      is_error: true,
+      api_error_status: 529,
+      result: expect.stringContaining("overloaded_error"),
+    });
+
+    const unreachable = read(["-p", "y"]);
+    expect(unreachable.find((message) => message.subtype === "api_retry")).toMatchObject({
+      error_status: null,
+    });
+    expect(unreachable.find((message) => message.type === "result")).toMatchObject({
+      is_error: true,
+      api_error_status: null,
+      result: "API Error: Unable to connect to API (ECONNRESET)",
+    });
+  });
+
   it("streams every message in print mode with stream-json, and resumes known sessions only", async () => {
     await fake.script([{ sessionId: "11111111-1111-4111-8111-111111111111" }, {}]);
     const first = runPrint(["-p", "x", "--output-format", "stream-json", "--verbose"]);

@@ -13,8 +13,25 @@ export type FakeClaudeOutcome =
   | "success"
   /** `api_retry` messages (429), an assistant message with `error: "rate_limit"`, an error result with `api_error_status: 429`. */
   | "rate_limit"
-  /** The same with 529 and `overloaded`. */
+  /**
+   * The API answers 529 overloaded: `api_retry` messages, an assistant message with
+   * `error: "server_error"` and the text `API Error: 529 {…"overloaded_error"…}`, an
+   * error result with `api_error_status: 529` (what Claude Code sends; `assistantError`
+   * changes the field).
+   */
   | "overloaded"
+  /** The same with 500 and `API Error: 500 {…"Internal server error"…}`. */
+  | "server_error"
+  /** The same with 503 and `API Error: 503 no healthy upstream`. */
+  | "service_unavailable"
+  /**
+   * The API cannot be reached: `api_retry` messages without a status, an assistant message
+   * with `error: "unknown"` and `API Error: Unable to connect to API (ECONNRESET)`, an
+   * error result with `api_error_status: null`.
+   */
+  | "connection_reset"
+  /** The same with `ECONNREFUSED`. */
+  | "connection_refused"
   /** An assistant message with `error: "authentication_failed"` and an error result (401). */
   | "auth"
   /** A result of subtype `error_max_turns`. */
@@ -57,7 +74,9 @@ export interface FakeClaudeTurn {
   readonly costUsd?: number;
   /** This turn's tokens in API field names; `modelUsage` carries the session's running totals. */
   readonly usage?: Readonly<Record<string, number>>;
-  /** `api_retry` messages before the outcome (default 2 for rate_limit/overloaded, else 0). */
+  /** The assistant message's `error` field of an API failure (default: what Claude Code sends). */
+  readonly assistantError?: string;
+  /** `api_retry` messages before the outcome (default 2 for API failures other than auth, else 0). */
   readonly apiRetries?: number;
   /** HTTP status of the `api_retry` messages of a success turn (default 429). */
   readonly retryStatus?: number;

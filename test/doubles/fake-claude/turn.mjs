@@ -15,7 +15,12 @@ import { useTool } from "./tools.mjs";
 const DEFAULT_MODEL = "claude-fake-default";
 const TOOLS = ["Bash", "Edit", "Glob", "Grep", "Read", "Write", "WebFetch", "TodoWrite"];
 
-/** Failures that end with an API error, as Claude Code reports them. */
+/**
+ * Failures that end with an API error, as Claude Code reports them: `error` is
+ * the assistant message's error field (Claude Code files a 529 under
+ * `server_error`, like every 5xx), `status` the result's `api_error_status`
+ * (null when no HTTP answer came).
+ */
 const API_FAILURES = {
   rate_limit: {
     status: 429,
@@ -24,8 +29,28 @@ const API_FAILURES = {
   },
   overloaded: {
     status: 529,
-    error: "overloaded",
+    error: "server_error",
     text: 'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+  },
+  server_error: {
+    status: 500,
+    error: "server_error",
+    text: 'API Error: 500 {"type":"error","error":{"type":"api_error","message":"Internal server error"},"request_id":"req_011CFakeInternalError"}',
+  },
+  service_unavailable: {
+    status: 503,
+    error: "server_error",
+    text: "API Error: 503 no healthy upstream",
+  },
+  connection_reset: {
+    status: null,
+    error: "unknown",
+    text: "API Error: Unable to connect to API (ECONNRESET)",
+  },
+  connection_refused: {
+    status: null,
+    error: "unknown",
+    text: "API Error: Unable to connect to API (ECONNREFUSED)",
   },
   auth: {
     status: 401,
@@ -109,7 +134,7 @@ function ending(context, io, session, turn) {
         session.id,
         session.model,
         [{ type: "text", text: failure.text }],
-        failure.error,
+        turn.assistantError ?? failure.error,
       ),
     );
     return {
@@ -169,7 +194,7 @@ export async function runTurn(context, io, session, prompt) {
   const failure = API_FAILURES[turn.outcome ?? ""];
   const retries = turn.apiRetries ?? (failure && turn.outcome !== "auth" ? 2 : 0);
   for (let attempt = 1; attempt <= retries; attempt++) {
-    const status = failure?.status ?? turn.retryStatus ?? 429;
+    const status = failure === undefined ? (turn.retryStatus ?? 429) : failure.status;
     const error = failure?.error ?? (status === 529 ? "overloaded" : "rate_limit");
     io.send(apiRetryMessage(session.id, { attempt, maxRetries: retries, status, error }));
   }

@@ -105,6 +105,28 @@ function claudeFailure(turn) {
           'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
         terminal_reason: "api_error",
       };
+    case "server_error":
+      return {
+        is_error: true,
+        api_error_status: 503,
+        result: "API Error: 503 no healthy upstream",
+        terminal_reason: "api_error",
+      };
+    // No HTTP answer came: no status, the network error's code in the text.
+    case "connection_reset":
+      return {
+        is_error: true,
+        api_error_status: null,
+        result: "API Error: Unable to connect to API (ECONNRESET)",
+        terminal_reason: "api_error",
+      };
+    case "connection_refused":
+      return {
+        is_error: true,
+        api_error_status: null,
+        result: "API Error: Unable to connect to API (ECONNREFUSED)",
+        terminal_reason: "api_error",
+      };
     case "auth":
       return {
         is_error: true,

@@ -81,8 +81,15 @@ function codexFailure(turn) {
   switch (turn.fail) {
     case "rate_limit":
       return "exceeded retry limit, last status: 429 Too Many Requests, request id: req_fake";
+    // The OpenAI API has no 529: its overload is a 503, as for server_error.
     case "overloaded":
+    case "server_error":
       return "exceeded retry limit, last status: 503 Service Unavailable, request id: req_fake";
+    case "connection_reset":
+      return "stream disconnected before completion: Connection reset by peer (os error 104)";
+    // A refused connection reaches codex as a request that could not be sent.
+    case "connection_refused":
+      return "stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)";
     case "auth":
       return 'unexpected status 401 Unauthorized: {"error":{"message":"Incorrect API key provided","code":"invalid_api_key"}}';
     case "max_turns":

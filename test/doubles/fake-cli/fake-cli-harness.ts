@@ -30,6 +30,9 @@ export interface FakeCliTurn {
   readonly fail?:
     | "rate_limit"
     | "overloaded"
+    | "server_error"
+    | "connection_reset"
+    | "connection_refused"
     | "auth"
     | "max_turns"
     | "session_expired"

@@ -26,11 +26,17 @@
  *   costUsd          cost to report (claude, opencode)
  *   usage            { inputTokens, outputTokens, cacheReadTokens, cacheCreationTokens }
  *   delayMs          wait before answering
- *   fail             "rate_limit" | "overloaded" | "auth" | "max_turns" |
- *                    "session_expired" | "crash" | "hang"
+ *   fail             "rate_limit" | "overloaded" | "server_error" | "connection_reset" |
+ *                    "connection_refused" | "auth" | "max_turns" | "session_expired" |
+ *                    "crash" | "hang"
+ *                    server_error: the API answers 503; connection_reset and
+ *                    connection_refused: the connection to the API is reset
+ *                    (ECONNRESET) or refused (ECONNREFUSED); each as that CLI
+ *                    reports it once its own retries are spent
  *                    hang: starts a grandchild in the same process group, logs its
  *                    pid as `childPid`, and never exits
- *   retryAfterSeconds  with rate_limit: the reset time the CLI reports
+ *   retryAfterSeconds  with rate_limit: the reset time the CLI reports; with
+ *                    server_error (opencode): the Retry-After header
  *   exitCode, stderr  override what the process exits with / writes to stderr
  */
 import { spawn } from "node:child_process";
@@ -74,6 +80,9 @@ function answerCommand(turn) {
   const failures = {
     rate_limit: "Error: 429 Too Many Requests (rate limit exceeded)\n",
     overloaded: "Error: 529 overloaded\n",
+    server_error: "Error: 503 Service Unavailable\n",
+    connection_reset: "Error: read ECONNRESET\n",
+    connection_refused: "Error: connect ECONNREFUSED 127.0.0.1:443\n",
     auth: "Error: 401 Unauthorized: invalid api key\n",
     max_turns: "Error: maximum turns reached\n",
     session_expired: "Error: session not found\n",

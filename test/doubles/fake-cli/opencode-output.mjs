@@ -81,6 +81,41 @@ function opencodeFailure(turn) {
         name: "APIError",
         data: { message: "Overloaded", statusCode: 529, isRetryable: true },
       };
+    case "server_error":
+      return {
+        name: "APIError",
+        data: {
+          message: "Service Unavailable",
+          statusCode: 503,
+          isRetryable: true,
+          responseHeaders: turn.retryAfterSeconds
+            ? { "retry-after": String(turn.retryAfterSeconds) }
+            : {},
+        },
+      };
+    // Network errors carry no status; their code is in `metadata`.
+    case "connection_reset":
+      return {
+        name: "APIError",
+        data: {
+          message: "Connection reset by server",
+          isRetryable: true,
+          metadata: { code: "ECONNRESET", syscall: "read", message: "read ECONNRESET" },
+        },
+      };
+    case "connection_refused":
+      return {
+        name: "APIError",
+        data: {
+          message: "Provider connection refused",
+          isRetryable: true,
+          metadata: {
+            code: "ECONNREFUSED",
+            syscall: "connect",
+            message: "connect ECONNREFUSED 127.0.0.1:443",
+          },
+        },
+      };
     case "auth":
       return {
         name: "ProviderAuthError",
