@@ -101,7 +101,11 @@ const TEXT_PATTERNS: readonly (readonly [RegExp, BackendErrorKind])[] = [
 ];
 
 /** Kinds broad enough that the error's text may name what happened more exactly. */
-const BROAD_KINDS: ReadonlySet<BackendErrorKind> = new Set(["server_error", "connection", "unknown"]);
+const BROAD_KINDS: ReadonlySet<BackendErrorKind> = new Set([
+  "server_error",
+  "connection",
+  "unknown",
+]);
 const TRANSIENT_TEXT_KINDS: ReadonlySet<BackendErrorKind> = new Set([
   "overloaded",
   "server_error",
