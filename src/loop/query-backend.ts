@@ -1,10 +1,10 @@
 import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import type { JsonSchema } from "../definition/types.js";
-import type { BackendError, BackendRequest, BackendResponse } from "../ports.js";
+import type { BackendRequest, BackendResponse } from "../ports.js";
 import { renderIterationSummary } from "../prompts/variables.js";
-import { BACKOFF_LIMITS, backoffMs, transientBackoffMs } from "./backoff.js";
+import { makeRepeats, recoveryFor, terminalFor, waitBeforeRepeat } from "./backend-recovery.js";
 import { emit, keep, type RunContext, updateState, waitForState } from "./run-context.js";
-import { failed, stopped, type Terminal } from "./terminal-state.js";
+import { isTerminal, stopped, type Terminal } from "./terminal-state.js";
 
 /** One query of an iteration. */
 export interface Query {
@@ -24,34 +24,6 @@ export type QueryOutcome =
 /** Time a backend gets past its own timeout before the loop stops waiting for it (at most). */
 const DEADLINE_GRACE_MS = 5_000;
 
-type Recovery = "wait" | "wait-out" | "repeat" | "new-session" | "accept" | "end";
-
-/** An overloaded or unreachable model API: waited out up to runner.budgets.transientWaitMs. */
-const TRANSIENT_KINDS: ReadonlySet<BackendError["kind"]> = new Set([
-  "overloaded",
-  "server_error",
-  "connection",
-]);
-
-function recoveryFor(error: BackendError): Recovery {
-  if (error.kind === "rate_limit") return "wait";
-  if (TRANSIENT_KINDS.has(error.kind)) return "wait-out";
-  if (error.kind === "timeout") return "repeat";
-  if (error.kind === "session_expired") return "new-session";
-  // The query ran out of turns: what it did stands, the loop reads its declaration as usual.
-  if (error.kind === "max_turns") return "accept";
-  return error.retryable ? "repeat" : "end";
-}
-
-function terminalFor(error: BackendError): Terminal {
-  const reason = `backend ${error.kind}: ${error.message}`;
-  if (error.kind === "aborted") return stopped("aborted", reason);
-  if (error.kind === "max_budget") return stopped("budget_exhausted", reason);
-  if (error.kind === "auth") return failed("auth_error", reason);
-  if (error.kind === "config") return failed("config_error", reason);
-  return failed("backend_error", reason);
-}
-
 /**
  * Sends a query and gets an answer the loop can use (docs/loop.md#rule-4, docs/loop.md#rule-5 and
  * docs/loop.md#error-classes). A rate limit waits (exponential backoff, or the reset
@@ -66,9 +38,7 @@ export async function queryBackend(run: RunContext, query: Query): Promise<Query
   let sessionId =
     run.agent.runner.backend.sessionPolicy === "continue" ? run.state.sessionId : undefined;
   let prompt = query.prompt;
-  let waits = 0;
-  let repeats = 0;
-  const waitedOut = { attempts: 0, waitedMs: 0 };
+  const repeats = makeRepeats(run, query);
   for (;;) {
     const response = await queryOnce(run, query, prompt, sessionId);
     if (run.signal.aborted) return { terminal: stopped("aborted", "the run was aborted") };
@@ -89,87 +59,11 @@ export async function queryBackend(run: RunContext, query: Query): Promise<Query
       });
       continue;
     }
-    if (recovery === "wait-out") {
-      const waitMs = transientBackoffMs(
-        waitedOut.attempts,
-        error.retryAfterMs,
-        run.ports.clock.random(),
-      );
-      if (waitedOut.waitedMs + waitMs > run.agent.runner.budgets.transientWaitMs) {
-        return { terminal: endWaitingOut(run, query, error, waitedOut.waitedMs) };
-      }
-      const waitEnd = await waitBeforeRepeat(run, query.iteration, error, {
-        waitMs,
-        attempt: waitedOut.attempts,
-      });
-      if (waitEnd) return { terminal: waitEnd };
-      waitedOut.attempts += 1;
-      waitedOut.waitedMs += waitMs;
-      continue;
-    }
-    const count = recovery === "wait" ? waits++ : repeats++;
-    const limit =
-      recovery === "wait" ? BACKOFF_LIMITS.maxRateLimitWaits : BACKOFF_LIMITS.maxTimeoutRepeats;
-    if (count >= limit) {
-      return {
-        terminal: failed(
-          "backend_error",
-          `backend ${error.kind} ${count + 1} times in a row: ${error.message}`,
-        ),
-      };
-    }
-    const waitMs = backoffMs(count, error.kind === "rate_limit" ? error.retryAfterMs : undefined);
-    const waitEnd = await waitBeforeRepeat(run, query.iteration, error, { waitMs, attempt: count });
+    const wait = repeats.next(error, recovery);
+    if (isTerminal(wait)) return { terminal: wait };
+    const waitEnd = await waitBeforeRepeat(run, query.iteration, error, wait);
     if (waitEnd) return { terminal: waitEnd };
   }
-}
-
-/**
- * The model API stayed overloaded or unreachable past the horizon: the run
- * ends with `error`, and run.json is left at the iteration before this one,
- * so `--resume` sends the same iteration again.
- */
-function endWaitingOut(
-  run: RunContext,
-  query: Query,
-  error: BackendError,
-  waitedMs: number,
-): Terminal {
-  updateState(run, { iteration: query.iteration - 1 });
-  const horizon = run.agent.runner.budgets.transientWaitMs;
-  return failed(
-    "backend_error",
-    `backend ${error.kind} after waiting ${Math.round(waitedMs / 1000)} s (runner.budgets.transientWaitMs is ${horizon} ms): ${error.message} — resume this iteration later with: closer run ${run.agent.name} --resume ${run.runId}`,
-  );
-}
-
-async function waitBeforeRepeat(
-  run: RunContext,
-  iteration: number,
-  error: BackendError,
-  { waitMs, attempt }: { readonly waitMs: number; readonly attempt: number },
-): Promise<Terminal | undefined> {
-  const { maxWallTimeMs } = run.agent.runner.budgets;
-  const elapsedMs = run.ports.clock.now() - run.startedAtMs;
-  if (maxWallTimeMs !== undefined && elapsedMs + waitMs > maxWallTimeMs) {
-    return stopped(
-      "budget_exhausted",
-      `waiting ${waitMs} ms after a backend ${error.kind} would exceed the wall-time budget`,
-    );
-  }
-  emit(run, {
-    type: "backend-wait",
-    iteration,
-    reason: error.kind,
-    waitMs,
-    attempt: attempt + 1,
-  });
-  try {
-    await run.ports.clock.sleep(waitMs, run.signal);
-  } catch {
-    return stopped("aborted", "the run was aborted while waiting for the backend");
-  }
-  return undefined;
 }
 
 function withSummary(run: RunContext, prompt: string): string {
