@@ -1,10 +1,9 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { loadAgent } from "../../src/definition/load-agent.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { resumeRun, runTask } from "../../src/run/index.js";
-import { type FixtureRepo, makeFixtureRepo, makeTestClock } from "../../src/testing/index.js";
+import { type FixtureRepo, makeFixtureRepo } from "../../src/testing/index.js";
 import { cli } from "../cli/support/cli-repo.js";
 import {
   type FakeClaude,
@@ -12,6 +11,7 @@ import {
   makeFakeClaude,
 } from "../doubles/fake-claude/make-fake-claude.js";
 import { isProcessAlive, waitFor } from "../doubles/fake-claude/process-liveness.js";
+import { fakeClaudeRunOptions } from "./support/fake-claude-run.js";
 import { DONE, makeIssueAgent, PROJECT } from "./support/issue-repo.js";
 
 /**
@@ -21,7 +21,6 @@ import { DONE, makeIssueAgent, PROJECT } from "./support/issue-repo.js";
  * through the SDK's protocol.
  */
 
-const TASK = { kind: "text", title: "Add zeta", body: "Add zeta.txt and commit it." } as const;
 const WORKING = {
   status: "in_progress",
   summary: "looked around",
@@ -83,14 +82,7 @@ describe("whole runs with the claude-sdk backend through the SDK and a fake Clau
     repo = await makeSdkRepo(agentOptions);
     claude = await makeFakeClaude();
     await claude.script(turns);
-    const clock = makeTestClock();
-    const options = {
-      agent: await loadAgent("fixer", { cwd: repo.dir }),
-      cwd: repo.dir,
-      task: TASK,
-      clock,
-      env: { ...process.env, CLOSER_CLAUDE_PATH: claude.executablePath, ...claude.env },
-    };
+    const { clock, options } = await fakeClaudeRunOptions(repo, claude);
     return { repo, claude, clock, options };
   }
 

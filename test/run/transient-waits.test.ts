@@ -17,6 +17,7 @@ import {
   fakeCliPath,
   setUpFakeCli,
 } from "../doubles/fake-cli/fake-cli-harness.js";
+import { fakeClaudeRunOptions, ZETA_TASK } from "./support/fake-claude-run.js";
 import { DONE, makeIssueAgent, PROJECT } from "./support/issue-repo.js";
 
 /**
@@ -25,8 +26,6 @@ import { DONE, makeIssueAgent, PROJECT } from "./support/issue-repo.js";
  * the fake Claude Code executable, and each agent CLI's fake), on the test
  * clock, so minutes of backoff pass at once and every wait can be read back.
  */
-
-const TASK = { kind: "text", title: "Add zeta", body: "Add zeta.txt and commit it." } as const;
 
 interface RecordedEvent {
   readonly type: string;
@@ -79,14 +78,7 @@ describe("a model API in trouble, through the SDK and the fake Claude Code", () 
     );
     claude = await makeFakeClaude();
     await claude.script(turns);
-    const clock = makeTestClock();
-    const options = {
-      agent: await loadAgent("fixer", { cwd: repo.dir }),
-      cwd: repo.dir,
-      task: TASK,
-      clock,
-      env: { ...process.env, CLOSER_CLAUDE_PATH: claude.executablePath, ...claude.env },
-    };
+    const { clock, options } = await fakeClaudeRunOptions(repo, claude);
     return { claude, clock, options };
   }
 
@@ -207,7 +199,7 @@ describe("a model API in trouble, through each agent CLI's fake", () => {
     const options = {
       agent: await loadAgent("fixer", { cwd: repo.dir }),
       cwd: repo.dir,
-      task: TASK,
+      task: ZETA_TASK,
       clock,
       env: { ...process.env, CLOSER_CLAUDE_PATH: fakeCliPath("claude") },
     };
