@@ -5,7 +5,12 @@ import { emit, type RunContext, updateState } from "./run-context.js";
 import { failed, stopped, type Terminal } from "./terminal-state.js";
 
 /** How the loop answers a failed query (docs/loop.md#error-classes). */
-export type Recovery = "wait" | "wait-out" | "repeat" | "new-session" | "accept" | "end";
+/**
+ * `wait-rate-limit`: wait (the reset time, or backoff) and repeat, 10 times at most;
+ * `wait-out`: wait with jitter and repeat, up to runner.budgets.transientWaitMs;
+ * `repeat`: repeat after a short backoff, twice at most.
+ */
+export type Recovery = "wait-rate-limit" | "wait-out" | "repeat" | "new-session" | "accept" | "end";
 
 /** An overloaded or unreachable model API: waited out up to runner.budgets.transientWaitMs. */
 const TRANSIENT_KINDS: ReadonlySet<BackendError["kind"]> = new Set([
@@ -15,7 +20,7 @@ const TRANSIENT_KINDS: ReadonlySet<BackendError["kind"]> = new Set([
 ]);
 
 export function recoveryFor(error: BackendError): Recovery {
-  if (error.kind === "rate_limit") return "wait";
+  if (error.kind === "rate_limit") return "wait-rate-limit";
   if (TRANSIENT_KINDS.has(error.kind)) return "wait-out";
   if (error.kind === "timeout") return "repeat";
   if (error.kind === "session_expired") return "new-session";
@@ -50,7 +55,7 @@ export function makeRepeats(
   run: RunContext,
   query: Query,
 ): { next(error: BackendError, recovery: Recovery): RepeatWait | Terminal } {
-  let waits = 0;
+  let rateLimitWaits = 0;
   let repeats = 0;
   const waitedOut = { attempts: 0, waitedMs: 0 };
   return {
@@ -67,16 +72,18 @@ export function makeRepeats(
         waitedOut.waitedMs += waitMs;
         return { waitMs, attempt: waitedOut.attempts++ };
       }
-      const count = recovery === "wait" ? waits++ : repeats++;
-      const limit =
-        recovery === "wait" ? BACKOFF_LIMITS.maxRateLimitWaits : BACKOFF_LIMITS.maxTimeoutRepeats;
+      const rateLimited = recovery === "wait-rate-limit";
+      const count = rateLimited ? rateLimitWaits++ : repeats++;
+      const limit = rateLimited
+        ? BACKOFF_LIMITS.maxRateLimitWaits
+        : BACKOFF_LIMITS.maxTimeoutRepeats;
       if (count >= limit) {
         return failed(
           "backend_error",
           `backend ${error.kind} ${count + 1} times in a row: ${error.message}`,
         );
       }
-      const retryAfterMs = error.kind === "rate_limit" ? error.retryAfterMs : undefined;
+      const retryAfterMs = rateLimited ? error.retryAfterMs : undefined;
       return { waitMs: backoffMs(count, retryAfterMs), attempt: count };
     },
   };

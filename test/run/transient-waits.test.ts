@@ -1,10 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { loadAgent } from "../../src/definition/load-agent.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { resumeRun, runTask } from "../../src/run/index.js";
-import { type FixtureRepo, makeFixtureRepo, makeTestClock } from "../../src/testing/index.js";
+import { type FixtureRepo, makeFixtureRepo } from "../../src/testing/index.js";
 import {
   type FakeClaude,
   type FakeClaudeTurn,
@@ -17,7 +16,7 @@ import {
   fakeCliPath,
   setUpFakeCli,
 } from "../doubles/fake-cli/fake-cli-harness.js";
-import { fakeClaudeRunOptions, ZETA_TASK } from "./support/fake-claude-run.js";
+import { fakeClaudeRunOptions, fixerRunOptions } from "./support/fake-claude-run.js";
 import { DONE, makeIssueAgent, PROJECT } from "./support/issue-repo.js";
 
 /**
@@ -195,14 +194,9 @@ describe("a model API in trouble, through each agent CLI's fake", () => {
     await fake.script(turns);
     // The CLI processes inherit closer's environment: that is where the fakes find their script.
     for (const [name, value] of Object.entries(fake.env)) vi.stubEnv(name, value);
-    const clock = makeTestClock();
-    const options = {
-      agent: await loadAgent("fixer", { cwd: repo.dir }),
-      cwd: repo.dir,
-      task: ZETA_TASK,
-      clock,
-      env: { ...process.env, CLOSER_CLAUDE_PATH: fakeCliPath("claude") },
-    };
+    const { clock, options } = await fixerRunOptions(repo, {
+      CLOSER_CLAUDE_PATH: fakeCliPath("claude"),
+    });
     return { fake, clock, options };
   }
 

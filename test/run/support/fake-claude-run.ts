@@ -10,17 +10,22 @@ export const ZETA_TASK = {
 } as const;
 
 /**
- * Options of a `runTask` of the `fixer` agent in `repo`, whose Claude Code is
- * the fake (through CLOSER_CLAUDE_PATH), on a test clock.
+ * Options of a `runTask` of the `fixer` agent in `repo` on a test clock, with
+ * closer's environment plus `env` (where the fakes are found).
  */
-export async function fakeClaudeRunOptions(repo: FixtureRepo, claude: FakeClaude) {
+export async function fixerRunOptions(repo: FixtureRepo, env: Readonly<Record<string, string>>) {
   const clock = makeTestClock();
   const options = {
     agent: await loadAgent("fixer", { cwd: repo.dir }),
     cwd: repo.dir,
     task: ZETA_TASK,
     clock,
-    env: { ...process.env, CLOSER_CLAUDE_PATH: claude.executablePath, ...claude.env },
+    env: { ...process.env, ...env },
   };
   return { clock, options };
+}
+
+/** The same, with the fake Claude Code as the executable the SDK starts (CLOSER_CLAUDE_PATH). */
+export function fakeClaudeRunOptions(repo: FixtureRepo, claude: FakeClaude) {
+  return fixerRunOptions(repo, { CLOSER_CLAUDE_PATH: claude.executablePath, ...claude.env });
 }
