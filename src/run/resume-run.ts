@@ -1,7 +1,7 @@
 import { githubClientFor } from "./github-client-for.js";
 import { runInTree } from "./run-in-tree.js";
 import type { GithubRunOptions, RunBaseOptions, RunOutcome } from "./run-options.js";
-import { openRun, readRunToResume } from "./run-settings.js";
+import { readRunToResume, resolveCheckedRunBase } from "./run-settings.js";
 
 /** Resuming a run from its record. */
 export interface ResumeRunOptions extends RunBaseOptions, GithubRunOptions {
@@ -16,7 +16,7 @@ export interface ResumeRunOptions extends RunBaseOptions, GithubRunOptions {
  * merge); side effects already recorded are never repeated.
  */
 export async function resumeRun(options: ResumeRunOptions): Promise<RunOutcome> {
-  const base = await openRun(options);
+  const base = await resolveCheckedRunBase(options);
   const state = await readRunToResume(base, options.resume);
   const issueNumber = state.task.kind === "issue" ? state.task.issueNumber : undefined;
   const issue =

@@ -3,7 +3,7 @@ import { githubClientFor } from "./github-client-for.js";
 import { makeIssueTask } from "./issue-task.js";
 import { runInTree } from "./run-in-tree.js";
 import type { GithubRunOptions, RunBaseOptions, RunOutcome } from "./run-options.js";
-import { openRun } from "./run-settings.js";
+import { resolveCheckedRunBase } from "./run-settings.js";
 
 /** A run on one GitHub issue. */
 export interface IssueRunOptions extends RunBaseOptions, GithubRunOptions {
@@ -21,7 +21,7 @@ export interface IssueRunOptions extends RunBaseOptions, GithubRunOptions {
  */
 export async function runIssue(options: IssueRunOptions): Promise<RunOutcome> {
   wholeNumberAtLeastOne("--issue", options.issue);
-  const base = await openRun(options);
+  const base = await resolveCheckedRunBase(options);
   const client = await githubClientFor(base, options);
   const issue = await client.getIssue(options.issue);
   if (issue.state === "closed") {

@@ -38,7 +38,7 @@ export interface RunBase {
  * variable nobody supplies stops the run here, before any model call), then
  * every default of the run resolved.
  */
-export async function openRun(options: RunBaseOptions): Promise<RunBase> {
+export async function resolveCheckedRunBase(options: RunBaseOptions): Promise<RunBase> {
   const { assertAgentValid } = await import("../check/index.js");
   await assertAgentValid(options.agent);
   return await resolveRunBase(options);

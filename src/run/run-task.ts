@@ -1,7 +1,7 @@
 import type { TaskInfo } from "../record/run-state.js";
 import { runInTree } from "./run-in-tree.js";
 import type { RunBaseOptions, RunOutcome } from "./run-options.js";
-import { openRun } from "./run-settings.js";
+import { resolveCheckedRunBase } from "./run-settings.js";
 
 /** A run on a written task. */
 export interface TaskRunOptions extends RunBaseOptions {
@@ -15,7 +15,7 @@ export interface TaskRunOptions extends RunBaseOptions {
  * committed and its tree clean, and ends like an issue run's worktree.
  */
 export async function runTask(options: TaskRunOptions): Promise<RunOutcome> {
-  const base = await openRun(options);
+  const base = await resolveCheckedRunBase(options);
   const useWorktree =
     options.worktree !== false &&
     (options.branch !== undefined || options.agent.runner.worktree.enabled);
