@@ -96,6 +96,32 @@ export type RunEventBody =
       stderr?: string;
       configError?: string;
     }
+  | {
+      type: "baseline";
+      checks: { validator: string; valid: boolean; durationMs: number; tests?: number }[];
+      dirtyFiles: string[];
+      protectedFiles: number;
+      durationMs: number;
+    }
+  | {
+      type: "guard";
+      iteration: number;
+      guard: "protected-changed" | "tests-removed";
+      valid: boolean;
+      detail?: string;
+      params?: Record<string, unknown>;
+    }
+  | {
+      type: "declaration-refuted";
+      iteration: number;
+      /** The model's own summary of the work it declared done. */
+      claimed: string;
+      /** The check that refuted it, its pattern and what it found. */
+      failed: string;
+      pattern: string;
+      detail: string;
+      refutedDeclarations: number;
+    }
   | { type: "closure-review"; iteration: number; allComplete: boolean; pendingActions: string[] }
   | {
       type: "decision";

@@ -4,9 +4,11 @@
  * validators/, record/, prompts/ and github/; tests swap only what is outside
  * the machine (the model, GitHub).
  */
+
 import type { SchemaValidators } from "./completion/schema-validators.js";
 import type { JsonSchema, OutputSchemaRef, PermissionMode } from "./definition/types.js";
 import type { EventListener, RunEvent } from "./events.js";
+import type { ProtectedFingerprint } from "./integrity/protected-files.js";
 import type { PromptRenderer } from "./prompts/make-prompt-renderer.js";
 import type { FileSnapshot } from "./record/read-optional-file.js";
 import type { RunState } from "./record/run-state.js";
@@ -26,6 +28,11 @@ export interface BackendRequest {
   readonly permissionMode: PermissionMode;
   /** Text appended to the backend's own system prompt. */
   readonly systemPrompt?: string;
+  /**
+   * Absolute paths the model must not write (docs/integrity.md#protected-paths); a backend that
+   * can veto a tool use denies writes to them up front.
+   */
+  readonly protectedPaths?: readonly string[];
   /** What closer adds to its own environment for the backend (e.g. CLOSER_CHECK_ID). */
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
@@ -124,6 +131,8 @@ export interface ValidatorOutcome {
   readonly timedOut?: boolean;
   /** Set when the failure is the definition's fault (exit 126/127, bad module). */
   readonly configError?: string;
+  /** Set when the check failed, then passed on a re-run of the unchanged tree. */
+  readonly flaky?: { readonly failures: number; readonly reruns: number };
 }
 
 // ── Record ─────────────────────────────────────────────────────────────────
@@ -180,6 +189,16 @@ export interface LoopPorts {
   readonly readFile: (path: string) => Promise<FileSnapshot | undefined>;
   readonly runValidator: ValidatorRunner;
   readonly schemaValidators: SchemaValidators;
+  /** Looks at the tree for the integrity guards (docs/integrity.md). */
+  readonly integrity: IntegrityProbe;
+}
+
+/** What the integrity guards read from the working tree. */
+export interface IntegrityProbe {
+  /** The protected paths with their content hashes, as they are now. */
+  fingerprintProtected(): Promise<ProtectedFingerprint>;
+  /** Files with uncommitted changes (none outside git). */
+  listDirtyFiles(): Promise<readonly string[]>;
 }
 
 // ── GitHub ─────────────────────────────────────────────────────────────────

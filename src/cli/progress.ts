@@ -1,4 +1,4 @@
-import type { EventListener, RunEvent } from "../events.js";
+import type { EventListener, RunEvent, RunEventOf } from "../events.js";
 import { formatUsd, type ShownRunEnd } from "../run/outcome-report.js";
 
 const ANSI = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39] };
@@ -113,6 +113,8 @@ function queryLine(event: RunEvent, { paint, verbose, live }: LineStyle): string
   switch (event.type) {
     case "run-start":
       return `${paint("bold", "closer")} ${event.agent} · ${event.task} · up to ${event.maxIterations} iterations${event.resumed ? " (resumed)" : ""}`;
+    case "baseline":
+      return baselineLine(event, paint);
     case "iteration-start":
       return paint("bold", `▸ iteration ${event.iteration} · step ${event.step}`);
     case "prompt":
@@ -160,6 +162,13 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
           : findingsOf(event.params);
       return `  ${mark} ${event.validator} ${paint("dim", seconds(event.durationMs))}${detail}`;
     }
+    case "guard":
+      return event.valid ? undefined : paint("red", `  ✗ ${event.guard}: ${event.detail ?? ""}`);
+    case "declaration-refuted":
+      return paint(
+        "yellow",
+        `  declaration refuted by ${event.failed} (${event.refutedDeclarations} so far)`,
+      );
     case "closure-review":
       return `  review: ${event.allComplete ? paint("green", "all complete") : paint("yellow", `${event.pendingActions.length} pending`)}`;
     case "retry-select":
@@ -180,6 +189,16 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
     default:
       return undefined;
   }
+}
+
+/** What the checks found on the untouched tree (docs/integrity.md#baseline). */
+function baselineLine(event: RunEventOf<"baseline">, paint: LineStyle["paint"]): string {
+  const checks = event.checks.map(({ validator, valid, tests }) => {
+    const mark = valid ? paint("green", "✓") : paint("red", "✗");
+    return `${mark} ${validator}${tests === undefined ? "" : ` (${tests} tests)`}`;
+  });
+  const dirty = event.dirtyFiles.length === 0 ? "" : ` · ${event.dirtyFiles.length} files dirty`;
+  return `  baseline ${paint("dim", seconds(event.durationMs))} ${checks.join(" ")}${dirty} · ${event.protectedFiles} protected`;
 }
 
 /** `(status completed, action complete)`, or nothing when neither was given. */

@@ -5,7 +5,13 @@ import type { CompletionDecision } from "./decide-completion.js";
 import { describeFormat, type FormatCheck } from "./validate-format.js";
 
 /** Which stage of the completion check found the gap. */
-export type CheckFailureKind = "format" | "decision" | "validator" | "closure-review" | "external";
+export type CheckFailureKind =
+  | "format"
+  | "decision"
+  | "validator"
+  | "guard"
+  | "closure-review"
+  | "external";
 
 /**
  * One reason the work is not verifiably done, in the shape both the retry
@@ -30,6 +36,8 @@ export const BUILTIN_PATTERN_NAMES = {
   closureIncomplete: "closure-incomplete",
   undecidable: "undecidable",
   externalCondition: "external-condition",
+  testsRemoved: "tests-removed",
+  protectedChanged: "protected-changed",
 } as const;
 
 const DETAIL_MAX_CHARS = 200;

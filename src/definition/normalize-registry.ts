@@ -86,6 +86,7 @@ export function normalizeRegistry(
     ),
     steps,
     completionSteps,
+    protectedPaths: [...file.protectedPaths],
   };
   return { value: registry, problems };
 }

@@ -211,6 +211,12 @@ export const registryFileSchema = z
       .record(z.string(), completionStepSchema)
       .default({})
       .describe("Completion steps by id."),
+    protectedPaths: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "Globs (relative to the working tree) the model must not change, besides closer's defaults; a `!` glob takes paths out.",
+      ),
   })
   .meta({ title: "closer steps_registry.json" })
   .describe("Steps, completion steps, validators and failure patterns of a closer agent.");

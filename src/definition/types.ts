@@ -225,6 +225,8 @@ export interface Registry {
   readonly validators: Readonly<Record<string, ValidatorDefinition>>;
   readonly steps: Readonly<Record<string, StepDefinition>>;
   readonly completionSteps: Readonly<Record<string, CompletionStepDefinition>>;
+  /** Globs the model must not change, besides the defaults (docs/integrity.md#protected-paths). */
+  readonly protectedPaths: readonly string[];
 }
 
 export interface ResolvedAgent {

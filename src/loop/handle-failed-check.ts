@@ -1,10 +1,11 @@
-import { undecidableFailure } from "../completion/check-failure.js";
+import { type CheckFailure, undecidableFailure } from "../completion/check-failure.js";
 import type { CompletionDecision } from "../completion/decide-completion.js";
 import { summarizeIteration } from "../completion/summarize-iteration.js";
+import type { OnFailure } from "../definition/types.js";
 import type { BackendResponse } from "../ports.js";
 import { decideOnFailure } from "../retry/retry-prompt.js";
 import { queueRetry, warn } from "./end-iteration.js";
-import { type RunContext, updateState } from "./run-context.js";
+import { emit, type RunContext, updateState } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 import { completed, failed, stopped, type Terminal } from "./terminal-state.js";
 import type { Verification } from "./verify-completion.js";
@@ -23,11 +24,21 @@ export async function handleFailedCheck(
   verification: Verification & { readonly complete: false },
 ): Promise<Terminal | undefined> {
   const { failure, completion } = verification;
-  const onFailure = turn.completionStep?.onFailure ?? { action: "retry", maxAttempts: 3 };
+  const onFailure = onFailureFor(turn, failure);
   const failedChecks = run.state.counters.failedChecks + 1;
+  const refutedDeclarations = (run.state.counters.refutedDeclarations ?? 0) + 1;
+  emit(run, {
+    type: "declaration-refuted",
+    iteration: turn.iteration,
+    claimed: completion.summary,
+    failed: failure.name,
+    pattern: failure.pattern,
+    detail: failure.detail,
+    refutedDeclarations,
+  });
   // A run that ends here and is resumed later starts from the step prompt and this summary.
   updateState(run, {
-    counters: { ...run.state.counters, failedChecks },
+    counters: { ...run.state.counters, failedChecks, refutedDeclarations },
     pendingPrompt: undefined,
     previousSummary: summarizeIteration(turn.iteration, response, { failure }),
   });
@@ -53,6 +64,15 @@ export async function handleFailedCheck(
       return completed(`completed in iteration ${turn.iteration}, skipping a failed check`);
   }
 }
+
+/** A guard's failure is never accepted: `skip` retries it instead (docs/integrity.md#guards). */
+function onFailureFor(turn: Turn, failure: CheckFailure): OnFailure {
+  const onFailure = turn.completionStep?.onFailure ?? DEFAULT_ON_FAILURE;
+  if (failure.kind !== "guard" || onFailure.action !== "skip") return onFailure;
+  return { action: "retry", maxAttempts: onFailure.maxAttempts };
+}
+
+const DEFAULT_ON_FAILURE: OnFailure = { action: "retry", maxAttempts: 3 };
 
 /**
  * A declaration that could not be read (docs/completion.md#undecidable) is INCOMPLETE, not a

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { SchemaValidators } from "../completion/schema-validators.js";
 import { SchemaResolver } from "../definition/schema-resolver.js";
 import type { ResolvedAgent } from "../definition/types.js";
+import { makeIntegrityProbe } from "../integrity/integrity-probe.js";
 import type { Clock, LoopPorts, ValidatorOutcome } from "../ports.js";
 import { makePromptRenderer } from "../prompts/make-prompt-renderer.js";
 import { readOptionalFile } from "../record/read-optional-file.js";
@@ -71,6 +72,7 @@ function makePorts(settings: RunSettings): LoopPorts {
       return definition === undefined ? unknownValidator(name) : runValidator(definition, context);
     },
     schemaValidators: new SchemaValidators(),
+    integrity: makeIntegrityProbe(settings.protectedSet),
   };
 }
 

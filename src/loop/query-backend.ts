@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import type { JsonSchema } from "../definition/types.js";
 import type { BackendRequest, BackendResponse } from "../ports.js";
@@ -99,6 +100,7 @@ async function queryOnce(
     disallowedTools: runner.backend.disallowedTools,
     permissionMode: runner.backend.permissionMode,
     ...(run.systemPrompt === undefined ? {} : { systemPrompt: run.systemPrompt }),
+    protectedPaths: protectedPathsOf(run),
     env: {
       CLOSER_CHECK_ID: query.checkId,
       CLOSER_DECISION_FILE: run.decisionPath,
@@ -181,4 +183,10 @@ function addToTotals(run: RunContext, response: BackendResponse): void {
     },
     ...(keepSession ? { sessionId: response.sessionId } : {}),
   });
+}
+
+/** The protected files of the baseline, as absolute paths (package.json's scripts are compared, not denied). */
+function protectedPathsOf(run: RunContext): string[] {
+  const files = Object.keys(run.state.baseline?.protectedFiles ?? {});
+  return files.filter((file) => !file.includes(" › ")).map((file) => resolve(run.cwd, file));
 }

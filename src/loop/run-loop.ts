@@ -7,6 +7,7 @@ import { queryBackend } from "./query-backend.js";
 import { readDeclaration } from "./read-declaration.js";
 import type { RunContext } from "./run-context.js";
 import { startIteration } from "./start-iteration.js";
+import { takeBaseline } from "./take-baseline.js";
 import { isTerminal, type Terminal } from "./terminal-state.js";
 import { verifyCompletion } from "./verify-completion.js";
 
@@ -20,6 +21,7 @@ import { verifyCompletion } from "./verify-completion.js";
  * iteration whose declaration it reviews.
  */
 export async function runLoop(run: RunContext): Promise<Terminal> {
+  await takeBaseline(run); // the checks on the untouched tree (docs/integrity.md#baseline)
   for (;;) {
     const limit = await checkLimits(run); // abort, budgets, iteration cap (rule 6)
     if (limit) return limit;

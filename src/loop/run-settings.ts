@@ -2,8 +2,9 @@ import type { ExternalCondition } from "../completion/is-complete.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
+import type { ProtectedSet } from "../integrity/protected-files.js";
 import type { Backend, Clock, RecordSink } from "../ports.js";
-import type { RunState, TaskInfo } from "../record/run-state.js";
+import type { FlakyCheck, RunState, TaskInfo } from "../record/run-state.js";
 
 /**
  * Everything `runAgent` works with, already resolved: nothing here has a
@@ -30,6 +31,8 @@ export interface RunSettings {
   readonly start: RunStart;
   /** The worktree the run works in, kept in run.json and the result. */
   readonly worktree?: RunState["worktree"];
+  /** The paths the model must not change: the checks' definition (docs/integrity.md#protected-paths). */
+  readonly protectedSet: ProtectedSet;
   /** Facts of the task that must hold before the run is complete. */
   readonly externalConditions: readonly ExternalCondition[];
   /** Gets every event as it is recorded (progress display, tests). */
@@ -87,6 +90,10 @@ export interface AgentResult {
   readonly warnings: readonly string[];
   /** For `completed`: what the verifying iteration reported and which checks passed. */
   readonly completion?: RunState["completion"];
+  /** Declarations of completion the checks refuted (docs/integrity.md#refuted-declarations). */
+  readonly refutedDeclarations: number;
+  /** Checks that failed, then passed on the unchanged tree (docs/integrity.md#flaky-checks). */
+  readonly flaky: readonly FlakyCheck[];
 }
 
 /**

@@ -76,7 +76,7 @@ export async function recordRunEnd(run: RunContext, terminal: Terminal): Promise
 }
 
 export function resultOf(run: RunContext, terminal: Terminal): AgentResult {
-  const { iteration, totals, worktree, warnings, completion } = run.state;
+  const { iteration, totals, worktree, warnings, completion, counters, flaky } = run.state;
   return {
     success: terminal.status === "completed",
     status: terminal.status,
@@ -89,5 +89,7 @@ export function resultOf(run: RunContext, terminal: Terminal): AgentResult {
     ...(terminal.errorCode === undefined ? {} : { errorCode: terminal.errorCode }),
     warnings,
     ...(terminal.status === "completed" && completion !== undefined ? { completion } : {}),
+    refutedDeclarations: counters.refutedDeclarations ?? 0,
+    flaky: flaky ?? [],
   };
 }

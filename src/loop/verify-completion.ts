@@ -3,8 +3,9 @@ import type { ClosureReviewReading } from "../completion/closure-review.js";
 import { type CompletionVerdict, isComplete } from "../completion/is-complete.js";
 import type { ValidatorOutcome } from "../ports.js";
 import type { RunState } from "../record/run-state.js";
+import { checkGuards, guardFailure } from "./check-guards.js";
 import { reviewClosure } from "./review-closure.js";
-import { emit, type RunContext } from "./run-context.js";
+import { emit, type RunContext, updateState } from "./run-context.js";
 import type { Declaration } from "./run-settings.js";
 import type { Turn } from "./start-iteration.js";
 import { failed, isTerminal, stopped, type Terminal } from "./terminal-state.js";
@@ -17,8 +18,8 @@ export type Verification = CompletionVerdict & {
 
 /**
  * The checks a declaration starts (docs/completion.md): the completion
- * step's validators in order, then (when they pass) the closure review, then
- * the task's external conditions. A validator whose definition is wrong
+ * step's validators in order, the integrity guards (docs/integrity.md#guards), then (when they
+ * pass) the closure review, then the task's external conditions. A validator whose definition is wrong
  * (exit 126/127, a bad module) ends the run with `error`.
  */
 export async function verifyCompletion(
@@ -35,6 +36,10 @@ export async function verifyCompletion(
       `validator "${validation.validator}" cannot run: ${validation.configError}`,
     );
   }
+  recordFlaky(run, turn, validation);
+  const completion = { summary: declaration.summary ?? "", checksPassed: passedChecks(validation) };
+  const guarded = guardFailure(await checkGuards(run, turn, validation), validation);
+  if (guarded !== undefined) return { complete: false, failure: guarded, completion };
   let closureReview: ClosureReviewReading | undefined;
   const review = turn.completionStep?.closureReview;
   if (validation.valid && review !== undefined) {
@@ -47,10 +52,15 @@ export async function verifyCompletion(
     ...(closureReview === undefined ? {} : { closureReview }),
     external: run.externalConditions,
   });
-  return {
-    ...verdict,
-    completion: { summary: declaration.summary ?? "", checksPassed: passedChecks(validation) },
-  };
+  return { ...verdict, completion };
+}
+
+/** A check that failed and then passed on an unchanged tree is flaky: kept in run.json (docs/integrity.md#flaky-checks). */
+function recordFlaky(run: RunContext, turn: Turn, validation: CompletionCheck): void {
+  const flaky = validation.outcomes
+    .filter((outcome) => outcome.flaky !== undefined)
+    .map((outcome) => ({ iteration: turn.iteration, validator: outcome.validator }));
+  if (flaky.length > 0) updateState(run, { flaky: [...(run.state.flaky ?? []), ...flaky] });
 }
 
 /** Names of the validators that passed, once each, in condition order. */

@@ -8,6 +8,7 @@ import {
   listPromptCandidates,
   type PromptCandidate,
 } from "./c3l.js";
+import { GUARD_RETRY_TEXTS } from "./guard-retry-texts.js";
 import { type CompiledTemplate, compileTemplate } from "./render-template.js";
 import { renderParams } from "./variables.js";
 
@@ -89,7 +90,7 @@ export function renderLocatedPrompt(
   return { text: compile(source, found.path).render(request.variables), templatePath: found.path };
 }
 
-/** The generic retry text used when an agent has no template for a pattern. */
+/** The retry text used when an agent has no template for a pattern: the guard's own, or the generic one. */
 function renderBuiltinRetry(
   variables: Readonly<Record<string, unknown>>,
   retry: PromptRequest["retry"],
@@ -98,6 +99,10 @@ function renderBuiltinRetry(
   const params = Object.fromEntries((retry?.params ?? []).map((name) => [name, variables[name]]));
   const attempt = typeof variables.attempt === "number" ? ` (attempt ${variables.attempt})` : "";
   const summary = typeof variables.previousSummary === "string" ? variables.previousSummary : "";
+  const guardText = GUARD_RETRY_TEXTS[pattern];
+  if (guardText !== undefined) {
+    return [...guardText(params), ...(summary ? ["", summary] : []), ""].join("\n");
+  }
   return [
     `The completion check failed with the pattern "${pattern}"${attempt}. The work is not done yet.`,
     ...(summary ? ["", summary] : []),

@@ -1,4 +1,5 @@
 import type { TerminalStatus } from "../events.js";
+import type { Baseline } from "../integrity/baseline.js";
 import type { Usage } from "../ports.js";
 
 export const RUN_STATE_VERSION = 1;
@@ -64,6 +65,8 @@ export interface RunState {
     readonly failedChecks: number;
     readonly formatRetries: number;
     readonly undecidableStreak: number;
+    /** Declarations the checks refuted, over the whole run (docs/integrity.md#refuted-declarations). */
+    readonly refutedDeclarations?: number;
   };
   readonly totals: { readonly costUsd: number; readonly usage: Usage; readonly backendMs: number };
   readonly startedAt: string;
@@ -86,4 +89,13 @@ export interface RunState {
     readonly checksPassed: readonly string[];
   };
   readonly warnings: readonly string[];
+  /** The tree as the run found it (docs/integrity.md#baseline); taken before iteration 1. */
+  readonly baseline?: Baseline;
+  /** Checks that failed, then passed on the unchanged tree (docs/integrity.md#flaky-checks). */
+  readonly flaky?: readonly FlakyCheck[];
+}
+
+export interface FlakyCheck {
+  readonly iteration: number;
+  readonly validator: string;
 }

@@ -35,6 +35,28 @@ export const BUILTIN_PATTERNS: Readonly<Record<string, PatternDefinition>> = Obj
     adaptation: NAMES.externalCondition,
     params: ["condition", "detail"],
   },
+  [NAMES.testsRemoved]: {
+    name: NAMES.testsRemoved,
+    description: "a test of the baseline is gone, skipped or focused away, or no test ran",
+    edition: "failed",
+    adaptation: NAMES.testsRemoved,
+    params: [
+      "validator",
+      "missingTests",
+      "skippedTests",
+      "testsRanBefore",
+      "testsRanNow",
+      "focused",
+      "noTestsRan",
+    ],
+  },
+  [NAMES.protectedChanged]: {
+    name: NAMES.protectedChanged,
+    description: "a protected path changed since the run started",
+    edition: "failed",
+    adaptation: NAMES.protectedChanged,
+    params: ["protectedPaths"],
+  },
 });
 
 /**

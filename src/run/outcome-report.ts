@@ -11,6 +11,8 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
     runId: outcome.runId,
     runDir: outcome.runDir,
     costUsd: outcome.costUsd,
+    refutedDeclarations: outcome.refutedDeclarations,
+    flaky: outcome.flaky,
     ...(worktree === undefined
       ? {}
       : {
@@ -69,6 +71,12 @@ export function describeOutcome(outcome: RunOutcome, shownEnd?: ShownRunEnd): st
     const skipped =
       effects.skipped.length > 0 ? ` (already done: ${effects.skipped.join(", ")})` : "";
     lines.push(`GitHub: ${effects.performed.join(", ") || "nothing new"}${skipped}`);
+  }
+  if (outcome.refutedDeclarations > 0) {
+    lines.push(`declarations refuted by the checks: ${outcome.refutedDeclarations}`);
+  }
+  for (const { iteration, validator } of outcome.flaky) {
+    lines.push(`flaky check: ${validator} failed, then passed unchanged (iteration ${iteration})`);
   }
   for (const warning of outcome.warnings) lines.push(`warning: ${warning}`);
   if (outcome.runDir !== "") lines.push(`run folder: ${outcome.runDir}`);

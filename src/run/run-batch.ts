@@ -111,6 +111,8 @@ function notRun(
     runDir: "",
     costUsd: 0,
     warnings: [],
+    refutedDeclarations: 0,
+    flaky: [],
     issue,
     ...(errorCode === undefined ? {} : { errorCode }),
   };

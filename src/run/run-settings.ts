@@ -4,6 +4,7 @@ import type { ExternalCondition } from "../completion/is-complete.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import type { EventListener } from "../events.js";
+import { protectedSetFor } from "../integrity/protected-set.js";
 import type { Declaration, RunSettings, RunStart } from "../loop/index.js";
 import type { Backend, Clock } from "../ports.js";
 import { createRunRecord, defaultRunsDir, readRunState } from "../record/run-record.js";
@@ -108,6 +109,7 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
     signal: base.signal,
     start: place.start,
     ...(place.worktree === undefined ? {} : { worktree: place.worktree }),
+    protectedSet: protectedSetFor(agent, { projectDir: base.cwd, cwd: place.cwd, runDir }),
     externalConditions: place.externalConditions ?? [],
     ...(base.onEvent === undefined ? {} : { onEvent: base.onEvent }),
     ...(place.beforeChecks === undefined ? {} : { beforeChecks: place.beforeChecks }),

@@ -13,6 +13,8 @@ function outcome(change: Partial<RunOutcome>): RunOutcome {
     runDir: "/r",
     costUsd: 0,
     warnings: [],
+    refutedDeclarations: 0,
+    flaky: [],
     ...change,
   };
 }

@@ -10,6 +10,8 @@ const COMPLETED: RunOutcome = {
   runDir: "/repo/.git/closer/runs/run-1",
   costUsd: 0.0391,
   warnings: [],
+  refutedDeclarations: 0,
+  flaky: [],
 };
 
 describe("describeOutcome", () => {

@@ -4,6 +4,7 @@
  * with the prompt on stdin. Structured output comes from the result's
  * `structured_output`; the session continues with `--resume`.
  */
+
 import type { BackendConfig } from "../../definition/types.js";
 import { isPlainObject } from "../../plain-object.js";
 import type { Backend, BackendError, BackendRequest, BackendResponse, Usage } from "../../ports.js";
@@ -11,6 +12,7 @@ import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { numberOr, stringOr } from "../json-values.js";
+import { protectedPathRules } from "../protected-paths.js";
 import { runAgentCli } from "./run-agent-cli.js";
 
 export interface ClaudeCliBackendOptions {
@@ -48,9 +50,8 @@ function claudeCliArgs(
   if (request.sessionId !== undefined) args.push("--resume", request.sessionId);
   if (request.model !== undefined) args.push("--model", request.model);
   if (request.allowedTools.length > 0) args.push("--allowedTools", request.allowedTools.join(","));
-  if (request.disallowedTools.length > 0) {
-    args.push("--disallowedTools", request.disallowedTools.join(","));
-  }
+  const denied = [...request.disallowedTools, ...protectedPathRules(request.protectedPaths ?? [])];
+  if (denied.length > 0) args.push("--disallowedTools", denied.join(","));
   args.push("--permission-mode", request.permissionMode);
   if (request.systemPrompt !== undefined && request.systemPrompt.trim() !== "") {
     args.push("--append-system-prompt", request.systemPrompt);

@@ -8,6 +8,7 @@ import type {
 } from "@anthropic-ai/claude-agent-sdk";
 import type { BackendRequest } from "../../ports.js";
 import { boundaryDenial } from "../boundary.js";
+import { protectedPathDenial } from "../protected-paths.js";
 
 export interface SdkOptionsContext {
   readonly executablePath: string;
@@ -20,14 +21,22 @@ export interface SdkOptionsContext {
 }
 
 /**
- * A PreToolUse hook that vetoes GitHub side effects (docs/worktrees-and-github.md#github-boundary). A hook,
+ * A PreToolUse hook that vetoes GitHub side effects (docs/worktrees-and-github.md#github-boundary) and
+ * writes to protected paths (docs/integrity.md#protected-paths). A hook,
  * unlike `canUseTool`, is consulted in every permission mode and for
  * pre-approved tools too.
  */
-function makeBoundaryHook(githubApiUrl: string | undefined): HookCallback {
+function makeBoundaryHook(request: BackendRequest, githubApiUrl: string | undefined): HookCallback {
   return async (input) => {
     if (input.hook_event_name !== "PreToolUse") return {};
-    const denial = boundaryDenial(input.tool_name, input.tool_input, githubApiUrl);
+    const denial =
+      boundaryDenial(input.tool_name, input.tool_input, githubApiUrl) ??
+      protectedPathDenial(
+        input.tool_name,
+        input.tool_input,
+        request.cwd,
+        request.protectedPaths ?? [],
+      );
     if (denial === undefined) return {};
     return {
       hookSpecificOutput: {
@@ -68,7 +77,7 @@ export function buildSdkOptions(request: BackendRequest, context: SdkOptionsCont
       ...(request.systemPrompt ? { append: request.systemPrompt } : {}),
     },
     settingSources: [...context.settingSources],
-    hooks: { PreToolUse: [{ hooks: [makeBoundaryHook(env.GITHUB_API_URL)] }] },
+    hooks: { PreToolUse: [{ hooks: [makeBoundaryHook(request, env.GITHUB_API_URL)] }] },
   };
   if (request.permissionMode === "bypassPermissions")
     options.allowDangerouslySkipPermissions = true;

@@ -1,0 +1,20 @@
+import type { TestInventory } from "../validators/extract/test-inventory.js";
+import type { ProtectedFingerprint } from "./protected-files.js";
+
+/**
+ * The tree as the run found it, measured before iteration 1 with the checks
+ * as they were defined at the start (docs/integrity.md#baseline). Kept in
+ * run.json, so a resumed run compares against the same start.
+ */
+export interface Baseline {
+  /** ISO time the baseline was taken. */
+  readonly takenAt: string;
+  /** Every validator of the completion steps, and whether it passed on the untouched tree. */
+  readonly checks: readonly { readonly validator: string; readonly valid: boolean }[];
+  /** Files with uncommitted changes before the run (relative to the working tree). */
+  readonly dirtyFiles: readonly string[];
+  /** The tests each test validator listed, by validator name. */
+  readonly inventories: Readonly<Record<string, TestInventory>>;
+  /** Protected paths with their content hashes. */
+  readonly protectedFiles: ProtectedFingerprint;
+}

@@ -1,0 +1,17 @@
+import type { IntegrityProbe } from "../ports.js";
+import { listChangedFiles } from "../workspace/git.js";
+import { fingerprintProtected, type ProtectedSet } from "./protected-files.js";
+
+/** The integrity guards' view of the working tree (docs/integrity.md). */
+export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
+  return {
+    fingerprintProtected: () => fingerprintProtected(set),
+    async listDirtyFiles() {
+      try {
+        return await listChangedFiles(set.cwd);
+      } catch {
+        return []; // not a git repository: nothing is dirty in git's sense
+      }
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import { isAbsolute, join, relative } from "node:path";
+import type { ResolvedAgent } from "../definition/types.js";
+import { scriptsRunBy } from "./package-scripts.js";
+import { DEFAULT_PROTECTED_GLOBS, type ProtectedSet } from "./protected-files.js";
+
+/** Where a run works: the project folder it was started in, its working tree, its run folder. */
+export interface ProtectedPlace {
+  readonly projectDir: string;
+  readonly cwd: string;
+  readonly runDir: string;
+}
+
+/**
+ * What a run protects (docs/integrity.md#protected-paths): the agent folder
+ * (and its copy in the run's worktree), the run's definition snapshot, the
+ * test-runner and CI configuration, the package.json scripts the checks run,
+ * and the registry's `protectedPaths`.
+ */
+export function protectedSetFor(agent: ResolvedAgent, place: ProtectedPlace): ProtectedSet {
+  const folders = [agent.dir, join(place.runDir, "definition")];
+  const inProject = relative(place.projectDir, agent.dir);
+  if (place.cwd !== place.projectDir && !inProject.startsWith("..") && !isAbsolute(inProject)) {
+    folders.push(join(place.cwd, inProject));
+  }
+  const commands = Object.values(agent.registry.validators).flatMap((validator) =>
+    validator.type === "command" ? [validator.command] : [],
+  );
+  return {
+    cwd: place.cwd,
+    globs: [...DEFAULT_PROTECTED_GLOBS, ...agent.registry.protectedPaths],
+    folders: [...new Set(folders)],
+    packageScripts: scriptsRunBy(commands),
+  };
+}

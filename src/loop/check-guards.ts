@@ -1,0 +1,71 @@
+import type { CompletionCheck } from "../completion/check-completion.js";
+import type { CheckFailure } from "../completion/check-failure.js";
+import type { ResolvedAgent } from "../definition/types.js";
+import { protectedChangedFailure, testsRemovedFailure } from "../integrity/guards.js";
+import { emit, type RunContext } from "./run-context.js";
+import type { Turn } from "./start-iteration.js";
+
+/** What the integrity guards found after a declaration. */
+export interface GuardFindings {
+  readonly protectedChanged?: CheckFailure;
+  readonly testsRemoved?: CheckFailure;
+}
+
+/**
+ * The integrity guards (docs/integrity.md#guards), after the validators of a
+ * declaration ran: `protected-changed` compares the protected paths with the
+ * baseline, `tests-removed` the test validators' inventories. Each is
+ * recorded as a `guard` event.
+ */
+export async function checkGuards(
+  run: RunContext,
+  turn: Turn,
+  validation: CompletionCheck,
+): Promise<GuardFindings> {
+  const { baseline } = run.state;
+  if (baseline === undefined) return {};
+  const now = await run.ports.integrity.fingerprintProtected();
+  const protectedChanged = protectedChangedFailure(baseline.protectedFiles, now);
+  const testsRemoved = testsRemovedFailure(
+    baseline,
+    validation.outcomes,
+    testValidators(run.agent),
+  );
+  for (const [guard, failure] of [
+    ["protected-changed", protectedChanged],
+    ["tests-removed", testsRemoved],
+  ] as const) {
+    emit(run, {
+      type: "guard",
+      iteration: turn.iteration,
+      guard,
+      valid: failure === undefined,
+      ...(failure === undefined ? {} : { detail: failure.detail, params: { ...failure.params } }),
+    });
+  }
+  return {
+    ...(protectedChanged === undefined ? {} : { protectedChanged }),
+    ...(testsRemoved === undefined ? {} : { testsRemoved }),
+  };
+}
+
+/**
+ * The failure the guards decide the check with: a changed protected path
+ * over anything a validator says (the validators' verdict cannot be trusted),
+ * removed tests when the validators passed.
+ */
+export function guardFailure(
+  findings: GuardFindings,
+  validation: CompletionCheck,
+): CheckFailure | undefined {
+  return findings.protectedChanged ?? (validation.valid ? findings.testsRemoved : undefined);
+}
+
+/** Validators that run tests: their output must show tests that ran. */
+function testValidators(agent: ResolvedAgent): ReadonlySet<string> {
+  const names = Object.values(agent.registry.validators)
+    .filter((validator) => validator.type === "command")
+    .filter((validator) => Object.values(validator.extractParams).includes("parseTestOutput"))
+    .map((validator) => validator.name);
+  return new Set(names);
+}

@@ -1,0 +1,74 @@
+import type { ResolvedAgent } from "../definition/types.js";
+import type { Baseline } from "../integrity/baseline.js";
+import { inventoryOf } from "../integrity/guards.js";
+import type { TestInventory } from "../validators/extract/test-inventory.js";
+import { warn } from "./end-iteration.js";
+import { emit, isoTime, type RunContext, saveState, updateState } from "./run-context.js";
+
+/** The check id the baseline's validators see in `CLOSER_CHECK_ID`. */
+export const BASELINE_CHECK_ID = "baseline";
+
+/**
+ * The baseline (docs/integrity.md#baseline): before iteration 1, the
+ * protected paths are hashed, the completion steps' validators run once on
+ * the untouched tree, and what they found is kept in run.json (which checks
+ * pass, the files dirty at start, every test validator's test inventory).
+ * A resumed run keeps the baseline its first attempt took.
+ */
+export async function takeBaseline(run: RunContext): Promise<void> {
+  if (run.state.baseline !== undefined) return;
+  if (run.state.iteration > 0) {
+    warn(
+      run,
+      run.state.iteration,
+      "this run has no baseline: the integrity guards have nothing to compare",
+    );
+    return;
+  }
+  const startedMs = run.ports.clock.now();
+  const protectedFiles = await run.ports.integrity.fingerprintProtected();
+  const dirtyFiles = await run.ports.integrity.listDirtyFiles();
+  const checks: { validator: string; valid: boolean; durationMs: number; tests?: number }[] = [];
+  const inventories: Record<string, TestInventory> = {};
+  for (const validator of completionValidators(run.agent)) {
+    if (run.signal.aborted) return;
+    const outcome = await run.ports.runValidator(validator, {
+      cwd: run.cwd,
+      agentDir: run.agent.dir,
+      checkId: BASELINE_CHECK_ID,
+      env: { CLOSER_CHECK_ID: BASELINE_CHECK_ID, CLOSER_RUN_ID: run.runId },
+      signal: run.signal,
+    });
+    const inventory = inventoryOf(outcome);
+    if (inventory !== undefined) inventories[validator] = inventory;
+    checks.push({
+      validator,
+      valid: outcome.valid,
+      durationMs: outcome.durationMs,
+      ...(inventory === undefined ? {} : { tests: inventory.tests.length }),
+    });
+  }
+  const baseline: Baseline = {
+    takenAt: isoTime(run),
+    checks: checks.map(({ validator, valid }) => ({ validator, valid })),
+    dirtyFiles,
+    inventories,
+    protectedFiles,
+  };
+  updateState(run, { baseline });
+  saveState(run);
+  emit(run, {
+    type: "baseline",
+    checks,
+    dirtyFiles: [...dirtyFiles],
+    protectedFiles: Object.keys(protectedFiles).length,
+    durationMs: run.ports.clock.now() - startedMs,
+  });
+}
+
+/** Every validator a completion step of the agent names, once, in order. */
+export function completionValidators(agent: ResolvedAgent): string[] {
+  const steps = Object.values(agent.registry.completionSteps);
+  const names = steps.flatMap((step) => step.completionConditions.map((c) => c.validator));
+  return [...new Set(names)];
+}

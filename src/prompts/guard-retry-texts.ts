@@ -1,0 +1,48 @@
+/**
+ * The built-in retry texts of the integrity guards (docs/integrity.md#guards):
+ * what the model did to the checks and what to restore. An agent's own
+ * `f_failed_tests-removed.md` / `f_failed_protected-changed.md` wins.
+ */
+export const GUARD_RETRY_TEXTS: Readonly<
+  Record<string, (params: Readonly<Record<string, unknown>>) => string[]>
+> = {
+  "tests-removed": (params) => [
+    "The tests were weakened, so the checks that passed do not count.",
+    ...listed("Tests that ran at the start of the run and are gone now:", params.missingTests),
+    ...listed("Tests that are skipped or marked todo now:", params.skippedTests),
+    ...(params.focused === true
+      ? ["", "A focus filter (`.only`, `fit`, `--test-only`, …) now limits which tests run."]
+      : []),
+    ...(params.noTestsRan === true
+      ? ["", `No test ran in the check "${String(params.validator)}".`]
+      : ranFewer(params)),
+    "",
+    "Restore every test listed above (a test whose assertion was wrong about the intended " +
+      "behaviour may be corrected, not removed or skipped), take out skip and focus markers, and " +
+      "make the tests pass by fixing the code. Then declare completion again.",
+  ],
+  "protected-changed": (params) => [
+    "Files that define how the work is checked changed since the run started:",
+    ...bullets(params.protectedPaths),
+    "",
+    "Put them back exactly as they were at the start of the run (undo your edits, e.g. " +
+      "`git checkout <the run's start commit> -- <path>`), and fix the code instead. closer compares " +
+      "them with their content at the start of the run. Then declare completion again.",
+  ],
+};
+
+function listed(title: string, value: unknown): string[] {
+  const lines = bullets(value);
+  return lines.length === 0 ? [] : ["", title, ...lines];
+}
+
+function bullets(value: unknown): string[] {
+  return Array.isArray(value) ? value.map((item) => `- ${String(item)}`) : [];
+}
+
+function ranFewer(params: Readonly<Record<string, unknown>>): string[] {
+  const before = Number(params.testsRanBefore);
+  const now = Number(params.testsRanNow);
+  if (!(now < before)) return [];
+  return ["", `${now} tests ran in "${String(params.validator)}"; ${before} ran at the start.`];
+}
