@@ -29,7 +29,7 @@ export function compareProtected(
     else if (now !== hash) changed.push(file);
   }
   const added = Object.keys(after).filter((file) => before[file] === undefined);
-  return { changed, added, removed };
+  return { changed: changed.sort(), added: added.sort(), removed: removed.sort() };
 }
 
 /** `protected-changed` (docs/integrity.md#guards): a protected path differs from the baseline. */

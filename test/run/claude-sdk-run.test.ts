@@ -260,4 +260,34 @@ describe("whole runs with the claude-sdk backend through the SDK and a fake Clau
     expect(spoken.stderr).toContain("claude /login");
     expect(spoken.stderr).toContain("ANTHROPIC_API_KEY");
   });
+
+  it("a Write or Edit of the agent folder is denied up front by the hook; the file stays as it was", async () => {
+    const { repo, claude, options } = await start({}, []);
+    const registry = join(repo.dir, ".agent", "fixer", "steps_registry.json");
+    const before = await readFile(registry, "utf8");
+    await claude.script([
+      {
+        actions: [
+          { tool: "Write", input: { file_path: registry, content: "{}\n" } },
+          {
+            tool: "Edit",
+            input: { file_path: ".agent/fixer/agent.json", old_string: "fixer", new_string: "x" },
+          },
+        ],
+        structuredOutput: WORKING,
+      },
+      doneTurn(repo.dir),
+    ]);
+    const outcome = await runTask(options);
+
+    expect(outcome).toMatchObject({ success: true, status: "completed", refutedDeclarations: 0 });
+    expect(await readFile(registry, "utf8")).toBe(before);
+    const [first] = await claude.invocations();
+    const denied = first?.permissions.filter((permission) => permission.behavior === "deny");
+    expect(denied?.map((permission) => [permission.tool, permission.via])).toEqual([
+      ["Write", "hook"],
+      ["Edit", "hook"],
+    ]);
+    expect(denied?.[0]?.message).toContain("is protected");
+  });
 });
