@@ -1,4 +1,7 @@
-/** What a test run lost against the baseline run: deleted, skipped, filtered or no longer run tests. */
+/**
+ * What a test run lost against the baseline run: deleted, skipped, filtered or no
+ * longer run tests (docs/completion.md#test-inventory).
+ */
 import {
   type InventoryTest,
   ranOf,

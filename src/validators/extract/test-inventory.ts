@@ -35,7 +35,7 @@ const INVENTORY_READERS: readonly ((lines: readonly string[]) => TestInventory |
 ];
 
 /**
- * The tests a test run reports (docs/completion.md#extract-params): vitest, jest,
+ * The tests a test run reports (docs/completion.md#test-inventory): vitest, jest,
  * mocha, node:test (spec and TAP), pytest, go test, cargo test and deno test,
  * with or without color. Undefined when the output is not recognisably from a
  * test runner (an empty or no-op test script). Never throws.
