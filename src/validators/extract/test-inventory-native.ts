@@ -35,28 +35,20 @@ const PYTEST_REPORT = new RegExp(`^${PYTEST_WORD} (\\S.*?\\.py(?:::.+?)?)(?: - .
 /** `=== 1 failed, 3 passed, 2 deselected in 0.1s ===`, `4 passed in 1.08s` (-q), `no tests ran in 0.01s`. */
 const PYTEST_SUMMARY = /^=*\s*((?:\d+ [a-z]+(?:, )?)+|no tests ran) in \d+(?:\.\d+)?s\b.*?=*\s*$/;
 
+function pytestTest(name: string | undefined, word: string | undefined): InventoryTest {
+  return { name: name ?? "", state: PYTEST_STATES[word ?? ""] ?? "failed" };
+}
+
 function readPytestTests(lines: readonly string[]): InventoryTest[] {
   const listed: InventoryTest[] = [];
   const reported: InventoryTest[] = [];
   for (const line of lines) {
     const verbose = PYTEST_VERBOSE.exec(line);
-    const xdist = verbose ? undefined : PYTEST_XDIST.exec(line);
-    if (verbose)
-      listed.push({
-        name: verbose[1] as string,
-        state: PYTEST_STATES[verbose[2] as string] ?? "failed",
-      });
-    if (xdist)
-      listed.push({
-        name: xdist[2] as string,
-        state: PYTEST_STATES[xdist[1] as string] ?? "failed",
-      });
-    const report = verbose || xdist ? undefined : PYTEST_REPORT.exec(line);
-    if (report)
-      reported.push({
-        name: report[2] as string,
-        state: PYTEST_STATES[report[1] as string] ?? "failed",
-      });
+    const xdist = PYTEST_XDIST.exec(line);
+    const report = PYTEST_REPORT.exec(line);
+    if (verbose) listed.push(pytestTest(verbose[1], verbose[2]));
+    else if (xdist) listed.push(pytestTest(xdist[2], xdist[1]));
+    else if (report) reported.push(pytestTest(report[2], report[1]));
   }
   // The short summary repeats what `-v` listed; without `-v` it is all there is.
   return listed.length > 0 ? listed : reported;

@@ -11,7 +11,9 @@ import { parseTestInventory } from "./test-inventory.js";
  * todo where the runner has todo, and runners with several files or binaries
  * have one more passing test. `-only` fixtures focus `adds numbers`, `-empty`
  * ones ran no test. `-plain` ran with NO_COLOR=1, `-color` with FORCE_COLOR=1.
- * The failing runs of fixtures/ (1 passing test, 2 failing) are read too.
+ * Versions: vitest 4.1, jest 30.5, mocha 12.0, node 20.20, pytest 9.0, go 1.19,
+ * cargo 1.95, deno 2.9. The failing runs of fixtures/ (1 passing test, 2
+ * failing) are read too.
  */
 const fixturesDir = new URL("./fixtures/", import.meta.url);
 const inventoryDir = new URL("./fixtures/inventory/", import.meta.url);
