@@ -140,6 +140,7 @@ export type ExtractorName =
   | "parseChangedFiles"
   | "parseUntrackedFiles"
   | "parseTestOutput"
+  | "parseTestInventory"
   | "parseTypeErrors"
   | "parseLintErrors";
 

@@ -16,6 +16,7 @@ export const EXTRACTOR_NAMES = [
   "parseChangedFiles",
   "parseUntrackedFiles",
   "parseTestOutput",
+  "parseTestInventory",
   "parseTypeErrors",
   "parseLintErrors",
 ] as const satisfies readonly ExtractorName[];

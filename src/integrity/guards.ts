@@ -1,12 +1,12 @@
 import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../completion/check-failure.js";
 import type { ValidatorOutcome } from "../ports.js";
-import { joinOutput } from "../validators/extract/output-lines.js";
 import {
   compareInventories,
   type InventoryLoss,
-  parseTestInventory,
-  type TestInventory,
-} from "../validators/extract/test-inventory.js";
+} from "../validators/extract/compare-inventories.js";
+import { ranOf } from "../validators/extract/inventory-test.js";
+import { joinOutput } from "../validators/extract/output-lines.js";
+import { parseTestInventory, type TestInventory } from "../validators/extract/test-inventory.js";
 import type { Baseline } from "./baseline.js";
 import type { ProtectedFingerprint } from "./protected-files.js";
 
@@ -80,24 +80,25 @@ export function testsRemovedFailure(
   return undefined;
 }
 
+/**
+ * Against the baseline's inventory; without one, only "no test ran" is a loss
+ * (output that is no test run's, or a summary that counts none).
+ */
 function lossOf(before: TestInventory | undefined, now: TestInventory | undefined): InventoryLoss {
   if (before !== undefined) return compareInventories(before, now);
-  const ranNow = now === undefined ? 0 : ranCount(now);
+  const ranNow = now === undefined ? 0 : now.counts === undefined ? undefined : ranOf(now.counts);
   return {
+    lost: ranNow === 0,
+    comparedBy: "counts",
     missing: [],
     newlySkipped: [],
-    ranBefore: 0,
+    ranBefore: undefined,
     ranNow,
-    focused: now?.focused === true,
+    skippedBefore: undefined,
+    skippedNow: undefined,
+    focused: false,
     noTestsRan: ranNow === 0,
-    lost: ranNow === 0 || now?.focused === true,
   };
-}
-
-function ranCount(inventory: TestInventory): number {
-  if (inventory.counts !== undefined) return inventory.counts.passed + inventory.counts.failed;
-  return inventory.tests.filter((test) => test.state === "passed" || test.state === "failed")
-    .length;
 }
 
 function testsRemoved(validator: string, loss: InventoryLoss): CheckFailure {
@@ -106,7 +107,7 @@ function testsRemoved(validator: string, loss: InventoryLoss): CheckFailure {
     loss.newlySkipped.length > 0 ? `now skipped: ${loss.newlySkipped.join(", ")}` : "",
     loss.focused ? "a focus filter (.only) limits the tests that run" : "",
     loss.noTestsRan ? "no test ran" : "",
-    loss.ranNow < loss.ranBefore ? `${loss.ranNow} tests ran, ${loss.ranBefore} at the start` : "",
+    ranFewer(loss) ? `${loss.ranNow} tests ran, ${loss.ranBefore} at the start` : "",
   ].filter((part) => part !== "");
   return {
     kind: "guard",
@@ -116,11 +117,15 @@ function testsRemoved(validator: string, loss: InventoryLoss): CheckFailure {
       validator,
       missingTests: loss.missing,
       skippedTests: loss.newlySkipped,
-      testsRanBefore: loss.ranBefore,
-      testsRanNow: loss.ranNow,
+      testsRanBefore: loss.ranBefore ?? "",
+      testsRanNow: loss.ranNow ?? "",
       focused: loss.focused,
       noTestsRan: loss.noTestsRan,
     },
     detail: `${validator}: ${found.join("; ")}`,
   };
+}
+
+function ranFewer(loss: InventoryLoss): boolean {
+  return loss.ranBefore !== undefined && loss.ranNow !== undefined && loss.ranNow < loss.ranBefore;
 }

@@ -39,6 +39,26 @@ describe("extractParam", () => {
   });
 });
 
+describe("extractParam parseTestInventory", () => {
+  it("lists the tests of a run, and is null when the output is no test run", () => {
+    const tap = {
+      stdout: "TAP version 13\nok 1 - reads\n",
+      stderr: "not ok 2 - writes\n1..2\n",
+      exitCode: 1,
+    };
+    expect(extractParam("parseTestInventory", tap)).toEqual({
+      runner: "tap",
+      tests: [
+        { name: "reads", state: "passed" },
+        { name: "writes", state: "failed" },
+      ],
+      counts: { passed: 1, failed: 1, skipped: 0, todo: 0 },
+      complete: true,
+    });
+    expect(extractParam("parseTestInventory", facts)).toBeNull();
+  });
+});
+
 describe("extractParams", () => {
   it("computes every mapped param", () => {
     expect(extractParams({ changedFiles: "parseChangedFiles", code: "exitCode" }, facts)).toEqual({

@@ -2,6 +2,7 @@ import type { ExtractorName } from "../../definition/types.js";
 import { parseChangedFiles, parseUntrackedFiles } from "./git-status.js";
 import { parseLintErrors } from "./lint-errors.js";
 import { joinOutput } from "./output-lines.js";
+import { parseTestInventory } from "./test-inventory.js";
 import { parseTestOutput } from "./test-output.js";
 import { parseTypeErrors } from "./type-errors.js";
 
@@ -33,6 +34,8 @@ export function extractParam(name: ExtractorName, facts: ExtractFacts): unknown 
       return parseUntrackedFiles(facts.stdout);
     case "parseTestOutput":
       return parseTestOutput(output);
+    case "parseTestInventory":
+      return parseTestInventory(output) ?? null;
     case "parseTypeErrors":
       return parseTypeErrors(output);
     case "parseLintErrors":

@@ -1,39 +1,50 @@
-// placeholder replaced by the real extractor at merge
-export type TestState = "passed" | "failed" | "skipped" | "todo";
-export interface InventoryTest {
-  readonly name: string;
-  readonly state: TestState;
-}
-export interface TestInventory {
-  readonly runner: string;
-  readonly tests: readonly InventoryTest[];
-  readonly counts?: { passed: number; failed: number; skipped: number; todo: number };
-  readonly complete: boolean;
-  readonly focused?: boolean;
-}
-export interface InventoryLoss {
-  readonly missing: string[];
-  readonly newlySkipped: string[];
-  readonly ranBefore: number;
-  readonly ranNow: number;
-  readonly focused: boolean;
-  readonly noTestsRan: boolean;
-  readonly lost: boolean;
-}
-export function parseTestInventory(_text: string): TestInventory | undefined {
+import type { TestInventory } from "./inventory-test.js";
+import { splitOutputLines } from "./output-lines.js";
+import { readGoInventory } from "./test-inventory-go.js";
+import { readJestInventory, readMochaInventory, readVitestInventory } from "./test-inventory-js.js";
+import {
+  readCargoInventory,
+  readDenoInventory,
+  readPytestInventory,
+} from "./test-inventory-native.js";
+import { readNodeSpecInventory, readTapInventory } from "./test-inventory-node.js";
+
+export type {
+  InventoryTest,
+  TestCounts,
+  TestInventory,
+  TestRunner,
+  TestState,
+} from "./inventory-test.js";
+
+/**
+ * Each reader answers only for output it recognizes by the runner's own summary
+ * or header lines. The most distinctive formats go first: TAP's `ok` lines and
+ * pytest's closing line could otherwise be mistaken in another runner's output.
+ */
+const INVENTORY_READERS: readonly ((lines: readonly string[]) => TestInventory | undefined)[] = [
+  readCargoInventory,
+  readDenoInventory,
+  readGoInventory,
+  readJestInventory,
+  readVitestInventory,
+  readMochaInventory,
+  readNodeSpecInventory,
+  readPytestInventory,
+  readTapInventory,
+];
+
+/**
+ * The tests a test run reports (docs/completion.md#test-inventory): vitest, jest,
+ * mocha, node:test (spec and TAP), pytest, go test, cargo test and deno test,
+ * with or without color. Undefined when the output is not recognisably from a
+ * test runner (an empty or no-op test script). Never throws.
+ */
+export function parseTestInventory(text: string): TestInventory | undefined {
+  const lines = splitOutputLines(text);
+  for (const read of INVENTORY_READERS) {
+    const inventory = read(lines);
+    if (inventory) return inventory;
+  }
   return undefined;
-}
-export function compareInventories(
-  _b: TestInventory,
-  _n: TestInventory | undefined,
-): InventoryLoss {
-  return {
-    missing: [],
-    newlySkipped: [],
-    ranBefore: 0,
-    ranNow: 0,
-    focused: false,
-    noTestsRan: true,
-    lost: true,
-  };
 }

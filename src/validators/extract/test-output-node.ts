@@ -1,13 +1,10 @@
 /** Failed tests from `node --test` (spec reporter) and from TAP (node's tap reporter and others). */
 import { type FailedTest, SUITE_SEPARATOR, stripDuration, summarizeError } from "./failed-test.js";
+import { indentOf } from "./suite-stack.js";
 
 const SPEC_LINE = /^(\s*)([▶✔✖﹣]) (.+)$/;
 const SPEC_HAS_DURATION = /\(\d+(?:\.\d+)?m?s\)\s*$/;
 const SPEC_SUMMARY = /^\s*✖ failing tests:\s*$/;
-
-function indentOf(line: string): number {
-  return line.length - line.trimStart().length;
-}
 
 /** Lines under a result line that are indented deeper than it: its error report. */
 function readIndentedBlock(lines: readonly string[], start: number, indent: number): string[] {
@@ -64,13 +61,13 @@ function unquoteYaml(value: string): string {
   return text;
 }
 
-interface TapDiagnostics {
+export interface TapDiagnostics {
   readonly fields: Map<string, string>;
   readonly end: number;
 }
 
 /** Reads the YAML block (`---` … `...`) after a result line into top-level fields. */
-function readTapDiagnostics(lines: readonly string[], start: number): TapDiagnostics {
+export function readTapDiagnostics(lines: readonly string[], start: number): TapDiagnostics {
   const fields = new Map<string, string>();
   if ((lines[start + 1] ?? "").trim() !== "---") return { fields, end: start };
   let index = start + 2;

@@ -112,9 +112,9 @@ describe("parseTestOutput on real runner output", () => {
   });
 
   it("has an expectation for every test-runner fixture", () => {
-    const runnerFixtures = readdirSync(fixturesDir).filter(
-      (name) => !/^(tsc|deno-check|eslint|biome)/.test(name),
-    );
+    const runnerFixtures = readdirSync(fixturesDir, { withFileTypes: true })
+      .filter((entry) => entry.isFile() && !/^(tsc|deno-check|eslint|biome)/.test(entry.name))
+      .map((entry) => entry.name);
     expect(runnerFixtures.sort()).toEqual(Object.keys(expectations).sort());
   });
 
@@ -220,7 +220,9 @@ describe("parseTestOutput on other shapes of the same formats", () => {
 });
 
 describe("parseTestOutput on any input", () => {
-  const fixtureLines = readdirSync(fixturesDir).flatMap((name) => readFixture(name).split("\n"));
+  const fixtureLines = readdirSync(fixturesDir, { withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .flatMap((entry) => readFixture(entry.name).split("\n"));
 
   it("never throws on arbitrary text", () => {
     fc.assert(

@@ -71,7 +71,9 @@ describe("parseTypeErrors on real compiler output", () => {
   });
 
   it("never throws on arbitrary or mangled input", () => {
-    const fixtureLines = readdirSync(fixturesDir).flatMap((name) => readFixture(name).split("\n"));
+    const fixtureLines = readdirSync(fixturesDir, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .flatMap((entry) => readFixture(entry.name).split("\n"));
     const line = fc.oneof(fc.constantFrom(...fixtureLines), fc.string({ maxLength: 80 }));
     fc.assert(
       fc.property(fc.array(line, { maxLength: 60 }), (lines) => {

@@ -1,0 +1,118 @@
+/** The tests a run of a test runner reports, as a guard against deleted or skipped tests needs them. */
+
+/** What became of one test; a failing `todo` test is still `todo`, an expected failure is `skipped`. */
+export type TestState = "passed" | "failed" | "skipped" | "todo";
+
+/** One test the runner named in its output. */
+export interface InventoryTest {
+  /** A stable identifier: the file and suite path where the runner prints them, joined by ` > `. */
+  readonly name: string;
+  readonly state: TestState;
+}
+
+/** How many tests ended in each state. */
+export interface TestCounts {
+  readonly passed: number;
+  readonly failed: number;
+  /** Skipped, pending, ignored and expected-to-fail tests. */
+  readonly skipped: number;
+  readonly todo: number;
+}
+
+export type TestRunner =
+  | "vitest"
+  | "jest"
+  | "mocha"
+  | "node-test"
+  | "tap"
+  | "pytest"
+  | "go"
+  | "cargo"
+  | "deno";
+
+/** The tests one run of a test runner reports. */
+export interface TestInventory {
+  /** The runner, or for `tap` the format, whose output this was. */
+  readonly runner: TestRunner;
+  /** Tests listed by name in the output (verbose reporters list every test; default reporters often list only failures). */
+  readonly tests: readonly InventoryTest[];
+  /** From the runner's summary line(s) when present; without one, absent unless the listing itself is the whole run. */
+  readonly counts?: TestCounts;
+  /** True when `tests` names every test the run counts, so names can be compared. */
+  readonly complete: boolean;
+  /** A focus or filter (`.only`, a name filter, deselected or filtered-out tests) is visible in the output. */
+  readonly focused?: boolean;
+}
+
+export const ZERO_COUNTS: TestCounts = { passed: 0, failed: 0, skipped: 0, todo: 0 };
+
+export function countStates(tests: readonly InventoryTest[]): TestCounts {
+  const counts = { ...ZERO_COUNTS };
+  for (const test of tests) counts[test.state] += 1;
+  return counts;
+}
+
+export function addCounts(left: TestCounts, right: Partial<TestCounts>): TestCounts {
+  return {
+    passed: left.passed + (right.passed ?? 0),
+    failed: left.failed + (right.failed ?? 0),
+    skipped: left.skipped + (right.skipped ?? 0),
+    todo: left.todo + (right.todo ?? 0),
+  };
+}
+
+/** Tests that ran to a verdict: passed or failed. */
+export function ranOf(counts: TestCounts): number {
+  return counts.passed + counts.failed;
+}
+
+/** What a runner's parser found, before completeness is judged. */
+export interface InventoryReading {
+  readonly runner: TestRunner;
+  readonly tests: readonly InventoryTest[];
+  readonly counts: TestCounts | undefined;
+  readonly focused: boolean;
+}
+
+function isSameCounts(left: TestCounts, right: TestCounts): boolean {
+  return (
+    left.passed === right.passed &&
+    left.failed === right.failed &&
+    left.skipped === right.skipped &&
+    left.todo === right.todo
+  );
+}
+
+/**
+ * The inventory of a reading: the listing is complete when it adds up, state by
+ * state, to the summary's counts. A runner without a summary whose listing is the
+ * run's whole account (TAP, go test -v) passes the counts of its listing.
+ */
+export function makeInventory(reading: InventoryReading): TestInventory {
+  const { runner, tests, counts, focused } = reading;
+  const complete = counts !== undefined && isSameCounts(counts, countStates(tests));
+  return {
+    runner,
+    tests,
+    ...(counts ? { counts } : {}),
+    complete,
+    ...(focused ? { focused } : {}),
+  };
+}
+
+/** Adds up `N word` parts (`3 passed`, `1 skipped`) by word; unknown words are kept too. */
+export function readCountParts(parts: readonly string[]): Map<string, number> {
+  const byWord = new Map<string, number>();
+  for (const part of parts) {
+    const match = /^\s*(\d+)\s+([a-z][a-z ]*?)\s*(?:\(.*\))?\s*$/i.exec(part);
+    if (!match) continue;
+    const word = (match[2] as string).toLowerCase();
+    byWord.set(word, (byWord.get(word) ?? 0) + Number(match[1]));
+  }
+  return byWord;
+}
+
+/** The sum of the counts of some words of `readCountParts`. */
+export function sumOf(byWord: ReadonlyMap<string, number>, words: readonly string[]): number {
+  return words.reduce((sum, word) => sum + (byWord.get(word) ?? 0), 0);
+}

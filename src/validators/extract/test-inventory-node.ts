@@ -1,0 +1,127 @@
+/** Test inventories from `node --test` (spec reporter) and from TAP (node's tap reporter and others). */
+import {
+  countStates,
+  type InventoryTest,
+  makeInventory,
+  sumOf,
+  type TestCounts,
+  type TestInventory,
+  type TestState,
+} from "./inventory-test.js";
+import { leaveSuites, nameInSuites, type SuiteEntry } from "./suite-stack.js";
+import { readTapDiagnostics } from "./test-output-node.js";
+
+/** node:test's hint that `.only` was written but `--test-only` was not given, and its skip reason when it was. */
+const NODE_ONLY = /'only' and 'runOnly' require the --test-only|'only' option not set/;
+
+const SPEC_LINE = /^(\s*)([▶✔✖﹣]) (.+)$/;
+/** `name (1.2ms)`, then an optional directive: `# TODO`, `# SKIP`, or a skip reason. */
+const SPEC_RESULT = /^(.*?)\s*\(\d+(?:\.\d+)?ms\)(?:\s+#\s*(.*))?\s*$/;
+const SPEC_COUNT = /^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)\s*$/;
+const SPEC_FAILING_TESTS = /^\s*✖ failing tests:\s*$/;
+
+function specState(mark: string, directive: string): TestState {
+  if (mark === "﹣") return "skipped";
+  if (/^TODO\b/i.test(directive)) return "todo";
+  return mark === "✖" ? "failed" : "passed";
+}
+
+/** node:test's `tests/pass/fail/…` summary, from `ℹ` (spec) or `#` (TAP) lines. */
+function readNodeCounts(byWord: ReadonlyMap<string, number>): TestCounts {
+  return {
+    passed: sumOf(byWord, ["pass"]),
+    failed: sumOf(byWord, ["fail", "cancelled"]),
+    skipped: sumOf(byWord, ["skipped", "skip"]),
+    todo: sumOf(byWord, ["todo"]),
+  };
+}
+
+export function readNodeSpecInventory(lines: readonly string[]): TestInventory | undefined {
+  const byWord = new Map<string, number>();
+  for (const line of lines) {
+    const count = SPEC_COUNT.exec(line);
+    if (count) byWord.set(count[1] as string, Number(count[2]));
+  }
+  if (!byWord.has("tests")) return undefined;
+  const tests: InventoryTest[] = [];
+  const suites: SuiteEntry[] = [];
+  for (const line of lines) {
+    if (SPEC_FAILING_TESTS.test(line)) break;
+    const match = SPEC_LINE.exec(line);
+    const result = match && SPEC_RESULT.exec(match[3] as string);
+    const indent = (match?.[1] ?? "").length;
+    if (match?.[2] === "▶" && !result) {
+      leaveSuites(suites, indent);
+      suites.push({ indent, name: (match[3] as string).trim() });
+      continue;
+    }
+    if (!match || !result) continue;
+    const name = result[1] as string;
+    const top = suites.at(-1);
+    if (top?.indent === indent && top.name === name && match[2] !== "﹣") {
+      suites.pop(); // the suite's own closing line
+      continue;
+    }
+    leaveSuites(suites, indent);
+    const state = specState(match[2] as string, result[2] ?? "");
+    tests.push({ name: nameInSuites(suites, name), state });
+  }
+  const focused = lines.some((line) => NODE_ONLY.test(line));
+  return makeInventory({ runner: "node-test", tests, counts: readNodeCounts(byWord), focused });
+}
+
+const TAP_VERSION = /^TAP version \d+\s*$/;
+const TAP_PLAN = /^\s*1\.\.\d+\b/;
+const TAP_SUBTEST = /^(\s*)# Subtest: (.+)$/;
+const TAP_RESULT = /^(\s*)(not ok|ok)\b\s*\d*\s*(?:-\s*)?(.*?)(?:\s+#\s*(SKIP|TODO)\b.*)?$/i;
+const TAP_COUNT = /^# (tests|pass|fail|cancelled|skipped|skip|todo) (\d+)\s*$/;
+
+function tapState(result: string, directive: string | undefined): TestState {
+  if (directive?.toUpperCase() === "SKIP") return "skipped";
+  if (directive?.toUpperCase() === "TODO") return "todo";
+  return result === "ok" ? "passed" : "failed";
+}
+
+function readTapTests(lines: readonly string[]): InventoryTest[] {
+  const tests: InventoryTest[] = [];
+  const subtests: SuiteEntry[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    const subtest = TAP_SUBTEST.exec(line);
+    if (subtest) {
+      const indent = (subtest[1] as string).length;
+      leaveSuites(subtests, indent);
+      subtests.push({ indent, name: (subtest[2] as string).trim() });
+      continue;
+    }
+    const result = TAP_RESULT.exec(line);
+    if (!result) continue;
+    const indent = (result[1] as string).length;
+    while ((subtests.at(-1)?.indent ?? -1) > indent) subtests.pop();
+    const own = subtests.at(-1)?.indent === indent ? subtests.pop() : undefined;
+    const diagnostics = readTapDiagnostics(lines, index);
+    index = diagnostics.end;
+    // node:test reports each suite as a result of its own.
+    if (diagnostics.fields.get("type") === "suite") continue;
+    const title = (result[3] as string).trim() || own?.name || "(unnamed)";
+    tests.push({
+      name: nameInSuites(subtests, title),
+      state: tapState(result[2] as string, result[4]),
+    });
+  }
+  return tests;
+}
+
+/** TAP lists every test point; its `# tests`/`# pass`/… comments, when present, are the summary. */
+export function readTapInventory(lines: readonly string[]): TestInventory | undefined {
+  if (!lines.some((line) => TAP_VERSION.test(line) || TAP_PLAN.test(line))) return undefined;
+  const tests = readTapTests(lines);
+  const byWord = new Map<string, number>();
+  for (const line of lines) {
+    const count = TAP_COUNT.exec(line);
+    if (count) byWord.set(count[1] as string, Number(count[2]));
+  }
+  const counts = byWord.has("tests") ? readNodeCounts(byWord) : countStates(tests);
+  const focused = lines.some((line) => NODE_ONLY.test(line));
+  return makeInventory({ runner: "tap", tests, counts, focused });
+}
