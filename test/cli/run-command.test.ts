@@ -6,7 +6,17 @@ import type { FixtureRepo } from "../../src/testing/index.js";
 import { exists, git } from "../run/support/issue-repo.js";
 import { cli, makeCliRepo } from "./support/cli-repo.js";
 
-const RESULT_FIELDS = ["success", "status", "reason", "iterations", "runId", "runDir", "costUsd"];
+const RESULT_FIELDS = [
+  "success",
+  "status",
+  "reason",
+  "iterations",
+  "runId",
+  "runDir",
+  "costUsd",
+  "refutedDeclarations",
+  "flaky",
+];
 
 describe("closer run", () => {
   let repo: FixtureRepo | undefined;
@@ -31,7 +41,14 @@ describe("closer run", () => {
     expect(result.stdout.endsWith("\n")).toBe(true);
     const parsed = JSON.parse(lines[0] ?? "") as Record<string, unknown>;
     expect(Object.keys(parsed)).toEqual(RESULT_FIELDS);
-    expect(parsed).toMatchObject({ success: true, status: "completed", iterations: 1, costUsd: 0 });
+    expect(parsed).toMatchObject({
+      success: true,
+      status: "completed",
+      iterations: 1,
+      costUsd: 0,
+      refutedDeclarations: 0,
+      flaky: [],
+    });
     expect(await exists(join(String(parsed.runDir), "run.json"))).toBe(true);
     expect(result.stderr).toContain("iteration 1");
   });
