@@ -77,6 +77,7 @@ describe("loadAgent", () => {
         },
       },
       completionSteps: {},
+      protectedPaths: [],
     });
   });
 

@@ -7,6 +7,8 @@ describe("builtinPatternsFor", () => {
       "format-error",
       "undecidable",
       "external-condition",
+      "tests-removed",
+      "protected-changed",
     ]);
   });
 
