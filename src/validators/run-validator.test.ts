@@ -141,6 +141,22 @@ describe("command validator", () => {
     expect(outcome.configError).toMatch(/install it/);
   });
 
+  it("fails an empty-output rule when the command exited non-zero (outside a repository)", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "closer-validator-no-git-"));
+    try {
+      const outcome = await runValidator(gitClean, { ...context, cwd: outside });
+      expect(outcome).toMatchObject({
+        valid: false,
+        exitCode: 128,
+        stdout: "",
+        pattern: "git-dirty",
+      });
+      expect(outcome.configError).toBeUndefined();
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it("says so when the working tree itself is missing", async () => {
     const outcome = await runValidator(
       commandValidator({ command: "git status --porcelain", successWhenText: "empty" }),
