@@ -81,6 +81,7 @@ function customValidator(module: string, timeoutMs = 10_000): CustomValidatorDef
     name: "review",
     failurePattern: "review-failed",
     extractParams: {},
+    reruns: 0,
     module: join(agentDir, module),
     timeoutMs,
   };

@@ -46,6 +46,7 @@ function commandValidator(
     name: "check",
     failurePattern: "check-failed",
     extractParams: {},
+    reruns: 0,
     timeoutMs: 10_000,
     successWhen: parsed.value,
     ...fields,
@@ -195,6 +196,7 @@ function fileValidator(fields: Partial<FileValidatorDefinition> & { path: string
     name: "docs",
     failurePattern: "file-missing",
     extractParams: {},
+    reruns: 0,
     ...fields,
   } satisfies FileValidatorDefinition;
 }
