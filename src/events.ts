@@ -95,6 +95,8 @@ export type RunEventBody =
       stdout?: string;
       stderr?: string;
       configError?: string;
+      /** The check passed only on a re-run (docs/completion.md#flaky-checks). */
+      flaky?: { failures: number; reruns: number };
     }
   | {
       type: "baseline";

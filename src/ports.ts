@@ -131,8 +131,16 @@ export interface ValidatorOutcome {
   readonly timedOut?: boolean;
   /** Set when the failure is the definition's fault (exit 126/127, bad module). */
   readonly configError?: string;
-  /** Set when the check failed, then passed on a re-run of the unchanged tree. */
-  readonly flaky?: { readonly failures: number; readonly reruns: number };
+  /** Set when the check failed, then passed on a re-run with the working tree unchanged. */
+  readonly flaky?: FlakyCheck;
+}
+
+/** How a flaky check came to pass (docs/completion.md#flaky-checks). */
+export interface FlakyCheck {
+  /** Runs that failed before the one that passed, the first run included. */
+  readonly failures: number;
+  /** Re-runs made, the one that passed included. */
+  readonly reruns: number;
 }
 
 // ── Record ─────────────────────────────────────────────────────────────────

@@ -150,6 +150,7 @@ describe("loadAgent", () => {
       contains: "/done/i",
       failurePattern: "file-not-exists",
       extractParams: {},
+      reruns: 0,
     });
     expect(registry.validators["custom-check"]).toMatchObject({
       module: path.join(dir, "checks", "check.js"),

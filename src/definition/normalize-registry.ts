@@ -265,6 +265,7 @@ function normalizeValidator(
     failurePattern: validator.failurePattern,
     // A custom module returns its params itself.
     extractParams: validator.type === "custom" ? {} : { ...validator.extractParams },
+    reruns: validator.reruns,
   };
   switch (validator.type) {
     case "command": {

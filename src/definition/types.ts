@@ -149,6 +149,8 @@ interface ValidatorBase {
   readonly failurePattern: string;
   /** Template param → extractor; empty for a custom validator, whose module returns its params. */
   readonly extractParams: Readonly<Record<string, ExtractorName>>;
+  /** Times a failing run is repeated to tell a flaky check (docs/completion.md#flaky-checks); default 0. */
+  readonly reruns: number;
 }
 
 export interface CommandValidatorDefinition extends ValidatorBase {

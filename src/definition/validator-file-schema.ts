@@ -69,6 +69,14 @@ const failurePatternSchema = z
   .min(1)
   .describe("Pattern (a key of completionPatterns) whose retry prompt is sent when this fails.");
 
+const rerunsSchema = z
+  .int()
+  .min(0)
+  .default(0)
+  .describe(
+    "Times a failing run is repeated; a re-run that passes on an unchanged working tree counts, marked flaky (docs/completion.md#flaky-checks).",
+  );
+
 const commandValidatorSchema = z
   .strictObject({
     type: z.literal("command").describe("Run a shell command in the working tree."),
@@ -81,6 +89,7 @@ const commandValidatorSchema = z
       .describe("Timeout of the command; default runner.budgets.validatorTimeoutMs."),
     failurePattern: failurePatternSchema,
     extractParams: extractParamsSchema,
+    reruns: rerunsSchema,
   })
   .describe("A command validator.");
 
@@ -97,6 +106,7 @@ const fileValidatorSchema = z
       .describe("Text the file must contain; `/…/flags` is a regular expression."),
     failurePattern: failurePatternSchema,
     extractParams: extractParamsSchema,
+    reruns: rerunsSchema,
   })
   .describe("A file validator.");
 
@@ -107,6 +117,7 @@ const customValidatorSchema = z
       "Module path relative to the agent folder; its function returns {valid, params}.",
     ),
     failurePattern: failurePatternSchema,
+    reruns: rerunsSchema,
   })
   .describe(
     "A custom validator: its module returns the params itself, so it has no extractParams.",

@@ -4,7 +4,7 @@ import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
 import type { ProtectedSet } from "../integrity/protected-files.js";
 import type { Backend, Clock, RecordSink } from "../ports.js";
-import type { FlakyCheck, RunState, TaskInfo } from "../record/run-state.js";
+import type { FlakyValidator, RunState, TaskInfo } from "../record/run-state.js";
 
 /**
  * Everything `runAgent` works with, already resolved: nothing here has a
@@ -93,7 +93,7 @@ export interface AgentResult {
   /** Declarations of completion the checks refuted (docs/integrity.md#refuted-declarations). */
   readonly refutedDeclarations: number;
   /** Checks that failed, then passed on the unchanged tree (docs/integrity.md#flaky-checks). */
-  readonly flaky: readonly FlakyCheck[];
+  readonly flaky: readonly FlakyValidator[];
 }
 
 /**

@@ -102,6 +102,7 @@ async function runOneValidator(
     ...(outcome.stdout === undefined ? {} : { stdout: outcome.stdout }),
     ...(outcome.stderr === undefined ? {} : { stderr: outcome.stderr }),
     ...(outcome.configError === undefined ? {} : { configError: outcome.configError }),
+    ...(outcome.flaky === undefined ? {} : { flaky: { ...outcome.flaky } }),
   });
   return outcome;
 }

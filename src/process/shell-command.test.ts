@@ -96,6 +96,23 @@ describe("runCommand", () => {
     expect(result).toMatchObject({ exitCode: 0, stdout: "", timedOut: false });
   });
 
+  it("keeps what the command writes to fd 3 apart, when asked to open it", async () => {
+    const result = await runCommand({
+      command: "echo out; echo report >&3; echo err >&2",
+      cwd: workDir,
+      timeoutMs: 10_000,
+      reportPipe: true,
+    });
+    expect(result).toMatchObject({
+      exitCode: 0,
+      stdout: "out\n",
+      stderr: "err\n",
+      report: "report\n",
+    });
+    const without = await runCommand({ command: "echo out", cwd: workDir, timeoutMs: 10_000 });
+    expect(without.report).toBeUndefined();
+  });
+
   it("captures large output whole", async () => {
     const sizeBytes = 5_000_000;
     const result = await runCommand({

@@ -11,6 +11,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
+import type { Readable } from "node:stream";
 import { OutputCapture } from "./output-capture.js";
 import { DEFAULT_GRACE_MS, killProcessGroup } from "./process-group.js";
 
@@ -34,6 +35,11 @@ export interface CommandOptions {
   readonly signal?: AbortSignal;
   /** Time between SIGTERM and SIGKILL (default 2000). */
   readonly graceMs?: number;
+  /**
+   * Opens fd 3 of the command as a pipe of its own: what the command writes
+   * there is the result's `report`, apart from stdout and stderr.
+   */
+  readonly reportPipe?: boolean;
 }
 
 /** What a finished command left behind. A non-zero exit is a value, never an exception. */
@@ -47,6 +53,8 @@ export interface CommandResult {
   readonly aborted: boolean;
   /** Name of the signal that ended the command, e.g. `SIGTERM`. */
   readonly signal?: string;
+  /** What the command wrote to fd 3, when it was opened (`reportPipe`). */
+  readonly report?: string;
 }
 
 /** A command still running: its stdout lines as they come, and its result when it ends. */
@@ -72,7 +80,12 @@ function spawnChild(options: CommandOptions): ChildProcess {
     cwd: options.cwd,
     env: options.env === undefined ? process.env : { ...process.env, ...options.env },
     detached: true,
-    stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    stdio: [
+      options.input === undefined ? "ignore" : "pipe",
+      "pipe",
+      "pipe",
+      ...(options.reportPipe ? ["pipe" as const] : []),
+    ],
   });
 }
 
@@ -95,6 +108,9 @@ export function startCommand(options: CommandOptions): RunningCommand {
   const stderr = new OutputCapture(MAX_BUFFER_BYTES);
   child.stdout?.on("data", (chunk: Buffer) => stdout.add(chunk));
   child.stderr?.on("data", (chunk: Buffer) => stderr.add(chunk));
+  const reportPipe = options.reportPipe ? (child.stdio[3] as Readable | null) : null;
+  const report = reportPipe ? new OutputCapture(MAX_BUFFER_BYTES) : undefined;
+  reportPipe?.on("data", (chunk: Buffer) => report?.add(chunk));
   if (child.stdin) {
     child.stdin.on("error", () => undefined); // a command that never reads its input
     child.stdin.end(options.input);
@@ -111,6 +127,7 @@ export function startCommand(options: CommandOptions): RunningCommand {
     releaseTimer = setTimeout(() => {
       child.stdout?.destroy();
       child.stderr?.destroy();
+      reportPipe?.destroy();
     }, graceMs + PIPE_RELEASE_MS);
   };
   const onAbort = () => stop("abort");
@@ -143,6 +160,7 @@ export function startCommand(options: CommandOptions): RunningCommand {
         timedOut: stopReason === "timeout",
         aborted: stopReason === "abort",
         ...(signal === null ? {} : { signal }),
+        ...(report === undefined ? {} : { report: report.text() }),
       });
     });
   });

@@ -92,10 +92,10 @@ export interface RunState {
   /** The tree as the run found it (docs/integrity.md#baseline); taken before iteration 1. */
   readonly baseline?: Baseline;
   /** Checks that failed, then passed on the unchanged tree (docs/integrity.md#flaky-checks). */
-  readonly flaky?: readonly FlakyCheck[];
+  readonly flaky?: readonly FlakyValidator[];
 }
 
-export interface FlakyCheck {
+export interface FlakyValidator {
   readonly iteration: number;
   readonly validator: string;
 }

@@ -2,6 +2,7 @@ import type { RunStart } from "../loop/index.js";
 import { runAgent } from "../loop/index.js";
 import { type FinishIssue, finishAfterLoop } from "./after-loop.js";
 import { makeBranchWork } from "./branch-conditions.js";
+import { checkGitRepository } from "./git-requirement.js";
 import { prepareTree } from "./prepare-tree.js";
 import type { RunOutcome } from "./run-options.js";
 import { type RunBase, settingsFor } from "./run-settings.js";
@@ -27,6 +28,10 @@ export interface TreeJob {
 export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome> {
   const resumed = "resumed" in job.start ? job.start.resumed : undefined;
   const finishOnly = resumed?.status === "completed";
+  const gitWarnings = await checkGitRepository(base.agent, base.cwd, {
+    worktree: job.useWorktree,
+    issue: job.issue !== undefined,
+  });
   const tree = await prepareTree({
     agent: base.agent,
     cwd: base.cwd,
@@ -59,7 +64,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
     });
     return await runAgent(settings, (result, record) =>
       finishAfterLoop({
-        result: { ...result, warnings: [...tree.warnings, ...result.warnings] },
+        result: { ...result, warnings: [...gitWarnings, ...tree.warnings, ...result.warnings] },
         agent: base.agent,
         cwd: base.cwd,
         record,

@@ -1,6 +1,12 @@
-import { pathToFileURL } from "node:url";
+import { randomBytes } from "node:crypto";
 import type { CustomValidatorDefinition } from "../definition/types.js";
 import type { CheckContext, ValidatorOutcome } from "../ports.js";
+import { type CommandResult, runCommand } from "../process/shell-command.js";
+import {
+  CUSTOM_VALIDATOR_PROGRAM,
+  type ProgramReport,
+  readProgramReport,
+} from "./custom-validator-program.js";
 import { elapsedMs, makeCheckEnv, makeConfigErrorOutcome } from "./validator-outcome.js";
 
 /** What a custom validator module's function receives. */
@@ -26,14 +32,6 @@ export type CustomValidatorFunction = (
 
 const SIGNATURE = "a default export or a named `validate` function returning {valid, params}";
 
-function findFunction(loaded: Record<string, unknown>): CustomValidatorFunction | undefined {
-  const fallback = loaded.default as Record<string, unknown> | undefined;
-  const candidates = [loaded.default, loaded.validate, fallback?.validate];
-  return candidates.find((candidate) => typeof candidate === "function") as
-    | CustomValidatorFunction
-    | undefined;
-}
-
 function isResult(value: unknown): value is CustomValidatorResult {
   if (value === null || typeof value !== "object") return false;
   const { valid, params } = value as Record<string, unknown>;
@@ -41,105 +39,94 @@ function isResult(value: unknown): value is CustomValidatorResult {
   return typeof valid === "boolean" && paramsOk && !Array.isArray(params);
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 function describeValue(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** How the program ended without a report, in words. */
+function describeEnd(result: CommandResult): string {
+  return result.signal === undefined ? `exit ${result.exitCode}` : `signal ${result.signal}`;
+}
+
+type Judged = { readonly result: CustomValidatorResult } | { readonly configError: string };
+
+/** The module's result, or its fault in one message naming the module, the validator and the fix. */
+function judgeReport(report: ProgramReport, where: string): Judged {
+  switch (report.kind) {
+    case "returned":
+      return isResult(report.value)
+        ? { result: report.value }
+        : {
+            configError: `${where} returned ${describeValue(report.value)} — return {valid: boolean, params?: object}`,
+          };
+    case "load-failed":
+      return {
+        configError: `cannot load ${where}: ${report.message} — check that the file exists and is a JavaScript module`,
+      };
+    case "no-function":
+      return { configError: `${where} exports no function — export ${SIGNATURE}` };
+    case "threw":
+      return {
+        configError: `${where} threw: ${report.message} — fix the module so it returns {valid, params}`,
+      };
+    case "unsendable":
+      return {
+        configError: `${where} returned a value that is not JSON (${report.message}) — return {valid: boolean, params?: object} of plain data`,
+      };
   }
 }
 
-type Settled =
-  | { kind: "returned"; value: unknown }
-  | { kind: "threw"; error: unknown }
-  | { kind: "timeout" };
-
-/** Calls the function, bounded by the timeout; the signal it gets aborts on timeout too. */
-async function callBounded(
-  validate: CustomValidatorFunction,
-  context: CheckContext,
-  timeoutMs: number,
-): Promise<Settled> {
-  const controller = new AbortController();
-  const signal = AbortSignal.any([context.signal, controller.signal]);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Settled>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error("custom validator timed out"));
-      resolve({ kind: "timeout" });
-    }, timeoutMs);
-  });
-  const input = {
-    cwd: context.cwd,
-    agentDir: context.agentDir,
-    checkId: context.checkId,
-    env: makeCheckEnv(context),
-    signal,
-  };
-  const call = (async (): Promise<Settled> => {
-    try {
-      return { kind: "returned", value: await validate(input) };
-    } catch (error) {
-      return { kind: "threw", error };
-    }
-  })();
-  try {
-    return await Promise.race([call, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Runs a `custom` validator: a module of the agent that judges the work itself (docs/completion.md#validator-types). */
+/**
+ * Runs a `custom` validator: a module of the agent that judges the work
+ * itself, in a `node` process of its own bounded by the validator's timeout
+ * (docs/completion.md#custom-validators).
+ */
 export async function runCustomValidator(
   definition: CustomValidatorDefinition,
   context: CheckContext,
 ): Promise<ValidatorOutcome> {
   const startedMs = performance.now();
+  const nonce = randomBytes(16).toString("hex");
+  const env = makeCheckEnv(context);
+  const input = { cwd: context.cwd, agentDir: context.agentDir, checkId: context.checkId, env };
+  const result = await runCommand({
+    command: [process.execPath, "--input-type=module", "--eval", CUSTOM_VALIDATOR_PROGRAM],
+    cwd: context.cwd,
+    env,
+    input: JSON.stringify({ nonce, module: definition.module, input }),
+    timeoutMs: definition.timeoutMs,
+    signal: context.signal,
+    reportPipe: true,
+  });
+  const durationMs = elapsedMs(startedMs);
+  const output = { stdout: result.stdout, stderr: result.stderr };
+  const failed = (fields: Partial<ValidatorOutcome>): ValidatorOutcome => ({
+    validator: definition.name,
+    valid: false,
+    pattern: definition.failurePattern,
+    params: {},
+    durationMs,
+    ...output,
+    ...fields,
+  });
+  if (result.timedOut || result.aborted) return failed(result.timedOut ? { timedOut: true } : {});
   const where = `module ${definition.module} of validator "${definition.name}"`;
-  const configError = (message: string) =>
-    makeConfigErrorOutcome(definition, message, elapsedMs(startedMs));
-  let loaded: Record<string, unknown>;
-  try {
-    loaded = (await import(pathToFileURL(definition.module).href)) as Record<string, unknown>;
-  } catch (error) {
-    return configError(
-      `cannot load ${where}: ${messageOf(error)} — check that the file exists and is a JavaScript module`,
-    );
+  const report = readProgramReport(result.report, nonce);
+  if (report === undefined) {
+    const reason = `${where} ended (${describeEnd(result)}) before returning a result`;
+    return failed({ exitCode: result.exitCode, params: { reason } });
   }
-  const validate = findFunction(loaded);
-  if (!validate) return configError(`${where} exports no function — export ${SIGNATURE}`);
-  const settled = await callBounded(validate, context, definition.timeoutMs);
-  if (settled.kind === "threw" && !context.signal.aborted) {
-    return configError(
-      `${where} threw: ${messageOf(settled.error)} — fix the module so it returns {valid, params}`,
-    );
+  const judged = judgeReport(report, where);
+  if ("configError" in judged) {
+    return { ...makeConfigErrorOutcome(definition, judged.configError, durationMs), ...output };
   }
-  if (settled.kind !== "returned") {
-    return {
-      validator: definition.name,
-      valid: false,
-      pattern: definition.failurePattern,
-      params: {},
-      durationMs: elapsedMs(startedMs),
-      ...(settled.kind === "timeout" ? { timedOut: true } : {}),
-    };
-  }
-  if (!isResult(settled.value)) {
-    return configError(
-      `${where} returned ${describeValue(settled.value)} — return {valid: boolean, params?: object}`,
-    );
-  }
-  const { valid, params } = settled.value;
+  const { valid, params } = judged.result;
   return {
     validator: definition.name,
     valid,
     ...(valid ? {} : { pattern: definition.failurePattern }),
     params: params ?? {},
-    durationMs: elapsedMs(startedMs),
+    durationMs,
+    ...output,
   };
 }

@@ -3,11 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type {
-  CommandValidatorDefinition,
-  CustomValidatorDefinition,
-  FileValidatorDefinition,
-} from "../definition/types.js";
+import type { CommandValidatorDefinition, FileValidatorDefinition } from "../definition/types.js";
 import type { CheckContext } from "../ports.js";
 import { runValidator } from "./run-validator.js";
 import { parseSuccessWhen } from "./success-when.js";
@@ -50,6 +46,7 @@ function commandValidator(
     name: "check",
     failurePattern: "check-failed",
     extractParams: {},
+    reruns: 0,
     timeoutMs: 10_000,
     successWhen: parsed.value,
     ...fields,
@@ -141,6 +138,22 @@ describe("command validator", () => {
     expect(outcome.configError).toMatch(/install it/);
   });
 
+  it("fails an empty-output rule when the command exited non-zero (outside a repository)", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "closer-validator-no-git-"));
+    try {
+      const outcome = await runValidator(gitClean, { ...context, cwd: outside });
+      expect(outcome).toMatchObject({
+        valid: false,
+        exitCode: 128,
+        stdout: "",
+        pattern: "git-dirty",
+      });
+      expect(outcome.configError).toBeUndefined();
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it("says so when the working tree itself is missing", async () => {
     const outcome = await runValidator(
       commandValidator({ command: "git status --porcelain", successWhenText: "empty" }),
@@ -183,6 +196,7 @@ function fileValidator(fields: Partial<FileValidatorDefinition> & { path: string
     name: "docs",
     failurePattern: "file-missing",
     extractParams: {},
+    reruns: 0,
     ...fields,
   } satisfies FileValidatorDefinition;
 }
@@ -256,76 +270,5 @@ describe("file validator", () => {
   it("reports a broken regular expression as a configuration error", async () => {
     const outcome = await runValidator(fileValidator({ path: "a.txt", contains: "/([/" }), context);
     expect(outcome.configError).toContain("not a valid regular expression");
-  });
-});
-
-function customValidator(module: string, timeoutMs = 10_000): CustomValidatorDefinition {
-  return {
-    type: "custom",
-    name: "review",
-    failurePattern: "review-failed",
-    extractParams: {},
-    module: join(agentDir, module),
-    timeoutMs,
-  };
-}
-
-describe("custom validator", () => {
-  beforeEach(async () => {
-    const modules: Record<string, string> = {
-      "echo.mjs":
-        "export default ({ cwd, agentDir, checkId, env, signal }) => ({ valid: true, params: { cwd, agentDir, checkId, envCheckId: env.CLOSER_CHECK_ID, mark: env.CLOSER_TEST_MARK, hasSignal: signal instanceof AbortSignal } });",
-      "invalid.mjs":
-        "export async function validate() { await new Promise((r) => setTimeout(r, 5)); return { valid: false, params: { missing: ['README.md'] } }; }",
-      "throws.mjs": "export default () => { throw new Error('cannot reach the tracker'); };",
-      "no-function.mjs": "export const validate = 42;",
-      "bad-result.mjs": "export default () => 'yes';",
-      "slow.mjs":
-        "export default ({ signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ valid: true })));",
-      "common.cjs": "module.exports = () => ({ valid: true });",
-    };
-    for (const [name, source] of Object.entries(modules)) {
-      await writeFile(join(agentDir, name), source);
-    }
-  });
-
-  it("passes the check context to the module and keeps its params", async () => {
-    const outcome = await runValidator(customValidator("echo.mjs"), context);
-    expect(outcome).toMatchObject({ validator: "review", valid: true });
-    expect(outcome.params).toEqual({
-      cwd: repo,
-      agentDir,
-      checkId: "check-123",
-      envCheckId: "check-123",
-      mark: "marked",
-      hasSignal: true,
-    });
-  });
-
-  it("fails with the module's params under the failure pattern", async () => {
-    const outcome = await runValidator(customValidator("invalid.mjs"), context);
-    expect(outcome).toMatchObject({ valid: false, pattern: "review-failed" });
-    expect(outcome.params).toEqual({ missing: ["README.md"] });
-  });
-
-  it("loads a CommonJS module's exported function", async () => {
-    expect((await runValidator(customValidator("common.cjs"), context)).valid).toBe(true);
-  });
-
-  it.each([
-    ["throws.mjs", "cannot reach the tracker"],
-    ["no-function.mjs", "exports no function"],
-    ["bad-result.mjs", 'returned "yes"'],
-    ["missing.mjs", "cannot load"],
-  ])("reports %s as a configuration error naming the module", async (module, message) => {
-    const outcome = await runValidator(customValidator(module), context);
-    expect(outcome.valid).toBe(false);
-    expect(outcome.configError).toContain(message);
-    expect(outcome.configError).toContain(join(agentDir, module));
-  });
-
-  it("bounds the module by the default timeout and aborts its signal", async () => {
-    const outcome = await runValidator(customValidator("slow.mjs", 200), context);
-    expect(outcome).toMatchObject({ valid: false, timedOut: true, pattern: "review-failed" });
   });
 });

@@ -1,5 +1,6 @@
 import type { ValidatorDefinition } from "../definition/types.js";
 import type { CheckContext, ValidatorOutcome } from "../ports.js";
+import { runWithReruns } from "./rerun-flaky.js";
 import { runCommandValidator } from "./run-command-validator.js";
 import { runCustomValidator } from "./run-custom-validator.js";
 import { runFileValidator } from "./run-file-validator.js";
@@ -8,7 +9,8 @@ import { runFileValidator } from "./run-file-validator.js";
  * Runs one validator of docs/completion.md#validator-types and says what it found. A failing check is
  * a value (`valid: false` with its pattern and extracted params); a check the
  * definition makes impossible (exit 126/127, a path outside the working tree,
- * a broken module) carries `configError`. Never throws for either.
+ * a broken module) carries `configError`. Never throws for either. A failure
+ * is run again up to `reruns` times (docs/completion.md#flaky-checks).
  */
 export function runValidator(
   definition: ValidatorDefinition,
@@ -16,7 +18,7 @@ export function runValidator(
 ): Promise<ValidatorOutcome> {
   // Each runner takes its own type's definition; the map's type pairs them.
   const run = RUNNERS[definition.type] as ValidatorRunnerOf<ValidatorDefinition["type"]>;
-  return run(definition, context);
+  return runWithReruns(definition, context, () => run(definition, context));
 }
 
 type ValidatorRunnerOf<Type extends ValidatorDefinition["type"]> = (

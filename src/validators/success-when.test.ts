@@ -61,6 +61,13 @@ describe("isSuccess", () => {
     expect(isSuccess({ kind: "exitCode", code: 2 }, facts("", 2))).toBe(true);
   });
 
+  it("the stdout rules fail a command that exited non-zero, whatever it printed", () => {
+    expect(isSuccess({ kind: "empty" }, facts("", 128))).toBe(false);
+    expect(isSuccess({ kind: "not-empty" }, facts("fatal", 1))).toBe(false);
+    expect(isSuccess({ kind: "contains", text: "ok" }, facts("ok", 2))).toBe(false);
+    expect(isSuccess({ kind: "matches", regex: "ok" }, facts("ok", 143))).toBe(false);
+  });
+
   it("contains and matches search stdout, matches line by line", () => {
     expect(isSuccess({ kind: "contains", text: "ok" }, facts("all ok"))).toBe(true);
     expect(isSuccess({ kind: "contains", text: "ok" }, facts("fail"))).toBe(false);

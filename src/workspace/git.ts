@@ -75,6 +75,18 @@ export async function readGit(
   return result.stdout.replace(/\n$/, "");
 }
 
+/** True when `cwd` is inside the working tree of a git repository (false for a missing folder too). */
+export async function isInsideGitRepository(cwd: string): Promise<boolean> {
+  try {
+    const result = await runGit(cwd, ["rev-parse", "--is-inside-work-tree"], {
+      allowFailure: true,
+    });
+    return result.exitCode === 0 && result.stdout.trim() === "true";
+  } catch {
+    return false;
+  }
+}
+
 /** Top folder of the working tree that holds `cwd`. */
 export async function getRepoRoot(cwd: string): Promise<string> {
   return readGit(cwd, ["rev-parse", "--show-toplevel"]);

@@ -5,3 +5,4 @@ export * from "./git-worktree.js";
 export * from "./list-worktrees.js";
 export * from "./lock.js";
 export * from "./prepare-worktree.js";
+export * from "./tree-fingerprint.js";

@@ -1,0 +1,101 @@
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCommand } from "../process/shell-command.js";
+import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
+import { isInsideGitRepository } from "./git.js";
+import { readTreeFingerprint } from "./tree-fingerprint.js";
+
+describe("readTreeFingerprint in a repository", () => {
+  let repo: FixtureRepo;
+  beforeEach(async () => {
+    repo = await makeFixtureRepo({
+      files: { "README.md": "# demo\n", ".gitignore": "build/\n", "data.bin": "\u0000\u0001" },
+    });
+  });
+  afterEach(async () => {
+    await repo.cleanup();
+  });
+  const write = (file: string, text: string | Buffer) => writeFile(path.join(repo.dir, file), text);
+
+  it("stays the same while nothing changes, ignored files included", async () => {
+    const first = await readTreeFingerprint(repo.dir);
+    await mkdir(path.join(repo.dir, "build"));
+    await write("build/out.js", "generated\n");
+    expect(await readTreeFingerprint(repo.dir)).toBe(first);
+    expect(await readTreeFingerprint(path.join(repo.dir, "build"))).toBe(first);
+  });
+
+  it("changes with a tracked file, a binary file, an untracked file's content and a commit", async () => {
+    const seen = new Set([await readTreeFingerprint(repo.dir)]);
+    const record = async () => {
+      const fingerprint = await readTreeFingerprint(repo.dir);
+      expect(seen.has(fingerprint)).toBe(false);
+      seen.add(fingerprint);
+    };
+    await write("README.md", "# changed\n");
+    await record();
+    await write("data.bin", Buffer.from([0, 2]));
+    await record();
+    await write("notes.txt", "one\n");
+    await record();
+    await write("notes.txt", "two\n"); // the status reads the same
+    await record();
+    await repo.commitAll("work");
+    await record();
+  });
+
+  it("works in a repository without a commit", async () => {
+    const fresh = await realpath(await mkdtemp(path.join(tmpdir(), "closer-fingerprint-fresh-")));
+    try {
+      await runCommand({ command: ["git", "init", "-q"], cwd: fresh, timeoutMs: 10_000 });
+      await writeFile(path.join(fresh, "a.txt"), "a\n");
+      const before = await readTreeFingerprint(fresh);
+      await writeFile(path.join(fresh, "a.txt"), "b\n");
+      expect(await readTreeFingerprint(fresh)).not.toBe(before);
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("readTreeFingerprint outside git", () => {
+  let folder: string;
+  beforeEach(async () => {
+    folder = await realpath(await mkdtemp(path.join(tmpdir(), "closer-fingerprint-")));
+    await mkdir(path.join(folder, "src"));
+    await writeFile(path.join(folder, "src", "a.txt"), "a\n");
+  });
+  afterEach(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it("reads the files under the folder, without node_modules", async () => {
+    const first = await readTreeFingerprint(folder);
+    expect(await readTreeFingerprint(folder)).toBe(first);
+    await mkdir(path.join(folder, "node_modules"));
+    await writeFile(path.join(folder, "node_modules", "dep.js"), "x\n");
+    expect(await readTreeFingerprint(folder)).toBe(first);
+    await writeFile(path.join(folder, "src", "a.txt"), "changed\n");
+    const changed = await readTreeFingerprint(folder);
+    expect(changed).not.toBe(first);
+    await writeFile(path.join(folder, "src", "b.txt"), "");
+    expect(await readTreeFingerprint(folder)).not.toBe(changed);
+  });
+});
+
+describe("isInsideGitRepository", () => {
+  it("tells a repository from a plain folder and a missing one", async () => {
+    const repo = await makeFixtureRepo();
+    const plain = await realpath(await mkdtemp(path.join(tmpdir(), "closer-plain-")));
+    try {
+      expect(await isInsideGitRepository(repo.dir)).toBe(true);
+      expect(await isInsideGitRepository(plain)).toBe(false);
+      expect(await isInsideGitRepository(path.join(plain, "gone"))).toBe(false);
+    } finally {
+      await repo.cleanup();
+      await rm(plain, { recursive: true, force: true });
+    }
+  });
+});
