@@ -28,9 +28,13 @@ export interface DefinitionFiles {
 /**
  * Reads every file of an agent folder: subfolders, and symlinks whose
  * target is inside the folder, included. A symlink that leads out of it is
- * skipped (and named); more than MAX_DEFINITION_BYTES is a `config_error`.
+ * skipped (and named); more than `maxBytes` (default MAX_DEFINITION_BYTES)
+ * is a `config_error`.
  */
-export async function readDefinitionFiles(dir: string): Promise<DefinitionFiles> {
+export async function readDefinitionFiles(
+  dir: string,
+  options: { readonly maxBytes?: number } = {},
+): Promise<DefinitionFiles> {
   const root = await realpath(dir).catch((error: unknown) => {
     throw new CloserError("not_found", `the agent folder ${dir} cannot be read`, {
       file: dir,
@@ -38,7 +42,8 @@ export async function readDefinitionFiles(dir: string): Promise<DefinitionFiles>
       cause: error,
     });
   });
-  const walk: Walk = { root, dir, files: [], skipped: [], bytes: 0 };
+  const maxBytes = options.maxBytes ?? MAX_DEFINITION_BYTES;
+  const walk: Walk = { root, dir, maxBytes, files: [], skipped: [], bytes: 0 };
   await readFolder(walk, root, "", new Set([root]));
   const files = walk.files.sort((left, right) => compareText(left.path, right.path));
   return { files, hash: hashDefinitionFiles(files), skipped: walk.skipped.sort(compareText) };
@@ -59,6 +64,7 @@ interface Walk {
   readonly root: string;
   /** The folder as given, for messages. */
   readonly dir: string;
+  readonly maxBytes: number;
   readonly files: DefinitionFile[];
   readonly skipped: string[];
   bytes: number;
@@ -103,7 +109,7 @@ async function targetOf(walk: Walk, entryPath: string, entry: Dirent): Promise<T
 async function readOne(walk: Walk, file: string, relative: string): Promise<void> {
   const info = await stat(file);
   walk.bytes += info.size;
-  if (walk.bytes > MAX_DEFINITION_BYTES) throw tooLarge(walk.dir);
+  if (walk.bytes > walk.maxBytes) throw tooLarge(walk.dir, walk.maxBytes);
   const content = await readFile(file);
   walk.files.push({ path: relative, content, mode: info.mode & 0o777 });
 }
@@ -113,8 +119,8 @@ function isInside(root: string, candidate: string): boolean {
   return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
 }
 
-function tooLarge(dir: string): CloserError {
-  const limit = `${MAX_DEFINITION_BYTES / (1024 * 1024)} MB`;
+function tooLarge(dir: string, maxBytes: number): CloserError {
+  const limit = maxBytes >= 1024 * 1024 ? `${maxBytes / (1024 * 1024)} MB` : `${maxBytes} bytes`;
   return new CloserError("config_error", `the agent folder ${dir} holds more than ${limit}`, {
     file: dir,
     expected: `at most ${limit}: prompts, schemas, registry and validator modules`,
