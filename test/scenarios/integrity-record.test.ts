@@ -24,10 +24,14 @@ import {
   BROKEN_PROJECT,
   COMMIT_ALL,
   DONE,
+  FIXED_PROJECT,
   makeEventLog,
   makeTaskAgent,
+  makeTaskRepo,
+  runTask as runBareLoop,
   TASK,
   type TaskAgentOptions,
+  WORKING,
 } from "./support/task-agent.js";
 
 const PLAY_SCRIPT = fileURLToPath(new URL("./support/integrity-run.ts", import.meta.url));
@@ -164,6 +168,39 @@ describe("docs/integrity.md: what the model edits never becomes a verified compl
     );
     expect(backend.calls).toEqual([]);
     expect((await readRunState(runDir)).status).toBe("running");
+  }, 60_000);
+
+  it("docs/integrity.md#resume a run recorded without a snapshot (run.json format 1) takes one when resumed, with a warning", async () => {
+    const setup = await makeTaskRepo({
+      files: FIXED_PROJECT,
+      conditions: ["git-clean"],
+      runner: { maxIterations: 1 },
+    });
+    repo = setup.repo;
+    const first = await runBareLoop(setup, makeScriptedBackend([{ structuredOutput: WORKING }]), {
+      runId: "old-run",
+    });
+    expect(first.result.status).toBe("max_iterations");
+    const stateFile = join(first.result.runDir, "run.json");
+    const { definition: _none, ...old } = await readRunState(first.result.runDir);
+    await writeFile(stateFile, JSON.stringify({ ...old, version: 1 }));
+
+    const { outcome, log } = await resume(
+      setup.repo,
+      "old-run",
+      makeScriptedBackend([{ structuredOutput: DONE }]),
+      2,
+    );
+
+    expect(outcome).toMatchObject({ success: true, status: "completed" });
+    expect(log.of("warning").map((event) => event.message)).toEqual(
+      expect.arrayContaining([expect.stringContaining("run old-run has no definition snapshot")]),
+    );
+    const [taken] = log.of("definition-snapshot");
+    expect(await readRunState(first.result.runDir)).toMatchObject({
+      version: 2,
+      definition: { hash: taken?.hash, files: taken?.files },
+    });
   }, 60_000);
 
   it("docs/integrity.md#resume (b) a run.json the model set to completed before closer was killed: --resume exits 2, never success", async () => {
