@@ -24,9 +24,9 @@ import {
  * events go to the same record (side effects, the worktree's end).
  *
  * Throws a CloserError only when the run can't start (a step the registry
- * lacks, a completed run to resume); once started, every outcome — including a configuration error
- * found mid-run — is a result, and exactly one `finally` writes the final
- * run.json and `run-end` event.
+ * lacks, a completed run to resume); once started, every outcome — including
+ * a configuration error found mid-run — is a result, and exactly one
+ * `finally` writes the final run.json and `run-end` event.
  */
 export async function runAgent(settings: RunSettings): Promise<AgentResult>;
 export async function runAgent<Outcome extends AgentResult>(

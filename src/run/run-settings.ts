@@ -38,10 +38,11 @@ export interface RunBase {
 }
 
 /**
- * The start of runTask, runIssue and resumeRun: the agent's static checks,
- * as `closer validate` makes them (a dangling step target or a template
- * variable nobody supplies stops the run here, before any model call), then
- * every default of the run resolved.
+ * The start of runTask and runIssue: the agent's static checks, as `closer
+ * validate` makes them (a dangling step target or a template variable nobody
+ * supplies stops the run here, before any model call), then every default of
+ * the run resolved. A resumed run's checks are those of the definition it
+ * resumes with (fixDefinition).
  */
 export async function resolveCheckedRunBase(options: RunBaseOptions): Promise<RunBase> {
   const { assertAgentValid } = await import("../check/index.js");
