@@ -36,7 +36,7 @@ export const RUN_OPTIONS: readonly OptionHelp[] = [
   {
     flags: "--resume <run-id>",
     description:
-      "resume a run where its record says it stopped, with the agent definition it started with; GitHub steps already done are not repeated",
+      "resume a run that did not complete where its record says it stopped, with the agent definition it started with",
   },
   {
     flags: "--reload-definition",
