@@ -39,6 +39,8 @@ export type RunEventBody =
       maxIterations: number;
       resumed: boolean;
     }
+  | { type: "definition-snapshot"; hash: string; files: number }
+  | { type: "definition-reloaded"; previousHash: string; hash: string; files: number }
   | { type: "iteration-start"; iteration: number; step: string }
   | {
       type: "prompt";

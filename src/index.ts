@@ -8,9 +8,9 @@
  * const outcome = await runTask({ agent, cwd, task: { kind: "text", title, body } });
  * ```
  *
- * `runTask`, `runIssue` and `resumeRun` add the worktree, the lock and the
- * GitHub side effects around the loop; `runAgent(await resolveRunSettings(…))`
- * is the loop alone.
+ * `runTask`, `runIssue` and `resumeRun` add the worktree, the locks, the
+ * definition snapshot (docs/integrity.md) and the GitHub side effects around
+ * the loop; `runAgent(await resolveRunSettings(…))` is the loop alone.
  */
 
 export type {

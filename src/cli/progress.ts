@@ -115,6 +115,15 @@ function queryLine(event: RunEvent, { paint, verbose, live }: LineStyle): string
       return `${paint("bold", "closer")} ${event.agent} · ${event.task} · up to ${event.maxIterations} iterations${event.resumed ? " (resumed)" : ""}`;
     case "baseline":
       return baselineLine(event, paint);
+    case "definition-snapshot":
+      return verbose
+        ? paint("dim", `  definition: ${event.files} files, sha256 ${event.hash.slice(0, 12)}`)
+        : undefined;
+    case "definition-reloaded":
+      return paint(
+        "yellow",
+        `  definition reloaded: sha256 ${event.previousHash.slice(0, 12)} → ${event.hash.slice(0, 12)} (${event.files} files)`,
+      );
     case "iteration-start":
       return paint("bold", `▸ iteration ${event.iteration} · step ${event.step}`);
     case "prompt":

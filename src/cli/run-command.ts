@@ -154,7 +154,12 @@ async function executeOne(
       mode.kind === "issue"
         ? await runIssue({ ...options, ...repo, issue: mode.issue })
         : mode.kind === "resume"
-          ? await resumeRun({ ...options, ...repo, resume: mode.runId })
+          ? await resumeRun({
+              ...options,
+              ...repo,
+              resume: mode.runId,
+              reloadDefinition: mode.reloadDefinition,
+            })
           : await runTask({ ...options, task: context.task ?? taskFromText("") });
     reporter.stop();
     if (flags.json === true) process.stdout.write(`${JSON.stringify(outcomeJson(outcome))}\n`);

@@ -37,6 +37,7 @@ export function applyCliOverrides(agent: ResolvedAgent, overrides: CliOverrides)
       : wholeNumberAtLeastOne("--max-iterations", overrides.maxIterations);
   return deepFreeze({
     ...agent,
+    cliOverrides: { ...agent.cliOverrides, ...givenOverrides(overrides) },
     runner: {
       ...runner,
       ...(maxIterations === undefined ? {} : { maxIterations }),
@@ -56,6 +57,16 @@ export function applyCliOverrides(agent: ResolvedAgent, overrides: CliOverrides)
       },
     },
   });
+}
+
+/** The overrides that change something: absent fields, and `worktree`/`verbose` that keep the file's value, left out. */
+function givenOverrides(overrides: CliOverrides): CliOverrides {
+  const given = Object.entries(overrides).filter(([key, value]) => {
+    if (value === undefined) return false;
+    if (key === "worktree") return value === false;
+    return key !== "verbose" || value === true;
+  });
+  return Object.fromEntries(given) as CliOverrides;
 }
 
 function checkBackend(name: string): BackendKind {

@@ -16,6 +16,8 @@ import type { ResolvedAgent } from "./types.js";
 export interface LoadAgentOptions {
   /** The project folder; agents live in `<cwd>/.agent/<name>/`. */
   readonly cwd: string;
+  /** The agent's folder when it is not `<cwd>/.agent/<name>/` (a run's definition snapshot). */
+  readonly dir?: string;
 }
 
 /** One agent found under `.agent/`, as `closer list` shows it. */
@@ -53,7 +55,7 @@ function agentsDir(cwd: string): string {
  * `validation_error`s (every problem of both files at once).
  */
 export async function loadAgent(name: string, options: LoadAgentOptions): Promise<ResolvedAgent> {
-  const { agent, problems } = await readAgent(name, options.cwd);
+  const { agent, problems } = await readAgent(name, options.cwd, options.dir);
   if (problems.length > 0 || agent === undefined) throw combine(problems);
   return agent;
 }
@@ -92,12 +94,12 @@ async function agentNames(cwd: string): Promise<string[]> {
   return entries.filter((_, index) => isFolder[index]).sort();
 }
 
-/** Reads and checks `.agent/<name>/` without throwing for what is wrong with it. */
-export async function readAgent(name: string, cwd: string): Promise<AgentReading> {
+/** Reads and checks `.agent/<name>/` (or `dir`) without throwing for what is wrong with it. */
+export async function readAgent(name: string, cwd: string, dir?: string): Promise<AgentReading> {
   let description = "";
   try {
     checkAgentName(name);
-    const dir = path.join(agentsDir(cwd), name);
+    dir ??= path.join(agentsDir(cwd), name);
     const agentFile = path.join(dir, "agent.json");
     const agentData = parseJsonText(await readAgentJson(agentFile, name, cwd), agentFile);
     description = descriptionOf(agentData);

@@ -5,6 +5,7 @@
  * unless absence itself means something.
  */
 
+import type { CliOverrides } from "./apply-cli-overrides.js";
 import type { BACKEND_KINDS } from "./backend-kinds.js";
 import type { RegistryValidator } from "./registry-file-schema.js";
 
@@ -236,11 +237,16 @@ export interface ResolvedAgent {
   /** Folder name under `.agent/`. */
   readonly name: string;
   readonly description: string;
-  /** Absolute path of `.agent/<name>/`. */
+  /** Absolute path of `.agent/<name>/`, or of a run's definition snapshot. */
   readonly dir: string;
   /** Absolute paths of the two definition files (for messages). */
   readonly files: { readonly agentJson: string; readonly registry: string };
   readonly parameters: Readonly<Record<string, ParameterDefinition>>;
   readonly runner: RunnerConfig;
   readonly registry: Registry;
+  /**
+   * The command line's values `applyCliOverrides` put over the files, so the
+   * agent loaded again from a run's definition snapshot gets them too.
+   */
+  readonly cliOverrides?: CliOverrides;
 }

@@ -1,5 +1,6 @@
 import { isAbsolute, join, relative } from "node:path";
 import type { ResolvedAgent } from "../definition/types.js";
+import { definitionSnapshotDir } from "../record/definition-snapshot.js";
 import { scriptsRunBy } from "./package-scripts.js";
 import { DEFAULT_PROTECTED_GLOBS, type ProtectedSet } from "./protected-files.js";
 
@@ -8,6 +9,8 @@ export interface ProtectedPlace {
   readonly projectDir: string;
   readonly cwd: string;
   readonly runDir: string;
+  /** The agent's folder in the project (the agent itself is loaded from the run's snapshot). */
+  readonly agentFolder: string;
 }
 
 /**
@@ -17,8 +20,8 @@ export interface ProtectedPlace {
  * and the registry's `protectedPaths`.
  */
 export function protectedSetFor(agent: ResolvedAgent, place: ProtectedPlace): ProtectedSet {
-  const folders = [agent.dir, join(place.runDir, "definition")];
-  const inProject = relative(place.projectDir, agent.dir);
+  const folders = [place.agentFolder, definitionSnapshotDir(place.runDir)];
+  const inProject = relative(place.projectDir, place.agentFolder);
   if (place.cwd !== place.projectDir && !inProject.startsWith("..") && !isAbsolute(inProject)) {
     folders.push(join(place.cwd, inProject));
   }

@@ -2,6 +2,7 @@ export { runAgent } from "./run-agent.js";
 export type {
   AgentResult,
   Declaration,
+  DefinitionStart,
   FinishRecord,
   FinishRun,
   NewRun,

@@ -2,14 +2,15 @@ import { join } from "node:path";
 import { SchemaValidators } from "../completion/schema-validators.js";
 import { SchemaResolver } from "../definition/schema-resolver.js";
 import type { ResolvedAgent } from "../definition/types.js";
+import { CloserError } from "../errors.js";
 import { makeIntegrityProbe } from "../integrity/integrity-probe.js";
-import type { Clock, LoopPorts, ValidatorOutcome } from "../ports.js";
+import type { LoopPorts, ValidatorOutcome } from "../ports.js";
 import { makePromptRenderer } from "../prompts/make-prompt-renderer.js";
 import { readOptionalFile } from "../record/read-optional-file.js";
-import { RUN_STATE_VERSION, type RunState } from "../record/run-state.js";
+import { type DefinitionStamp, RUN_STATE_VERSION, type RunState } from "../record/run-state.js";
 import { runValidator } from "../validators/run-validator.js";
 import { emit, type RunContext, saveState, waitForState } from "./run-context.js";
-import type { NewRun, RunSettings } from "./run-settings.js";
+import type { DefinitionStart, NewRun, RunSettings } from "./run-settings.js";
 import { findStep } from "./start-iteration.js";
 
 /**
@@ -18,8 +19,9 @@ import { findStep } from "./start-iteration.js";
  * anything is recorded or sent, when the run can't start.
  */
 export async function prepareRun(settings: RunSettings): Promise<RunContext> {
-  const { agent, clock, start } = settings;
-  const state = "resumed" in start ? resumedState(start.resumed, clock) : newState(settings, start);
+  const { agent, start } = settings;
+  const state =
+    "resumed" in start ? resumedState(settings, start.resumed) : newState(settings, start);
   const run: RunContext = {
     agent,
     ports: makePorts(settings),
@@ -31,7 +33,7 @@ export async function prepareRun(settings: RunSettings): Promise<RunContext> {
     ...(await readSystemPrompt(agent)),
     externalConditions: settings.externalConditions,
     ...(settings.beforeChecks === undefined ? {} : { beforeChecks: settings.beforeChecks }),
-    startedAtMs: clock.now(),
+    startedAtMs: settings.clock.now(),
     state: settings.worktree ? { ...state, worktree: settings.worktree } : state,
     stateWritten: Promise.resolve(),
   };
@@ -39,8 +41,11 @@ export async function prepareRun(settings: RunSettings): Promise<RunContext> {
   return run;
 }
 
-/** Records the start of the run: run.json first, so even a crash in iteration 1 leaves a record. */
-export async function startRun(run: RunContext, resumed: boolean): Promise<void> {
+/**
+ * Records the start of the run: run.json first, so even a crash in iteration 1 leaves a
+ * record; then `run-start`, and the definition snapshot the run works from.
+ */
+export async function startRun(run: RunContext, settings: RunSettings): Promise<void> {
   saveState(run);
   await waitForState(run);
   emit(run, {
@@ -49,8 +54,36 @@ export async function startRun(run: RunContext, resumed: boolean): Promise<void>
     task: run.state.task.title,
     cwd: run.cwd,
     maxIterations: run.agent.runner.maxIterations,
-    resumed,
+    resumed: "resumed" in settings.start,
   });
+  const { definition } = settings;
+  if (definition?.how === "taken") {
+    emit(run, { type: "definition-snapshot", hash: definition.hash, files: definition.files });
+  }
+  if (definition?.how === "reloaded") {
+    const { previousHash = "", hash, files } = definition;
+    emit(run, { type: "definition-reloaded", previousHash, hash, files });
+  }
+  for (const message of settings.warnings ?? []) emit(run, { type: "warning", message });
+}
+
+/**
+ * A completed run is never run again (docs/integrity.md#resume): its record is
+ * no proof of the work, and only the checks of a run in progress can give one.
+ */
+export function refuseCompletedRun(state: RunState, runDir: string): void {
+  if (state.status !== "completed") return;
+  const reason = state.reason.split("\n")[0] ?? "";
+  throw new CloserError(
+    "usage_error",
+    `run ${state.runId} already ended: completed (${reason}) — start a new run`,
+    {
+      file: join(runDir, "run.json"),
+      jsonPath: "status",
+      found: state.status,
+      fix: "start a new run; a run that ended completed is not resumed",
+    },
+  );
 }
 
 function makePorts(settings: RunSettings): LoopPorts {
@@ -88,10 +121,12 @@ function unknownValidator(name: string): ValidatorOutcome {
 
 function newState(settings: RunSettings, start: NewRun): RunState {
   const startedAt = new Date(settings.clock.now()).toISOString();
+  const { definition } = settings;
   return {
     version: RUN_STATE_VERSION,
     runId: settings.runId,
     agent: settings.agent.name,
+    ...(definition === undefined ? {} : { definition: stampOf(definition) }),
     task: start.task,
     args: start.args,
     cwd: settings.cwd,
@@ -108,20 +143,28 @@ function newState(settings: RunSettings, start: NewRun): RunState {
     startedAt,
     updatedAt: startedAt,
     sideEffects: [],
-    warnings: [],
+    warnings: settings.warnings ?? [],
   };
 }
 
-/** A resumed run goes on as `running`; a completed one keeps its end (only its finish runs). */
-function resumedState(previous: RunState, clock: Clock): RunState {
-  if (previous.status === "completed") return previous;
+/** A resumed run goes on as `running`, in the current format, with the snapshot it works from. */
+function resumedState(settings: RunSettings, previous: RunState): RunState {
+  refuseCompletedRun(previous, settings.runDir);
   const { endedAt: _ended, ...rest } = previous;
+  const { definition } = settings;
   return {
     ...rest,
+    version: RUN_STATE_VERSION,
+    ...(definition === undefined ? {} : { definition: stampOf(definition) }),
     status: "running",
     reason: "",
-    updatedAt: new Date(clock.now()).toISOString(),
+    updatedAt: new Date(settings.clock.now()).toISOString(),
+    warnings: [...previous.warnings, ...(settings.warnings ?? [])],
   };
+}
+
+function stampOf(definition: DefinitionStart): DefinitionStamp {
+  return { hash: definition.hash, files: definition.files };
 }
 
 async function readSystemPrompt(agent: ResolvedAgent): Promise<{ systemPrompt?: string }> {

@@ -9,7 +9,6 @@ import {
 import { runLoop } from "./run-loop.js";
 import type { AgentResult, FinishRecord, FinishRun, RunSettings } from "./run-settings.js";
 import {
-  completed,
   recordEndState,
   recordRunEnd,
   resultOf,
@@ -25,9 +24,9 @@ import {
  * events go to the same record (side effects, the worktree's end).
  *
  * Throws a CloserError only when the run can't start (a step the registry
- * lacks); once started, every outcome — including a configuration error
- * found mid-run — is a result, and exactly one `finally` writes the final
- * run.json and `run-end` event.
+ * lacks, a completed run to resume); once started, every outcome — including
+ * a configuration error found mid-run — is a result, and exactly one
+ * `finally` writes the final run.json and `run-end` event.
  */
 export async function runAgent(settings: RunSettings): Promise<AgentResult>;
 export async function runAgent<Outcome extends AgentResult>(
@@ -42,16 +41,15 @@ export async function runAgent(
   let terminal: Terminal = UNDECIDED_END;
   let outcome: AgentResult | undefined;
   try {
-    await startRun(run, "resumed" in settings.start);
-    // A run that already completed is only finished (what its earlier attempt left undone).
-    terminal = run.state.status === "completed" ? completed(run.state.reason) : await runLoop(run);
+    await startRun(run, settings);
+    terminal = await runLoop(run);
   } catch (error) {
     terminal = terminalFromError(error);
   } finally {
     try {
       if (finish !== undefined) {
-        // run.json says how the run ended before anything after the loop starts, so an
-        // attempt that dies during the side effects is resumed as an ended run, not looped again.
+        // run.json says how the run ended before anything after the loop starts, so an attempt
+        // that dies during the side effects is on record as ended (docs/integrity.md#resume).
         await recordEndState(run, terminal);
         outcome = await finish(resultOf(run, terminal), finishRecord(run));
       }

@@ -4,7 +4,7 @@ import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
 import type { ProtectedSet } from "../integrity/protected-files.js";
 import type { Backend, Clock, RecordSink } from "../ports.js";
-import type { FlakyValidator, RunState, TaskInfo } from "../record/run-state.js";
+import type { DefinitionStamp, FlakyValidator, RunState, TaskInfo } from "../record/run-state.js";
 
 /**
  * Everything `runAgent` works with, already resolved: nothing here has a
@@ -29,6 +29,16 @@ export interface RunSettings {
   readonly signal: AbortSignal;
   /** A new run's task, or the state of a run to resume. */
   readonly start: RunStart;
+  /**
+   * The definition snapshot `agent` was loaded from, kept in run.json and
+   * recorded when the run starts (docs/integrity.md#definition-snapshot).
+   */
+  readonly definition?: DefinitionStart;
+  /**
+   * Found before the run started (a recovered lock, a changed agent folder):
+   * recorded as `warning` events and kept in run.json.
+   */
+  readonly warnings?: readonly string[];
   /** The worktree the run works in, kept in run.json and the result. */
   readonly worktree?: RunState["worktree"];
   /** The paths the model must not change: the checks' definition (docs/integrity.md#protected-paths). */
@@ -54,11 +64,19 @@ export interface NewRun {
 }
 
 export interface ResumedRun {
-  /**
-   * run.json of the run. A `completed` one is not looped again: only what
-   * comes after the loop (the `finish` of runAgent) runs.
-   */
+  /** run.json of the run; a `completed` one is refused (docs/integrity.md#resume). */
   readonly resumed: RunState;
+}
+
+/** How this attempt of the run came by its definition snapshot. */
+export interface DefinitionStart extends DefinitionStamp {
+  /**
+   * `taken`: made now, from the agent folder (a new run, or a resumed one that
+   * had none); `reloaded`: made now over `previousHash` (`--reload-definition`);
+   * `kept`: the resumed run's own, checked against its record.
+   */
+  readonly how: "taken" | "reloaded" | "kept";
+  readonly previousHash?: string;
 }
 
 /** The model's declaration of completion, handed to `beforeChecks` and the external conditions. */

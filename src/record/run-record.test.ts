@@ -161,6 +161,27 @@ describe("readRunState", () => {
     expect((error as CloserError).code).toBe("record_error");
     expect((error as CloserError).fields.jsonPath).toBe("stepId");
   });
+
+  it("reads a run.json of format 1 (before definition snapshots) and refuses an unknown format", async () => {
+    await writeFile(join(dir, "run.json"), JSON.stringify({ ...makeState(), version: 1 }));
+    expect((await readRunState(dir)).version).toBe(1);
+    await writeFile(join(dir, "run.json"), JSON.stringify({ ...makeState(), version: 99 }));
+    const error = await readRunState(dir).catch((caught: unknown) => caught);
+    expect((error as CloserError).fields.jsonPath).toBe("version");
+  });
+
+  it("keeps the definition stamp, and refuses a malformed one", async () => {
+    const definition = { hash: "a".repeat(64), files: 4 };
+    await writeFile(join(dir, "run.json"), JSON.stringify(makeState({ definition })));
+    expect((await readRunState(dir)).definition).toEqual(definition);
+    await writeFile(
+      join(dir, "run.json"),
+      JSON.stringify({ ...makeState(), definition: { hash: 7 } }),
+    );
+    const error = await readRunState(dir).catch((caught: unknown) => caught);
+    expect((error as CloserError).code).toBe("record_error");
+    expect((error as CloserError).fields.jsonPath).toBe("definition");
+  });
 });
 
 describe("createRunRecord failures", () => {

@@ -16,6 +16,7 @@ export const RUN_FILES = {
   events: "events.jsonl",
   prompts: "prompts",
   transcripts: "transcripts",
+  definition: "definition",
 } as const;
 
 export interface RunRecordOptions {
@@ -215,11 +216,11 @@ function checkRunState(value: unknown, file: string): RunState {
     });
   }
   const record = value as Record<string, unknown>;
-  if (record.version !== RUN_STATE_VERSION) {
+  if (record.version !== 1 && record.version !== RUN_STATE_VERSION) {
     throw new CloserError("record_error", "run.json has an unknown format version", {
       file,
       jsonPath: "version",
-      expected: String(RUN_STATE_VERSION),
+      expected: `1 or ${RUN_STATE_VERSION}`,
       found: JSON.stringify(record.version),
       fix: DAMAGED_FIX,
     });
@@ -236,5 +237,22 @@ function checkRunState(value: unknown, file: string): RunState {
       });
     }
   }
+  checkDefinitionStamp(record.definition, file);
   return record as unknown as RunState;
+}
+
+function checkDefinitionStamp(value: unknown, file: string): void {
+  if (value === undefined) return;
+  const stamp = (typeof value === "object" && value !== null ? value : {}) as Record<
+    string,
+    unknown
+  >;
+  if (typeof stamp.hash === "string" && typeof stamp.files === "number") return;
+  throw new CloserError("record_error", 'run.json has an invalid "definition"', {
+    file,
+    jsonPath: "definition",
+    expected: "{hash: string, files: number}",
+    found: JSON.stringify(value),
+    fix: DAMAGED_FIX,
+  });
 }

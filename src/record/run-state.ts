@@ -2,7 +2,19 @@ import type { TerminalStatus } from "../events.js";
 import type { Baseline } from "../integrity/baseline.js";
 import type { Usage } from "../ports.js";
 
-export const RUN_STATE_VERSION = 1;
+/** The format run.json is written in; 2 added `definition`. */
+export const RUN_STATE_VERSION = 2;
+
+/** The formats `readRunState` reads: 1 (before definition snapshots) and the current one. */
+export type RunStateVersion = 1 | typeof RUN_STATE_VERSION;
+
+/** The run's definition snapshot (docs/integrity.md#definition-snapshot). */
+export interface DefinitionStamp {
+  /** sha256 (hex) over the snapshot's relative paths and contents. */
+  readonly hash: string;
+  /** How many files it holds. */
+  readonly files: number;
+}
 
 /** A retry prompt already rendered, waiting to be sent (kept so a resumed run sends it). */
 export interface PendingPrompt {
@@ -45,9 +57,11 @@ export interface TaskInfo {
 
 /** run.json: enough to say where a run stopped and to resume it. */
 export interface RunState {
-  readonly version: typeof RUN_STATE_VERSION;
+  readonly version: RunStateVersion;
   readonly runId: string;
   readonly agent: string;
+  /** The definition snapshot the run works from; absent in runs without one (format 1, the bare loop). */
+  readonly definition?: DefinitionStamp;
   readonly task: TaskInfo;
   /** Agent parameters as given (strings from the CLI, typed values from the library). */
   readonly args: Readonly<Record<string, unknown>>;
@@ -81,8 +95,7 @@ export interface RunState {
   readonly sideEffects: readonly string[];
   /**
    * What the verifying iteration reported and which checks passed, kept after
-   * a completed run so the side effects that follow (the completion comment)
-   * can be finished by a resumed run.
+   * a completed run for the side effects that follow it (the completion comment).
    */
   readonly completion?: {
     readonly summary: string;

@@ -10,7 +10,7 @@ import type { GithubClient } from "../ports.js";
 import { finishWorktree } from "../workspace/index.js";
 import type { RunOutcome, Serializer, SideEffectsReport, WorktreeEnd } from "./run-options.js";
 
-/** Key of the worktree's merge or push in run.json's sideEffects, so a resumed run does not redo it. */
+/** Key of the worktree's merge or push in run.json's sideEffects, so a later attempt does not redo it. */
 const WORKTREE_FINISHED = "worktree:finished";
 
 /** The issue of an issue run, and how to reach it. */
@@ -69,7 +69,7 @@ export async function finishAfterLoop(options: AfterLoopOptions): Promise<RunOut
     reason:
       failed === undefined
         ? result.reason
-        : `${result.reason}, but the GitHub step "${failed.key}" failed: ${failed.message} (finish it with --resume ${result.runId})`,
+        : `${result.reason}, but the GitHub step "${failed.key}" failed: ${failed.message} (the work is verified; finish the step on GitHub, or run the issue again)`,
     warnings,
     ...(worktreeEnd === undefined ? {} : { worktreeEnd }),
     ...(sideEffects === undefined ? {} : { sideEffects }),

@@ -4,6 +4,7 @@ import type { RunState } from "../record/run-state.js";
 import {
   acquireLock,
   branchLockKey,
+  canonicalPath,
   excludeCloserFiles,
   getMainWorktreeRoot,
   type HeldLock,
@@ -11,6 +12,7 @@ import {
   makeBranchName,
   prepareWorktree,
   resolveRevision,
+  treeLockKey,
 } from "../workspace/index.js";
 import type { Serializer } from "./run-options.js";
 
@@ -43,31 +45,16 @@ export interface PrepareTreeOptions {
 }
 
 /**
- * Takes the run's lock (one per issue, or per branch) and creates or reuses
- * its worktree (1 issue = 1 branch = 1 worktree = 1 run). On any failure the
- * lock is given back.
+ * Takes the run's locks — one per issue, or per branch, and one per working
+ * tree for a run without a worktree (docs/integrity.md#run-lock) — and creates
+ * or reuses its worktree (1 issue = 1 branch = 1 worktree = 1 run). On any
+ * failure the locks are given back.
  */
 export async function prepareTree(options: PrepareTreeOptions): Promise<PreparedTree> {
-  if (!options.inGit) return { cwd: options.cwd, release: async () => {}, warnings: [] };
-  const branch = options.useWorktree ? branchOf(options) : undefined;
-  const key =
-    options.issue !== undefined
-      ? issueLockKey(options.issue)
-      : branch === undefined
-        ? undefined
-        : branchLockKey(branch);
-  const held: { lock?: HeldLock; warnings: readonly string[] } =
-    key === undefined
-      ? { warnings: [] }
-      : await acquireLock({
-          cwd: options.cwd,
-          key,
-          runId: options.runId,
-          ...(branch === undefined ? {} : { branch }),
-        });
-  const release = async () => {
-    await held.lock?.release();
-  };
+  const branch = options.inGit && options.useWorktree ? branchOf(options) : undefined;
+  const held = await acquireLocks(options, await lockRequestsOf(options, branch));
+  const { release, warnings } = held;
+  if (!options.inGit) return { cwd: options.cwd, release, warnings };
   try {
     if (branch === undefined) {
       // The decision file lives under .closer/: keep it out of the tree's status and commits.
@@ -77,7 +64,7 @@ export async function prepareTree(options: PrepareTreeOptions): Promise<Prepared
         path.resolve(mainRoot, options.agent.runner.worktree.root),
       );
       const baseRevision = await resolveRevision(options.cwd, "HEAD");
-      return { cwd: options.cwd, baseRevision, release, warnings: held.warnings };
+      return { cwd: options.cwd, baseRevision, release, warnings };
     }
     const prepared = await options.serialize(() =>
       prepareWorktree({
@@ -97,12 +84,57 @@ export async function prepareTree(options: PrepareTreeOptions): Promise<Prepared
       worktree,
       baseRevision: prepared.baseBranch,
       release,
-      warnings: held.warnings,
+      warnings,
     };
   } catch (error) {
     await release();
     throw error;
   }
+}
+
+interface LockRequest {
+  readonly key: string;
+  readonly branch?: string;
+  readonly worktreePath?: string;
+}
+
+/** The issue's or the branch's lock, and the tree's when the run works without a worktree. */
+async function lockRequestsOf(
+  options: PrepareTreeOptions,
+  branch: string | undefined,
+): Promise<LockRequest[]> {
+  const requests: LockRequest[] = [];
+  if (options.issue !== undefined) requests.push({ key: issueLockKey(options.issue) });
+  else if (branch !== undefined) requests.push({ key: branchLockKey(branch), branch });
+  if (branch === undefined) {
+    const tree = await canonicalPath(options.cwd);
+    requests.push({ key: treeLockKey(tree), worktreePath: tree });
+  }
+  return requests;
+}
+
+/** Takes every lock in order; on a failure the ones taken are given back. */
+async function acquireLocks(
+  options: PrepareTreeOptions,
+  requests: readonly LockRequest[],
+): Promise<{ release(): Promise<void>; warnings: readonly string[] }> {
+  const held: HeldLock[] = [];
+  const warnings: string[] = [];
+  const release = async () => {
+    for (const lock of held.reverse()) await lock.release();
+    held.length = 0;
+  };
+  try {
+    for (const request of requests) {
+      const acquired = await acquireLock({ cwd: options.cwd, runId: options.runId, ...request });
+      held.push(acquired.lock);
+      warnings.push(...acquired.warnings);
+    }
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return { release, warnings };
 }
 
 function branchOf(options: PrepareTreeOptions): string {

@@ -1,11 +1,13 @@
+import { join } from "node:path";
 import type { RunStart } from "../loop/index.js";
 import { runAgent } from "../loop/index.js";
 import { type FinishIssue, finishAfterLoop } from "./after-loop.js";
 import { makeBranchWork } from "./branch-conditions.js";
+import { fixDefinition } from "./fix-definition.js";
 import { checkGitRepository } from "./git-requirement.js";
 import { prepareTree } from "./prepare-tree.js";
 import type { RunOutcome } from "./run-options.js";
-import { type RunBase, settingsFor } from "./run-settings.js";
+import { type RunBase, resolveBackend, settingsFor } from "./run-settings.js";
 
 /** One task in its working tree. */
 export interface TreeJob {
@@ -17,17 +19,21 @@ export interface TreeJob {
   readonly branch?: string;
   /** Branch the work starts from and merges into; default the current branch. */
   readonly baseBranch?: string;
+  /** A resumed run takes a new definition snapshot from the agent folder (`--reload-definition`). */
+  readonly reloadDefinition?: boolean;
+  /** Found before (the run lock's). */
+  readonly warnings?: readonly string[];
 }
 
 /**
- * Lock → worktree → loop → side effects → worktree end, for one task. An
- * issue run (and any run in a worktree) also needs its work committed and
- * its tree clean before it is complete (docs/completion.md#external-conditions).
- * A resumed run that had already completed only finishes what is left after the loop.
+ * Locks and worktree → the definition fixed (docs/integrity.md#definition-snapshot)
+ * → loop → side effects → worktree end, for one task. An issue run (and any
+ * run in a worktree) also needs its work committed and its tree clean before
+ * it is complete (docs/completion.md#external-conditions).
  */
 export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome> {
   const resumed = "resumed" in job.start ? job.start.resumed : undefined;
-  const finishOnly = resumed?.status === "completed";
+  const runId = resumed?.runId ?? base.runId;
   const gitWarnings = await checkGitRepository(base.agent, base.cwd, {
     worktree: job.useWorktree,
     issue: job.issue !== undefined,
@@ -35,9 +41,9 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
   const tree = await prepareTree({
     agent: base.agent,
     cwd: base.cwd,
-    runId: resumed?.runId ?? base.runId,
+    runId,
     ...(job.issue === undefined ? {} : { issue: job.issue.number }),
-    useWorktree: job.useWorktree && !finishOnly,
+    useWorktree: job.useWorktree,
     ...(job.branch === undefined ? {} : { branch: job.branch }),
     ...(job.baseBranch === undefined ? {} : { baseBranch: job.baseBranch }),
     inGit: job.issue !== undefined || job.useWorktree,
@@ -45,27 +51,40 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
     serialize: base.serialize,
   });
   try {
+    const fixed = await fixDefinition(base, {
+      runDir: join(base.runsDir, runId),
+      ...(resumed === undefined ? {} : { resumed }),
+      ...(job.reloadDefinition === undefined ? {} : { reload: job.reloadDefinition }),
+    });
+    const { agent } = fixed;
     const branchWork =
       tree.baseRevision === undefined
         ? undefined
         : makeBranchWork({
             cwd: tree.cwd,
             baseRevision: tree.baseRevision,
-            autoCommit: base.agent.runner.worktree.autoCommit,
+            autoCommit: agent.runner.worktree.autoCommit,
             ...(job.issue === undefined ? {} : { issue: job.issue.number }),
           });
-    const settings = settingsFor(base, {
-      cwd: tree.cwd,
-      start: job.start,
-      ...(tree.worktree === undefined ? {} : { worktree: tree.worktree }),
-      ...(branchWork === undefined
-        ? {}
-        : { externalConditions: branchWork.conditions, beforeChecks: branchWork.beforeChecks }),
-    });
+    const settings = settingsFor(
+      { ...base, agent },
+      {
+        cwd: tree.cwd,
+        backend: await resolveBackend(base, agent),
+        start: job.start,
+        definition: fixed.definition,
+        agentFolder: base.agent.dir,
+        warnings: [...gitWarnings, ...(job.warnings ?? []), ...tree.warnings, ...fixed.warnings],
+        ...(tree.worktree === undefined ? {} : { worktree: tree.worktree }),
+        ...(branchWork === undefined
+          ? {}
+          : { externalConditions: branchWork.conditions, beforeChecks: branchWork.beforeChecks }),
+      },
+    );
     return await runAgent(settings, (result, record) =>
       finishAfterLoop({
-        result: { ...result, warnings: [...gitWarnings, ...tree.warnings, ...result.warnings] },
-        agent: base.agent,
+        result,
+        agent,
         cwd: base.cwd,
         record,
         ...(job.issue === undefined ? {} : { issue: job.issue }),

@@ -2,6 +2,7 @@ import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
 import { githubClientFor } from "./github-client-for.js";
 import { makeIssueTask } from "./issue-task.js";
 import { runInTree } from "./run-in-tree.js";
+import { withRunLock } from "./run-lock.js";
 import type { GithubRunOptions, RunBaseOptions, RunOutcome } from "./run-options.js";
 import { resolveCheckedRunBase } from "./run-settings.js";
 
@@ -32,11 +33,14 @@ export async function runIssue(options: IssueRunOptions): Promise<RunOutcome> {
     });
   }
   const { task, args } = makeIssueTask(issue, options.args);
-  return runInTree(base, {
-    start: { task, args },
-    issue: { number: issue.number, title: issue.title, client },
-    useWorktree: options.worktree !== false,
-    ...(options.branch === undefined ? {} : { branch: options.branch }),
-    ...(options.baseBranch === undefined ? {} : { baseBranch: options.baseBranch }),
-  });
+  return withRunLock(base.cwd, base.runId, (warnings) =>
+    runInTree(base, {
+      start: { task, args },
+      issue: { number: issue.number, title: issue.title, client },
+      useWorktree: options.worktree !== false,
+      ...(options.branch === undefined ? {} : { branch: options.branch }),
+      ...(options.baseBranch === undefined ? {} : { baseBranch: options.baseBranch }),
+      warnings,
+    }),
+  );
 }

@@ -11,7 +11,12 @@ export type Environment = Readonly<Record<string, string | undefined>>;
  * given. Every default is resolved in one place, `resolveRunBase`.
  */
 export interface RunBaseOptions {
-  /** The agent, with the command line's overrides already applied (applyCliOverrides). */
+  /**
+   * The agent, with the command line's overrides already applied (applyCliOverrides).
+   * runTask, runIssue and resumeRun load it again from the run's copy of its
+   * folder with those overrides (docs/integrity.md#definition-snapshot): other
+   * changes made to the object are not used.
+   */
   readonly agent: ResolvedAgent;
   /** The project folder that holds `.agent/` (the main checkout). */
   readonly cwd: string;

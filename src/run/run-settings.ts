@@ -5,7 +5,8 @@ import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import type { EventListener } from "../events.js";
 import { protectedSetFor } from "../integrity/protected-set.js";
-import type { Declaration, RunSettings, RunStart } from "../loop/index.js";
+import type { Declaration, DefinitionStart, RunSettings, RunStart } from "../loop/index.js";
+import { refuseCompletedRun } from "../loop/prepare-run.js";
 import type { Backend, Clock } from "../ports.js";
 import { createRunRecord, defaultRunsDir, readRunState } from "../record/run-record.js";
 import type { RunState, TaskInfo } from "../record/run-state.js";
@@ -15,13 +16,17 @@ import { makeSystemClock } from "./system-clock.js";
 
 /**
  * A run's options with every default resolved — the one place they are
- * (the clock, the new run's id, the runs folder, the environment, the backend).
+ * (the clock, the new run's id, the runs folder, the environment); the
+ * backend is made by `resolveBackend` for the agent the run works with.
  */
 export interface RunBase {
   readonly agent: ResolvedAgent;
   /** The project folder (absolute). */
   readonly cwd: string;
-  readonly backend: Backend;
+  /** The caller's backend, if any. */
+  readonly backend?: Backend;
+  /** The backend used when agent.json says `kind: "scripted"`. */
+  readonly scripted?: Backend;
   readonly clock: Clock;
   /** The id a new run gets (a resumed run keeps its own). */
   readonly runId: string;
@@ -34,10 +39,11 @@ export interface RunBase {
 }
 
 /**
- * The start of runTask, runIssue and resumeRun: the agent's static checks,
- * as `closer validate` makes them (a dangling step target or a template
- * variable nobody supplies stops the run here, before any model call), then
- * every default of the run resolved.
+ * The start of runTask and runIssue: the agent's static checks, as `closer
+ * validate` makes them (a dangling step target or a template variable nobody
+ * supplies stops the run here, before any model call), then every default of
+ * the run resolved. A resumed run's checks are those of the definition it
+ * resumes with (fixDefinition).
  */
 export async function resolveCheckedRunBase(options: RunBaseOptions): Promise<RunBase> {
   const { assertAgentValid } = await import("../check/index.js");
@@ -45,10 +51,7 @@ export async function resolveCheckedRunBase(options: RunBaseOptions): Promise<Ru
   return await resolveRunBase(options);
 }
 
-/**
- * Every default of a run. The static checks and the backends are loaded on
- * first use, so a caller that brings its own backend does not load them all.
- */
+/** Every default of a run. */
 export async function resolveRunBase(options: RunBaseOptions): Promise<RunBase> {
   const cwd = resolve(options.cwd);
   const env = resolveEnvironment(options);
@@ -57,13 +60,8 @@ export async function resolveRunBase(options: RunBaseOptions): Promise<RunBase> 
   return {
     agent,
     cwd,
-    backend:
-      options.backend ??
-      (await import("../backends/make-backend.js")).makeBackend(agent.runner.backend, {
-        agentDir: agent.dir,
-        env,
-        ...(options.scripted === undefined ? {} : { scripted: options.scripted }),
-      }),
+    ...(options.backend === undefined ? {} : { backend: options.backend }),
+    ...(options.scripted === undefined ? {} : { scripted: options.scripted }),
     clock,
     runId: options.runId ?? makeRunId(clock),
     runsDir: resolve(cwd, options.runsDir ?? agent.runner.logging.runsDir ?? defaultRunsDir(cwd)),
@@ -72,6 +70,24 @@ export async function resolveRunBase(options: RunBaseOptions): Promise<RunBase> 
     serialize: options.serialize ?? makeSerializer(),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
   };
+}
+
+/**
+ * The caller's backend, else the one `agent` (the run's, from its definition
+ * snapshot) configures. Its executable or recording, when written relative to
+ * the agent folder, is the project's: it may lead out of the folder, and it
+ * serves the model, not the checks (docs/integrity.md#definition-snapshot).
+ * The backends are loaded on first use, so a caller that brings its own does
+ * not load them all.
+ */
+export async function resolveBackend(base: RunBase, agent: ResolvedAgent): Promise<Backend> {
+  if (base.backend !== undefined) return base.backend;
+  const { makeBackend } = await import("../backends/make-backend.js");
+  return makeBackend(agent.runner.backend, {
+    agentDir: base.agent.dir,
+    env: base.env,
+    ...(base.scripted === undefined ? {} : { scripted: base.scripted }),
+  });
 }
 
 /** The caller's environment, else closer's own. */
@@ -83,10 +99,18 @@ export function resolveEnvironment(options: Pick<RunBaseOptions, "env">): Enviro
 export interface RunPlace {
   /** The run's working tree (absolute). */
   readonly cwd: string;
+  /** The backend of the agent the run works with (resolveBackend). */
+  readonly backend: Backend;
   readonly start: RunStart;
   readonly worktree?: RunState["worktree"];
   readonly externalConditions?: readonly ExternalCondition[];
   readonly beforeChecks?: (declaration: Declaration) => Promise<void>;
+  /** The definition snapshot `base.agent` was loaded from. */
+  readonly definition?: DefinitionStart;
+  /** Found before the run started (a recovered lock, a changed agent folder). */
+  readonly warnings?: readonly string[];
+  /** The agent's folder in the project, when `base.agent` was loaded from a snapshot of it. */
+  readonly agentFolder?: string;
 }
 
 /** The loop's settings for a run in `place`. */
@@ -96,7 +120,7 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
   const { agent } = base;
   return {
     agent,
-    backend: base.backend,
+    backend: place.backend,
     cwd: place.cwd,
     clock: base.clock,
     runId,
@@ -108,8 +132,15 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
     record: createRunRecord(runDir, { env: base.env }),
     signal: base.signal,
     start: place.start,
+    ...(place.definition === undefined ? {} : { definition: place.definition }),
+    ...(place.warnings === undefined ? {} : { warnings: place.warnings }),
     ...(place.worktree === undefined ? {} : { worktree: place.worktree }),
-    protectedSet: protectedSetFor(agent, { projectDir: base.cwd, cwd: place.cwd, runDir }),
+    protectedSet: protectedSetFor(agent, {
+      projectDir: base.cwd,
+      cwd: place.cwd,
+      runDir,
+      agentFolder: place.agentFolder ?? agent.dir,
+    }),
     externalConditions: place.externalConditions ?? [],
     ...(base.onEvent === undefined ? {} : { onEvent: base.onEvent }),
     ...(place.beforeChecks === undefined ? {} : { beforeChecks: place.beforeChecks }),
@@ -128,17 +159,19 @@ export interface AgentRunOptions extends RunBaseOptions {
 
 /**
  * Settings for `runAgent` from a caller's options: the loop alone, in the
- * project folder, without the static checks, worktree, lock or side effects
- * (runTask, runIssue and resumeRun add those).
+ * project folder, with the agent as given, without the static checks,
+ * worktree, locks, definition snapshot or side effects (runTask, runIssue
+ * and resumeRun add those).
  */
 export async function resolveRunSettings(options: AgentRunOptions): Promise<RunSettings> {
   const base = await resolveRunBase(options);
   const start: RunStart =
     options.resume === undefined
       ? newRun(options)
-      : { resumed: refuseEnded(await readRunToResume(base, options.resume), base.runsDir) };
+      : { resumed: await readRunToResume(base, options.resume) };
   return settingsFor(base, {
     cwd: base.cwd,
+    backend: await resolveBackend(base, base.agent),
     start,
     ...(options.externalConditions === undefined
       ? {}
@@ -154,33 +187,24 @@ function newRun(options: AgentRunOptions): RunStart {
   });
 }
 
-/** run.json of a run to resume, read once; it must be this agent's run. */
+/**
+ * run.json of a run to resume, read once: it must be this agent's run, and
+ * one that did not complete (docs/integrity.md#resume).
+ */
 export async function readRunToResume(base: RunBase, runId: string): Promise<RunState> {
   const runDir = join(base.runsDir, runId);
   const state = await readRunState(runDir);
-  if (state.agent === base.agent.name) return state;
-  throw new CloserError("usage_error", `run ${state.runId} belongs to agent "${state.agent}"`, {
-    file: join(runDir, "run.json"),
-    jsonPath: "agent",
-    expected: base.agent.name,
-    found: state.agent,
-    fix: `resume it with: closer run ${state.agent} --resume ${state.runId}`,
-  });
-}
-
-/** The bare loop has nothing left to do for a completed run. */
-function refuseEnded(state: RunState, runsDir: string): RunState {
-  if (state.status !== "completed") return state;
-  throw new CloserError(
-    "usage_error",
-    `run ${state.runId} is already completed; there is nothing to resume`,
-    {
-      file: join(runsDir, state.runId, "run.json"),
-      jsonPath: "status",
-      found: state.status,
-      fix: "start a new run instead of resuming this one",
-    },
-  );
+  if (state.agent !== base.agent.name) {
+    throw new CloserError("usage_error", `run ${state.runId} belongs to agent "${state.agent}"`, {
+      file: join(runDir, "run.json"),
+      jsonPath: "agent",
+      expected: base.agent.name,
+      found: state.agent,
+      fix: `resume it with: closer run ${state.agent} --resume ${state.runId}`,
+    });
+  }
+  refuseCompletedRun(state, runDir);
+  return state;
 }
 
 /** `20300101-120000-ab12cd`: sortable by start time, unique by its random tail. */

@@ -1,5 +1,6 @@
 import type { TaskInfo } from "../record/run-state.js";
 import { runInTree } from "./run-in-tree.js";
+import { withRunLock } from "./run-lock.js";
 import type { RunBaseOptions, RunOutcome } from "./run-options.js";
 import { resolveCheckedRunBase } from "./run-settings.js";
 
@@ -12,17 +13,21 @@ export interface TaskRunOptions extends RunBaseOptions {
  * Runs the agent on a written task. It works in the project folder, or in a
  * worktree when a branch is given or agent.json enables worktrees (branch
  * `closer/task-<run id>` unless named); a run in a worktree needs its work
- * committed and its tree clean, and ends like an issue run's worktree.
+ * committed and its tree clean, and ends like an issue run's worktree. It
+ * works from a snapshot of the agent folder (docs/integrity.md#definition-snapshot).
  */
 export async function runTask(options: TaskRunOptions): Promise<RunOutcome> {
   const base = await resolveCheckedRunBase(options);
   const useWorktree =
     options.worktree !== false &&
     (options.branch !== undefined || options.agent.runner.worktree.enabled);
-  return runInTree(base, {
-    start: { task: options.task, args: options.args ?? {} },
-    useWorktree,
-    ...(useWorktree ? { branch: options.branch ?? `closer/task-${base.runId}` } : {}),
-    ...(options.baseBranch === undefined ? {} : { baseBranch: options.baseBranch }),
-  });
+  return withRunLock(base.cwd, base.runId, (warnings) =>
+    runInTree(base, {
+      start: { task: options.task, args: options.args ?? {} },
+      useWorktree,
+      ...(useWorktree ? { branch: options.branch ?? `closer/task-${base.runId}` } : {}),
+      ...(options.baseBranch === undefined ? {} : { baseBranch: options.baseBranch }),
+      warnings,
+    }),
+  );
 }

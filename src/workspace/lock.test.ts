@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { access, mkdir, readFile, writeFile } from "node:fs/promises";
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -12,6 +12,8 @@ import {
   issueLockKey,
   type LockHolder,
   listLocks,
+  runLockKey,
+  treeLockKey,
 } from "./lock.js";
 
 let repo: FixtureRepo;
@@ -125,6 +127,49 @@ describe("acquireLock", () => {
     );
     await lock.release();
     expect(JSON.parse(await readFile(lock.path, "utf8")).runId).toBe("run-b");
+  });
+
+  it("says a run is running, naming its pid and host, when its lock is held", async () => {
+    const { lock } = await acquireLock({ cwd: repo.dir, key: runLockKey("run-x"), runId: "run-x" });
+    const error = await acquireLock({
+      cwd: repo.dir,
+      key: runLockKey("run-x"),
+      runId: "run-x",
+    }).catch((caught) => caught);
+    expect(error.code).toBe("lock_error");
+    expect(error.message).toContain(
+      `run run-x is running (pid ${process.pid} on host ${os.hostname()}`,
+    );
+    await lock.release();
+  });
+
+  it("says which working tree is in use, and by which run", async () => {
+    const key = treeLockKey(repo.dir);
+    expect(key).toMatch(/^tree-[0-9a-f]{16}$/);
+    expect(treeLockKey(`${repo.dir}-other`)).not.toBe(key);
+    const { lock } = await acquireLock({
+      cwd: repo.dir,
+      key,
+      runId: "run-a",
+      worktreePath: repo.dir,
+    });
+    const error = await acquireLock({ cwd: repo.dir, key, runId: "run-b" }).catch(
+      (caught) => caught,
+    );
+    expect(error.message).toContain(`the working tree ${repo.dir} is in use by run run-a`);
+    await lock.release();
+  });
+
+  it("keeps the locks of a folder outside git in <folder>/.closer/locks", async () => {
+    const outside = await mkdtemp(path.join(os.tmpdir(), "closer-no-git-"));
+    try {
+      expect(await getLocksDir(outside)).toBe(path.join(outside, ".closer", "locks"));
+      const { lock } = await acquireLock({ cwd: outside, key: runLockKey("r1"), runId: "r1" });
+      expect(lock.path).toBe(path.join(outside, ".closer", "locks", "run-r1.lock"));
+      await lock.release();
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 
   it("lists locks with their holders and stores worktree and branch", async () => {

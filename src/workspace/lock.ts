@@ -1,14 +1,16 @@
 /**
- * One lock per issue (or branch) so two runs never work on the same task.
- * The lock is a file under `<git common dir>/closer/locks/`, created
- * atomically; a lock whose holder process is gone on this host is recovered.
+ * One lock per issue (or branch) so two runs never work on the same task, one
+ * per run id so a run has one live process, one per working tree so two runs
+ * never share one (docs/integrity.md#run-lock). The lock is a file under
+ * `<git common dir>/closer/locks/` (outside git, `<cwd>/.closer/locks/`),
+ * created atomically; a lock whose holder process is gone on this host is recovered.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { link, mkdir, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { CloserError } from "../errors.js";
-import { getGitCommonDir } from "./git.js";
+import { runGit } from "./git.js";
 
 /** What a lock file holds. */
 export interface LockHolder {
@@ -57,9 +59,21 @@ export function branchLockKey(branch: string): string {
   return `branch-${branch.replace(/[^A-Za-z0-9._-]+/g, "-")}`;
 }
 
-/** Folder of the lock files of the repository that holds `cwd`. */
+/** Lock name of a run, new or resumed. */
+export function runLockKey(runId: string): string {
+  return `run-${runId.replace(/[^A-Za-z0-9._-]+/g, "-")}`;
+}
+
+/** Lock name of a working tree a run works in without a worktree of its own (its real path). */
+export function treeLockKey(realPath: string): string {
+  return `tree-${createHash("sha256").update(realPath).digest("hex").slice(0, 16)}`;
+}
+
+/** Folder of the lock files of the repository that holds `cwd`; outside git, `<cwd>/.closer/locks`. */
 export async function getLocksDir(cwd: string): Promise<string> {
-  return path.join(await getGitCommonDir(cwd), "closer", "locks");
+  const found = await runGit(cwd, ["rev-parse", "--git-common-dir"], { allowFailure: true });
+  if (found.exitCode !== 0) return path.join(path.resolve(cwd), ".closer", "locks");
+  return path.join(path.resolve(cwd, found.stdout.replace(/\n$/, "")), "closer", "locks");
 }
 
 /** True when the process still exists; a holder on another host counts as alive. */
@@ -164,7 +178,21 @@ function describeHolder(holder: LockHolder | undefined): string {
 function describeKey(key: string): string {
   const issue = key.match(/^issue-(\d+)$/)?.[1];
   if (issue) return `issue #${issue}`;
+  if (key.startsWith("run-")) return `run ${key.slice("run-".length)}`;
+  if (key.startsWith("tree-")) return "a working tree";
   return key.startsWith("branch-") ? `branch ${key.slice("branch-".length)}` : key;
+}
+
+/** Why the lock `key` can't be taken: its live holder, in the words of what it locks. */
+function describeTaken(key: string, holder: LockHolder | undefined): string {
+  if (key.startsWith("run-") && holder !== undefined) {
+    const since = holder.startedAt ? ` since ${holder.startedAt}` : "";
+    return `run ${holder.runId} is running (pid ${holder.pid} on host ${holder.hostname}${since})`;
+  }
+  if (key.startsWith("tree-")) {
+    return `the working tree ${holder?.worktreePath ?? ""} is in use by ${describeHolder(holder)}`;
+  }
+  return `${describeKey(key)} is already taken by ${describeHolder(holder)}`;
 }
 
 function makeHeldLock(lockPath: string, holder: LockHolder): HeldLock {
@@ -202,15 +230,11 @@ export async function acquireLock(options: AcquireLockOptions): Promise<Acquired
     }
     const current = await readLockHolder(lockPath);
     if (!current || isHolderAlive(current)) {
-      throw new CloserError(
-        "lock_error",
-        `${describeKey(options.key)} is already taken by ${describeHolder(current)}`,
-        {
-          file: lockPath,
-          found: describeHolder(current),
-          fix: `wait for that run to end; if it is gone for good, delete ${lockPath}`,
-        },
-      );
+      throw new CloserError("lock_error", describeTaken(options.key, current), {
+        file: lockPath,
+        found: describeHolder(current),
+        fix: `wait for that run to end; if it is gone for good, delete ${lockPath}`,
+      });
     }
     if (await removeStaleLock(lockPath, current)) {
       warnings.push(

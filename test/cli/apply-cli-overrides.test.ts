@@ -50,6 +50,19 @@ describe("applyCliOverrides", () => {
     expect(changed.runner).toEqual(agent.runner);
   });
 
+  it("keeps the flags that changed something, so the agent loaded again from a snapshot gets them", async () => {
+    const agent = await load({ maxIterations: 9 });
+    const once = applyCliOverrides(agent, { maxIterations: 3, worktree: true, verbose: false });
+    expect(once.cliOverrides).toEqual({ maxIterations: 3 });
+    const twice = applyCliOverrides(once, { model: "flag-model", worktree: false });
+    expect(twice.cliOverrides).toEqual({ maxIterations: 3, model: "flag-model", worktree: false });
+
+    const reloaded = applyCliOverrides(await loadAgent("fixer", { cwd: repo?.dir ?? "" }), {
+      ...twice.cliOverrides,
+    });
+    expect(reloaded.runner).toEqual(twice.runner);
+  });
+
   it("rejects an unknown backend and a bad iteration count with usage errors", async () => {
     const agent = await load({});
     expect(() => applyCliOverrides(agent, { backend: "gpt" })).toThrow(

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { FixtureRepo } from "../../src/testing/index.js";
 import { type FakeGithub, startFakeGithub } from "../doubles/fake-github/index.js";
-import { git, readTree, TOKEN } from "../run/support/issue-repo.js";
+import { readTree, TOKEN } from "../run/support/issue-repo.js";
 import { cli, makeCliRepo } from "./support/cli-repo.js";
 
 const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
@@ -29,7 +29,7 @@ describe("closer killed while it performs the GitHub side effects", () => {
     repo = undefined;
   });
 
-  it("resumes without a second comment or close, and finishes the merge", async () => {
+  it("docs/integrity.md#resume a run killed during its GitHub steps is on record as completed: --resume exits 2 and sends GitHub nothing", async () => {
     repo = await makeCliRepo();
     github = await startFakeGithub({
       token: TOKEN,
@@ -55,6 +55,7 @@ describe("closer killed while it performs the GitHub side effects", () => {
     const [runId = ""] = await readdir(runsDir);
     vi.stubEnv("GITHUB_TOKEN", TOKEN);
     vi.stubEnv("GITHUB_API_URL", github.url);
+    const requestsBefore = github.requests.length;
     const resumed = await cli(
       "run",
       "good",
@@ -67,20 +68,14 @@ describe("closer killed while it performs the GitHub side effects", () => {
       "--json",
     );
 
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({
-      success: true,
-      status: "completed",
-      runId,
-      worktree: { action: "merged" },
-    });
+    expect(resumed.code, resumed.stderr).toBe(2);
+    expect(resumed.stdout).toBe("");
+    expect(resumed.stderr).toContain(`run ${runId} already ended: completed`);
+    expect(github.requests.length).toBe(requestsBefore);
     const issue = github.state.issues[0];
     expect(issue?.comments).toHaveLength(1);
-    expect(issue?.state).toBe("closed");
-    expect(issue?.labels).toEqual(["done"]);
-    expect(count(github, "POST", `${ISSUE_PATH}/comments`)).toBe(1);
-    expect(count(github, "PATCH", ISSUE_PATH)).toBe(1);
-    expect(await git(repo.dir, "show", "main:work.txt")).toBe("done");
+    expect(issue?.state).toBe("open");
+    expect(count(github, "PATCH", ISSUE_PATH)).toBe(0);
     for (const file of await readTree(join(runsDir, runId))) {
       expect(file.text, file.path).not.toContain(TOKEN);
     }

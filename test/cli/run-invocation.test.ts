@@ -19,7 +19,11 @@ describe("readRunInvocation", () => {
     expect(readRunInvocation(["fixer"], flags({ agent: "fixer", resume: "r1" })).mode).toEqual({
       kind: "resume",
       runId: "r1",
+      reloadDefinition: false,
     });
+    expect(
+      readRunInvocation(["fixer"], flags({ resume: "r1", reloadDefinition: true })).mode,
+    ).toEqual({ kind: "resume", runId: "r1", reloadDefinition: true });
   });
 
   it.each([
@@ -72,6 +76,12 @@ describe("readRunInvocation", () => {
       tokens: ["a"],
       change: { task: "t", branch: "b", worktree: false },
       text: "need a worktree",
+    },
+    {
+      name: "--reload-definition without --resume",
+      tokens: ["a"],
+      change: { task: "t", reloadDefinition: true },
+      text: "--reload-definition applies only to --resume",
     },
     {
       name: "a zero --max-iterations",

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { applyCliOverrides } from "../../src/definition/apply-cli-overrides.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { resumeRun, runTask } from "../../src/run/index.js";
 import { type FixtureRepo, makeFixtureRepo } from "../../src/testing/index.js";
@@ -33,6 +34,7 @@ interface SdkAgentOptions {
   readonly continuationModel?: string;
   /** The completion step wants a JSON answer with `status` (a format check). */
   readonly responseFormat?: boolean;
+  readonly queryTimeoutMs?: number;
 }
 
 async function makeSdkRepo(options: SdkAgentOptions = {}): Promise<FixtureRepo> {
@@ -45,7 +47,7 @@ async function makeSdkRepo(options: SdkAgentOptions = {}): Promise<FixtureRepo> 
         session: options.session ?? "continue",
       },
       maxIterations: 4,
-      budgets: { queryTimeoutMs: 20_000, validatorTimeoutMs: 20_000 },
+      budgets: { queryTimeoutMs: options.queryTimeoutMs ?? 20_000, validatorTimeoutMs: 20_000 },
     },
     steps: options.continuationModel ? { continuation: { model: options.continuationModel } } : {},
     completionStep: options.responseFormat
@@ -175,7 +177,7 @@ describe("whole runs with the claude-sdk backend through the SDK and a fake Clau
   it("a session Claude Code no longer knows is replaced by a new one that gets the summary", async () => {
     const { repo, claude, options } = await start({}, []);
     await claude.script([{ structuredOutput: WORKING }]);
-    const once = { ...options.agent, runner: { ...options.agent.runner, maxIterations: 1 } };
+    const once = applyCliOverrides(options.agent, { maxIterations: 1 });
     const first = await runTask({ ...options, agent: once, runId: "run-expired" });
     expect(first).toMatchObject({ status: "max_iterations" });
     // Claude Code forgot every session (e.g. its transcripts were cleared).
@@ -183,7 +185,7 @@ describe("whole runs with the claude-sdk backend through the SDK and a fake Clau
     await claude.script([doneTurn(repo.dir)]);
     const resumed = await resumeRun({
       ...options,
-      agent: { ...options.agent, runner: { ...options.agent.runner, maxIterations: 2 } },
+      agent: applyCliOverrides(options.agent, { maxIterations: 2 }),
       resume: "run-expired",
     });
 
@@ -218,20 +220,13 @@ describe("whole runs with the claude-sdk backend through the SDK and a fake Clau
   });
 
   it("a query past its timeout is stopped with its processes, repeated, then ends the run", async () => {
-    const { claude, options } = await start({}, [
+    // Long enough for a loaded machine to start the fake's child before the timeout ends it.
+    const { claude, options } = await start({ queryTimeoutMs: 1_500 }, [
       { outcome: "hang" },
       { outcome: "hang" },
       { outcome: "hang" },
     ]);
-    const agent = {
-      ...options.agent,
-      runner: {
-        ...options.agent.runner,
-        // Long enough for a loaded machine to start the fake's child before the timeout ends it.
-        budgets: { ...options.agent.runner.budgets, queryTimeoutMs: 1_500 },
-      },
-    };
-    const outcome = await runTask({ ...options, agent });
+    const outcome = await runTask(options);
 
     expect(outcome).toMatchObject({ status: "error", iterations: 1 });
     expect(outcome.reason).toContain("timeout");

@@ -32,7 +32,7 @@ describe("describeOutcome", () => {
     const outcome: RunOutcome = {
       ...COMPLETED,
       success: false,
-      reason: `${loopReason}, but the GitHub step "close" failed: 500 (finish it with --resume run-1)`,
+      reason: `${loopReason}, but the GitHub step "close" failed: 500 (the work is verified; finish the step on GitHub, or run the issue again)`,
       issue: 5,
       sideEffects: {
         performed: ["label:done"],
@@ -42,7 +42,7 @@ describe("describeOutcome", () => {
     };
     const [headline, ...rest] = describeOutcome(outcome, { success: true, reason: loopReason });
     expect(headline).toMatch(/^verified but not finished after 2 iteration\(s\), \$0\.0391: /);
-    expect(headline).toContain("--resume run-1");
+    expect(headline).toContain("finish the step on GitHub");
     expect(rest).toContain("GitHub: label:done");
   });
 

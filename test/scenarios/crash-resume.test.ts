@@ -65,7 +65,7 @@ describe("scenario h: the process dies mid-run", () => {
       resume: "crashed-run",
     }).catch((error: unknown) => error);
     expect(again).toBeInstanceOf(CloserError);
-    expect((again as CloserError).message).toContain("already completed");
+    expect((again as CloserError).message).toContain("already ended: completed");
   });
 
   it("resuming a run that stopped goes on from its iteration, step and session", async () => {

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ResolvedAgent } from "../../src/definition/types.js";
+import { CloserError } from "../../src/errors.js";
 import type { EventListener } from "../../src/events.js";
 import type { Declaration } from "../../src/loop/index.js";
 import { runAgent } from "../../src/loop/index.js";
@@ -116,13 +117,14 @@ describe("the seam between the loop and what runs around it", () => {
     expect((await readRunState(outcome.runDir)).sideEffects).toEqual(["close"]);
   });
 
-  it("a completed run given to the loop again is only finished: no backend query", async () => {
+  it("docs/integrity.md#resume a completed run given to the loop again is refused: no backend query, nothing recorded", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT, conditions: ["git-clean"] });
     cleanup = setup.repo.cleanup;
     const first = await runAgent(
       await settingsOf(setup, makeScriptedBackend([{ structuredOutput: DONE }])),
     );
     const state = await readRunState(first.runDir);
+    const eventsBefore = await readFile(join(first.runDir, "events.jsonl"), "utf8");
     const backend = makeScriptedBackend([]);
     const settings = await settingsOf(setup, backend);
     const finished: string[] = [];
@@ -132,9 +134,12 @@ describe("the seam between the loop and what runs around it", () => {
         finished.push(result.status);
         return result;
       },
-    );
+    ).catch((error: unknown) => error);
+
+    expect(again).toBeInstanceOf(CloserError);
+    expect((again as CloserError).message).toContain("already ended: completed");
     expect(backend.calls).toHaveLength(0);
-    expect(finished).toEqual(["completed"]);
-    expect(again).toMatchObject({ status: "completed", iterations: 1, runId: state.runId });
+    expect(finished).toEqual([]);
+    expect(await readFile(join(first.runDir, "events.jsonl"), "utf8")).toBe(eventsBefore);
   });
 });

@@ -36,7 +36,12 @@ export const RUN_OPTIONS: readonly OptionHelp[] = [
   {
     flags: "--resume <run-id>",
     description:
-      "resume a run where its record says it stopped; GitHub steps already done are not repeated",
+      "resume a run that did not complete where its record says it stopped, with the agent definition it started with",
+  },
+  {
+    flags: "--reload-definition",
+    description:
+      "with --resume: the resumed run takes the agent folder as it is now instead of the definition it started with",
   },
   {
     flags: "--cwd <dir>",
@@ -95,6 +100,7 @@ Examples:
   $ closer run --agent iterator --task-file TASK.md --json
   $ closer run iterator --label ready --concurrency 3
   $ closer run iterator --resume 20300101-120000-ab12cd
+  $ closer run iterator --resume 20300101-120000-ab12cd --reload-definition
 
 GitHub: GITHUB_TOKEN is the token (never written to the run record), GITHUB_API_URL
 the API base for GitHub Enterprise.

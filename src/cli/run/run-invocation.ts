@@ -15,6 +15,7 @@ export interface RunFlags {
   readonly backend?: string;
   readonly model?: string;
   readonly resume?: string;
+  readonly reloadDefinition?: boolean;
   readonly runsDir?: string;
   readonly json?: boolean;
   readonly verbose?: boolean;
@@ -35,7 +36,7 @@ export type RunMode =
       readonly project?: number;
       readonly concurrency?: number;
     }
-  | { readonly kind: "resume"; readonly runId: string };
+  | { readonly kind: "resume"; readonly runId: string; readonly reloadDefinition: boolean };
 
 export interface RunInvocation {
   readonly agentName: string;
@@ -116,7 +117,13 @@ function modeOf(flags: RunFlags): RunMode {
   if (flags.taskFile !== undefined) return { kind: "task-file", file: flags.taskFile };
   if (flags.issue !== undefined)
     return { kind: "issue", issue: wholeNumberAtLeastOne("--issue", flags.issue) };
-  if (flags.resume !== undefined) return { kind: "resume", runId: flags.resume };
+  if (flags.resume !== undefined) {
+    return {
+      kind: "resume",
+      runId: flags.resume,
+      reloadDefinition: flags.reloadDefinition === true,
+    };
+  }
   return {
     kind: "batch",
     ...(flags.label === undefined ? {} : { label: flags.label }),
@@ -143,6 +150,11 @@ function checkModeOptions(mode: RunMode, flags: RunFlags): void {
   }
   if (!flags.worktree && (flags.branch !== undefined || flags.baseBranch !== undefined)) {
     throw usage("--branch and --base-branch need a worktree; drop --no-worktree");
+  }
+  if (flags.reloadDefinition === true && mode.kind !== "resume") {
+    throw usage(
+      "--reload-definition applies only to --resume: a new run always takes the agent folder as it is",
+    );
   }
   if (mode.kind === "resume" && (flags.branch !== undefined || flags.baseBranch !== undefined)) {
     throw usage("a resumed run keeps its branch; drop --branch and --base-branch");
