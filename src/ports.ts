@@ -205,6 +205,10 @@ export interface LoopPorts {
 export interface IntegrityProbe {
   /** The protected paths with their content hashes, as they are now. */
   fingerprintProtected(): Promise<ProtectedFingerprint>;
+  /** Only the definition's protected paths: the agent folder and the run's snapshot. */
+  fingerprintDefinition(): Promise<ProtectedFingerprint>;
+  /** Whether a path of a fingerprint is the definition's. */
+  isDefinitionPath(path: string): boolean;
   /** Files with uncommitted changes (none outside git). */
   listDirtyFiles(): Promise<readonly string[]>;
 }

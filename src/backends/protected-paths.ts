@@ -1,4 +1,5 @@
-import { isAbsolute, relative, resolve } from "node:path";
+import { resolve } from "node:path";
+import { isInsideFolder } from "../definition/inside-path.js";
 
 /** Claude Code's tools that write a file named by `file_path` or `notebook_path`. */
 const WRITING_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]);
@@ -19,17 +20,12 @@ export function protectedPathDenial(
   const target = fields.file_path ?? fields.notebook_path;
   if (typeof target !== "string") return undefined;
   const file = resolve(cwd, target);
-  const hit = protectedPaths.find((path) => file === path || isInside(path, file));
+  const hit = protectedPaths.find((path) => file === path || isInsideFolder(path, file));
   if (hit === undefined) return undefined;
   return (
     `${target} is protected: it defines how closer checks the work, and it must stay as it was ` +
     "when the run started. Change the code under test instead."
   );
-}
-
-function isInside(folder: string, file: string): boolean {
-  const path = relative(folder, file);
-  return path !== "" && !path.startsWith("..") && !isAbsolute(path);
 }
 
 /** Claude Code permission rules denying writes to the protected paths (`//` marks an absolute path). */

@@ -3,6 +3,7 @@ import type { Dirent } from "node:fs";
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { CloserError } from "../errors.js";
+import { isInsideFolder } from "./inside-path.js";
 
 /** The most a definition may hold: every run keeps a copy (docs/integrity.md#definition-snapshot). */
 export const MAX_DEFINITION_BYTES = 20 * 1024 * 1024;
@@ -101,7 +102,7 @@ async function targetOf(walk: Walk, entryPath: string, entry: Dirent): Promise<T
     return { kind, real: entryPath };
   }
   const real = await realpath(entryPath).catch(() => undefined);
-  if (real === undefined || !isInside(walk.root, real)) return undefined;
+  if (real === undefined || !isInsideFolder(walk.root, real)) return undefined;
   const info = await stat(real);
   return { kind: info.isDirectory() ? "folder" : info.isFile() ? "file" : "other", real };
 }
@@ -112,11 +113,6 @@ async function readOne(walk: Walk, file: string, relative: string): Promise<void
   if (walk.bytes > walk.maxBytes) throw tooLarge(walk.dir, walk.maxBytes);
   const content = await readFile(file);
   walk.files.push({ path: relative, content, mode: info.mode & 0o777 });
-}
-
-function isInside(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
 }
 
 function tooLarge(dir: string, maxBytes: number): CloserError {

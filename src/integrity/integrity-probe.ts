@@ -1,3 +1,5 @@
+import { resolve } from "node:path";
+import { isInsideFolder } from "../definition/inside-path.js";
 import type { IntegrityProbe } from "../ports.js";
 import { listChangedFiles } from "../workspace/git.js";
 import { fingerprintProtected, type ProtectedSet } from "./protected-files.js";
@@ -6,6 +8,9 @@ import { fingerprintProtected, type ProtectedSet } from "./protected-files.js";
 export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
   return {
     fingerprintProtected: () => fingerprintProtected(set),
+    fingerprintDefinition: () => fingerprintProtected({ ...set, globs: [], packageScripts: [] }),
+    isDefinitionPath: (path) =>
+      set.folders.some((folder) => isInsideFolder(folder, resolve(set.cwd, path))),
     async listDirtyFiles() {
       try {
         return await listChangedFiles(set.cwd);

@@ -12,6 +12,7 @@ import { runValidator } from "../validators/run-validator.js";
 import { emit, type RunContext, saveState, waitForState } from "./run-context.js";
 import type { DefinitionStart, NewRun, RunSettings } from "./run-settings.js";
 import { findStep } from "./start-iteration.js";
+import { rebaseDefinition } from "./take-baseline.js";
 
 /**
  * Builds everything a run works with from its settings: the ports and the
@@ -65,6 +66,10 @@ export async function startRun(run: RunContext, settings: RunSettings): Promise<
     emit(run, { type: "definition-reloaded", previousHash, hash, files });
   }
   for (const message of settings.warnings ?? []) emit(run, { type: "warning", message });
+  // A resumed run that took its definition anew compares the protected paths with that one.
+  if ("resumed" in settings.start && definition !== undefined && definition.how !== "kept") {
+    await rebaseDefinition(run);
+  }
 }
 
 /**

@@ -10,8 +10,8 @@ export const BASELINE_CHECK_ID = "baseline";
 
 /**
  * The baseline (docs/integrity.md#baseline): before iteration 1, the
- * protected paths are hashed, the completion steps' validators run once on
- * the untouched tree, and what they found is kept in run.json (which checks
+ * completion steps' validators run once on the untouched tree, the protected
+ * paths are hashed, and what they found is kept in run.json (which checks
  * pass, the files dirty at start, every test validator's test inventory).
  * A resumed run keeps the baseline its first attempt took.
  */
@@ -26,7 +26,6 @@ export async function takeBaseline(run: RunContext): Promise<void> {
     return;
   }
   const startedMs = run.ports.clock.now();
-  const protectedFiles = await run.ports.integrity.fingerprintProtected();
   const dirtyFiles = await run.ports.integrity.listDirtyFiles();
   const checks: { validator: string; valid: boolean; durationMs: number; tests?: number }[] = [];
   const inventories: Record<string, TestInventory> = {};
@@ -48,6 +47,8 @@ export async function takeBaseline(run: RunContext): Promise<void> {
       ...(inventory === undefined ? {} : { tests: inventory.tests.length }),
     });
   }
+  // After the checks ran: what running them writes is part of the start, not the model's doing.
+  const protectedFiles = await run.ports.integrity.fingerprintProtected();
   const baseline: Baseline = {
     takenAt: isoTime(run),
     checks: checks.map(({ validator, valid }) => ({ validator, valid })),
@@ -71,4 +72,25 @@ export function completionValidators(agent: ResolvedAgent): string[] {
   const steps = Object.values(agent.registry.completionSteps);
   const names = steps.flatMap((step) => step.completionConditions.map((c) => c.validator));
   return [...new Set(names)];
+}
+
+/**
+ * The definition a resumed run now works from (`--reload-definition`, or a
+ * first snapshot of a run that had none) becomes the baseline of the
+ * definition's protected paths; the other protected paths keep theirs
+ * (docs/integrity.md#resume).
+ */
+export async function rebaseDefinition(run: RunContext): Promise<void> {
+  const { baseline } = run.state;
+  if (baseline === undefined) return;
+  const { integrity } = run.ports;
+  const kept = Object.entries(baseline.protectedFiles).filter(
+    ([path]) => !integrity.isDefinitionPath(path),
+  );
+  const protectedFiles = {
+    ...Object.fromEntries(kept),
+    ...(await integrity.fingerprintDefinition()),
+  };
+  updateState(run, { baseline: { ...baseline, protectedFiles } });
+  saveState(run);
 }

@@ -31,6 +31,7 @@ import {
   runTask as runBareLoop,
   TASK,
   type TaskAgentOptions,
+  WEAKENED_COMMAND,
   WORKING,
 } from "./support/task-agent.js";
 
@@ -102,7 +103,7 @@ describe("docs/integrity.md: what the model edits never becomes a verified compl
     repo = await makeRepo();
     const runDir = await playInChild(repo, "weakened-run", "weaken");
     const registry = await readFile(join(repo.dir, ".agent/tasker/steps_registry.json"), "utf8");
-    expect(registry).toContain('"command": "true"');
+    expect(registry).toContain(`"command": "${WEAKENED_COMMAND}"`);
     expect(await readRunState(runDir)).toMatchObject({ status: "running", iteration: 1 });
 
     // The model "finishes" without fixing add(): the tests still fail.
@@ -148,7 +149,7 @@ describe("docs/integrity.md: what the model edits never becomes a verified compl
     expect(reloaded?.hash).not.toBe(before.definition?.hash);
     expect((await readRunState(runDir)).definition?.hash).toBe(reloaded?.hash);
     expect(await readFile(join(runDir, "definition/steps_registry.json"), "utf8")).toContain(
-      '"command": "true"',
+      `"command": "${WEAKENED_COMMAND}"`,
     );
   }, 60_000);
 

@@ -70,7 +70,8 @@ describe("scenarios: checks the model cannot talk its way past", () => {
       expect(end.configError).toBeUndefined();
       expect(String(end.params.reason)).toContain("ended (exit 0) before returning a result");
     }
-    const pid = await readFile(join(repo.dir, ".agent", "tasker", "validator.pid"), "utf8");
+    // The module ran from the run's definition snapshot, its agentDir.
+    const pid = await readFile(join(outcome.runDir, "definition", "validator.pid"), "utf8");
     expect(Number(pid)).not.toBe(process.pid);
     expect(process.exitCode).toBeUndefined();
   });
@@ -105,15 +106,16 @@ describe("scenarios: checks the model cannot talk its way past", () => {
     const counter = join(counterDir, "runs");
     const agent = makeTaskAgent({
       validators: {
-        "tests-pass": {
+        "flaky-check": {
           type: "command",
-          command: `n=$(cat ${counter} 2>/dev/null || echo 0); echo $((n + 1)) > ${counter}; test "$n" -ge 1`,
-          failurePattern: "test-failed",
-          extractParams: { failedTests: "parseTestOutput", errorOutput: "stderr" },
+          // Passes at the baseline (run 1), fails at the declaration (run 2), passes its re-run.
+          command: `n=$(cat ${counter} 2>/dev/null || echo 0); echo $((n + 1)) > ${counter}; test "$n" -ne 1`,
+          failurePattern: "check-failed",
           reruns: 2,
         },
       },
-      conditions: ["git-clean", "tests-pass"],
+      conditions: ["git-clean", "flaky-check"],
+      patterns: { "check-failed": { description: "the check failed", params: [] } },
     });
     const repo = await makeFixtureRepo({ files: BROKEN_PROJECT, agents: [agent] });
     folders.push(repo.dir);
@@ -128,7 +130,8 @@ describe("scenarios: checks the model cannot talk its way past", () => {
     });
 
     expect(outcome.status).toBe("completed");
-    const testsEnd = log.of("validator-end").find((end) => end.validator === "tests-pass");
-    expect(testsEnd).toMatchObject({ valid: true, flaky: { failures: 1, reruns: 1 } });
+    const checkEnd = log.of("validator-end").find((end) => end.validator === "flaky-check");
+    expect(checkEnd).toMatchObject({ valid: true, flaky: { failures: 1, reruns: 1 } });
+    expect(outcome.flaky).toEqual([{ iteration: 1, validator: "flaky-check" }]);
   });
 });

@@ -2,7 +2,7 @@
  * Runs the task agent of the repository given as argv[2] as run argv[3],
  * through runTask in the project folder, with a scripted model that plays
  * argv[4] against closer's own files, as a model that may edit any file could:
- *  - weaken: makes the tests' validator `true` in steps_registry.json,
+ *  - weaken: makes the tests' validator ignore the tests' exit code in steps_registry.json,
  *    commits it, declares done; then dies (`kill -9`) in iteration 2
  *  - forge: writes `"status": "completed"` into its own run.json, then dies
  *  - hold: writes `.closer/holding` and thinks for a minute (to be killed)
@@ -14,16 +14,16 @@ import type { BackendRequest } from "../../../src/ports.js";
 import { defaultRunsDir } from "../../../src/record/run-record.js";
 import { runTask } from "../../../src/run/index.js";
 import { makeScriptedBackend, type ScriptedStep } from "../../../src/testing/index.js";
-import { COMMIT_ALL, DONE, TASK } from "./task-agent.js";
+import { COMMIT_ALL, DONE, TASK, WEAKENED_COMMAND } from "./task-agent.js";
 
 const [cwd = "", runId = "integrity-run", play = "weaken"] = process.argv.slice(2);
 
 const REGISTRY = ".agent/tasker/steps_registry.json";
 
-/** The agent's steps_registry.json with the `tests-pass` validator's command replaced by `true`. */
+/** The agent's steps_registry.json with the `tests-pass` validator's exit code ignored. */
 function weakenedRegistry(cwd: string): string {
   const registry = JSON.parse(readFileSync(join(cwd, REGISTRY), "utf8"));
-  registry.validators["tests-pass"].command = "true";
+  registry.validators["tests-pass"].command = WEAKENED_COMMAND;
   return `${JSON.stringify(registry, null, 2)}\n`;
 }
 
