@@ -2,13 +2,15 @@ import { resolve } from "node:path";
 import { isInsideFolder } from "../definition/inside-path.js";
 import type { IntegrityProbe } from "../ports.js";
 import { listChangedFiles } from "../workspace/git.js";
-import { fingerprintProtected, type ProtectedSet } from "./protected-files.js";
+import { fingerprintProtected, type HashCache, type ProtectedSet } from "./protected-files.js";
 
 /** The integrity guards' view of the working tree (docs/integrity.md). */
 export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
+  const cache: HashCache = new Map();
   return {
-    fingerprintProtected: () => fingerprintProtected(set),
-    fingerprintDefinition: () => fingerprintProtected({ ...set, globs: [], packageScripts: [] }),
+    fingerprintProtected: () => fingerprintProtected(set, cache),
+    fingerprintDefinition: () =>
+      fingerprintProtected({ ...set, globs: [], packageScripts: [] }, cache),
     isDefinitionPath: (path) =>
       set.folders.some((folder) => isInsideFolder(folder, resolve(set.cwd, path))),
     async listDirtyFiles() {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { lstat, readFile, readlink } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
 
 /** What a run protects from the model (docs/integrity.md#protected-paths). */
@@ -43,47 +44,123 @@ export const DEFAULT_PROTECTED_GLOBS: readonly string[] = Object.freeze([
 
 const NEVER_WALKED = ["**/node_modules/**", "**/.git/**"];
 
-/** Hashes every protected path as it is now. A path that does not exist is absent from the result. */
-export async function fingerprintProtected(set: ProtectedSet): Promise<ProtectedFingerprint> {
-  const { glob } = await import("tinyglobby");
-  const include = set.globs.filter((pattern) => !pattern.startsWith("!"));
-  const exclude = set.globs.filter((pattern) => pattern.startsWith("!")).map((p) => p.slice(1));
-  const inTree =
-    include.length === 0
-      ? []
-      : await glob([...include], walkOptions(set.cwd, [...exclude, ...NEVER_WALKED]));
-  const files = inTree.map((file) => path.resolve(set.cwd, file));
-  for (const folder of set.folders) {
-    const inFolder = await glob(["**/*"], walkOptions(folder, ["**/node_modules/**"]));
-    files.push(...inFolder.map((file) => path.resolve(folder, file)));
-  }
+/**
+ * Content hashes kept by file identity: device, inode, size, modification
+ * and change time. Any write changes the change time (which no user-space
+ * call can set back), so a file whose identity is the same was not written.
+ */
+export type HashCache = Map<string, { readonly identity: string; readonly hash: string }>;
+
+/**
+ * Hashes every protected path as it is now. A path that does not exist is
+ * absent from the result. With a cache, only files written since are read.
+ */
+export async function fingerprintProtected(
+  set: ProtectedSet,
+  cache: HashCache = new Map(),
+): Promise<ProtectedFingerprint> {
+  const files = (await listTreeFiles(set.cwd, set.globs)).map((file) =>
+    path.resolve(set.cwd, file),
+  );
+  for (const folder of set.folders) files.push(...(await listFolder(folder)));
+  const sorted = [...new Set(files)].sort();
+  const hashes = await Promise.all(sorted.map((file) => hashPath(file, cache)));
   const fingerprint: Record<string, string> = {};
-  for (const file of [...new Set(files)].sort()) {
-    const hash = await hashPath(file);
+  sorted.forEach((file, index) => {
+    const hash = hashes[index];
     if (hash !== undefined) fingerprint[shownPath(set.cwd, file)] = hash;
-  }
+  });
   Object.assign(fingerprint, await fingerprintScripts(set));
   return fingerprint;
 }
 
-function walkOptions(cwd: string, ignore: readonly string[]) {
+/** A name at the top of the tree (`jest.config.*`), or a whole folder (`.ci/**`). */
+const TOP_NAME = /^[^/*?[\]{}!]*\*?[^/*?[\]{}!]*$/;
+const WHOLE_FOLDER = /^([^*?[\]{}!]+)\/\*\*$/;
+
+/**
+ * The files the globs match, relative to `cwd`. The default globs' shapes are
+ * read directly (a look at the top of the tree, a walk of a few folders); any
+ * other glob, and every `!` glob, goes through tinyglobby.
+ */
+async function listTreeFiles(cwd: string, globs: readonly string[]): Promise<string[]> {
+  const include = globs.filter((pattern) => !pattern.startsWith("!"));
+  const exclude = globs.filter((pattern) => pattern.startsWith("!")).map((p) => p.slice(1));
+  const others = include.filter((p) => !TOP_NAME.test(p) && !WHOLE_FOLDER.test(p));
+  const top = await readdir(cwd, { withFileTypes: true }).catch(() => []);
+  const files = new Set(
+    topFilesMatching(
+      top,
+      include.filter((p) => TOP_NAME.test(p)),
+    ),
+  );
+  const present = new Set(top.filter((entry) => entry.isDirectory()).map((entry) => entry.name));
+  for (const pattern of include) {
+    const folder = WHOLE_FOLDER.exec(pattern)?.[1];
+    if (folder === undefined || !present.has(folder.split("/")[0] ?? "")) continue;
+    for (const file of await listFolder(path.join(cwd, folder))) {
+      files.add(path.relative(cwd, file));
+    }
+  }
+  if (others.length > 0 || exclude.length > 0) {
+    const { glob } = await import("tinyglobby");
+    for (const file of others.length > 0 ? await glob(others, walkOptions(cwd)) : []) {
+      files.add(file);
+    }
+    for (const file of exclude.length > 0 ? await glob(exclude, walkOptions(cwd)) : []) {
+      files.delete(file);
+    }
+  }
+  return [...files];
+}
+
+/** The files at the top of the tree whose names match a pattern (`*` within a name). */
+function topFilesMatching(entries: readonly Dirent[], patterns: readonly string[]): string[] {
+  const matchers = patterns.map(
+    (pattern) => new RegExp(`^${pattern.split("*").map(escapeRegExp).join("[^/]*")}$`),
+  );
+  return entries
+    .filter((entry) => entry.isFile() || entry.isSymbolicLink())
+    .map((entry) => entry.name)
+    .filter((name) => matchers.some((matcher) => matcher.test(name)));
+}
+
+/** Every file under `folder` (absolute paths), none from node_modules; nothing when it is missing. */
+async function listFolder(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true, recursive: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isFile() || entry.isSymbolicLink())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .filter((file) => !file.split(path.sep).includes("node_modules"));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function walkOptions(cwd: string) {
   return {
     cwd,
     dot: true,
     onlyFiles: true,
     followSymbolicLinks: false,
-    ignore: [...ignore],
+    ignore: NEVER_WALKED,
     expandDirectories: false,
   };
 }
 
 /** Hash of a file's content, or of a symbolic link's target; undefined when it is gone. */
-async function hashPath(file: string): Promise<string | undefined> {
+async function hashPath(file: string, cache: HashCache): Promise<string | undefined> {
   try {
-    const stats = await lstat(file);
-    if (stats.isSymbolicLink()) return sha256(`symlink:${await readlink(file)}`);
-    if (!stats.isFile()) return undefined;
-    return sha256(await readFile(file));
+    const stats = await lstat(file, { bigint: true });
+    const identity = [stats.dev, stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs].join(":");
+    const known = cache.get(file);
+    if (known?.identity === identity) return known.hash;
+    let hash: string | undefined;
+    if (stats.isSymbolicLink()) hash = sha256(`symlink:${await readlink(file)}`);
+    else if (stats.isFile()) hash = sha256(await readFile(file));
+    if (hash !== undefined) cache.set(file, { identity, hash });
+    return hash;
   } catch {
     return undefined;
   }

@@ -2,6 +2,7 @@ import type { CompletionCheck } from "../completion/check-completion.js";
 import type { CheckFailure } from "../completion/check-failure.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import { protectedChangedFailure, testsRemovedFailure } from "../integrity/guards.js";
+import type { ProtectedFingerprint } from "../integrity/protected-files.js";
 import { emit, type RunContext } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 
@@ -13,18 +14,23 @@ export interface GuardFindings {
 
 /**
  * The integrity guards (docs/integrity.md#guards), after the validators of a
- * declaration ran: `protected-changed` compares the protected paths with the
- * baseline, `tests-removed` the test validators' inventories. Each is
+ * declaration ran: `protected-changed` compares the protected paths (hashed
+ * while the validators ran) with the baseline, `tests-removed` the test
+ * validators' inventories. Each is
  * recorded as a `guard` event.
  */
 export async function checkGuards(
   run: RunContext,
   turn: Turn,
-  validation: CompletionCheck,
+  found: {
+    readonly validation: CompletionCheck;
+    readonly protectedNow: Promise<ProtectedFingerprint>;
+  },
 ): Promise<GuardFindings> {
+  const { validation } = found;
   const { baseline } = run.state;
   if (baseline === undefined) return {};
-  const now = await run.ports.integrity.fingerprintProtected();
+  const now = await found.protectedNow;
   const protectedChanged = protectedChangedFailure(baseline.protectedFiles, now);
   const testsRemoved = testsRemovedFailure(
     baseline,

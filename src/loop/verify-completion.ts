@@ -28,6 +28,9 @@ export async function verifyCompletion(
   declaration: Declaration,
 ): Promise<Verification | Terminal> {
   const conditions = turn.completionStep?.completionConditions ?? [];
+  // The protected paths are hashed while the validators run: the model's turn is over.
+  const protectedNow = run.ports.integrity.fingerprintProtected();
+  protectedNow.catch(() => undefined);
   const validation = await checkCompletion(conditions, (name) => runOneValidator(run, turn, name));
   if (run.signal.aborted) return stopped("aborted", "the run was aborted during the checks");
   if (!validation.valid && validation.configError !== undefined) {
@@ -38,7 +41,10 @@ export async function verifyCompletion(
   }
   recordFlaky(run, turn, validation);
   const completion = { summary: declaration.summary ?? "", checksPassed: passedChecks(validation) };
-  const guarded = guardFailure(await checkGuards(run, turn, validation), validation);
+  const guarded = guardFailure(
+    await checkGuards(run, turn, { validation, protectedNow }),
+    validation,
+  );
   if (guarded !== undefined) return { complete: false, failure: guarded, completion };
   let closureReview: ClosureReviewReading | undefined;
   const review = turn.completionStep?.closureReview;
