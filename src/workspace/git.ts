@@ -121,14 +121,24 @@ export async function isClean(cwd: string): Promise<boolean> {
 /** Paths with uncommitted changes, tracked or untracked, relative to the worktree root. */
 export async function listChangedFiles(cwd: string): Promise<string[]> {
   const status = await readGit(cwd, ["status", "--porcelain", "-z", "--untracked-files=all"]);
+  return parseStatusPaths(status, { sources: false });
+}
+
+/**
+ * The paths of a `git status --porcelain -z` listing. A rename or copy is
+ * followed by its source path: listed too with `sources`, else skipped.
+ */
+export function parseStatusPaths(status: string, options: { readonly sources: boolean }): string[] {
   const entries = status.split("\0");
   const files: string[] = [];
   for (let index = 0; index < entries.length; index++) {
     const entry = entries[index] ?? "";
     if (entry.length < 4) continue;
     files.push(entry.slice(3));
-    // A rename or copy is followed by its source path, which is not a change of its own.
-    if (entry[0] === "R" || entry[0] === "C") index++;
+    if (entry[0] === "R" || entry[0] === "C") {
+      const source = entries[++index] ?? "";
+      if (options.sources && source !== "") files.push(source);
+    }
   }
   return files;
 }

@@ -9,7 +9,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
-import { isInsideGitRepository, readGit, runGit } from "./git.js";
+import { isInsideGitRepository, parseStatusPaths, readGit, runGit } from "./git.js";
 
 /** Folders a tree outside git is read without. */
 const SKIPPED_FOLDERS = new Set([".git", "node_modules"]);
@@ -33,20 +33,6 @@ async function addPath(hash: Hash, root: string, file: string): Promise<void> {
   }
 }
 
-/** Paths a `git status -z` listing names, rename sources included. */
-function statusPaths(status: string): string[] {
-  const entries = status.split("\0");
-  const files: string[] = [];
-  for (let index = 0; index < entries.length; index++) {
-    const entry = entries[index] ?? "";
-    if (entry.length < 4) continue;
-    files.push(entry.slice(3));
-    // A rename or copy is followed by its source path, which has no status of its own.
-    if (entry[0] === "R" || entry[0] === "C") files.push(entries[++index] ?? "");
-  }
-  return files.filter((file) => file !== "");
-}
-
 async function addGitTree(hash: Hash, cwd: string, signal?: AbortSignal): Promise<void> {
   const options = signal === undefined ? {} : { signal };
   const root = await readGit(cwd, ["rev-parse", "--show-toplevel"], options);
@@ -65,7 +51,7 @@ async function addGitTree(hash: Hash, cwd: string, signal?: AbortSignal): Promis
     const diff = await readGit(root, ["diff", "HEAD", "--binary", "--no-ext-diff"], options);
     addPart(hash, "diff", diff);
   }
-  for (const file of statusPaths(status)) await addPath(hash, root, file);
+  for (const file of parseStatusPaths(status, { sources: true })) await addPath(hash, root, file);
 }
 
 async function addFolder(hash: Hash, root: string, folder: string): Promise<void> {

@@ -29,13 +29,17 @@ const VITEST_STATES: Readonly<Record<string, TestState>> = {
   "□": "todo",
 };
 
-function readVitestCounts(lines: readonly string[]): TestCounts | undefined {
+/** The counts of a vitest or jest summary line (`Tests  1 failed | 3 passed (4)`, `Tests: 1 failed, 3 passed, 4 total`). */
+function readSummaryCounts(
+  lines: readonly string[],
+  format: { readonly noTests: RegExp; readonly summary: RegExp; readonly separator: string },
+): TestCounts | undefined {
   let counts: TestCounts | undefined;
   for (const line of lines) {
-    if (VITEST_NO_TESTS.test(line)) counts ??= ZERO_COUNTS;
-    const summary = VITEST_SUMMARY.exec(line);
+    if (format.noTests.test(line)) counts ??= ZERO_COUNTS;
+    const summary = format.summary.exec(line);
     if (!summary) continue;
-    const byWord = readCountParts((summary[1] as string).split("|"));
+    const byWord = readCountParts((summary[1] as string).split(format.separator));
     counts = {
       passed: sumOf(byWord, ["passed"]),
       failed: sumOf(byWord, ["failed"]),
@@ -47,7 +51,11 @@ function readVitestCounts(lines: readonly string[]): TestCounts | undefined {
 }
 
 export function readVitestInventory(lines: readonly string[]): TestInventory | undefined {
-  const counts = readVitestCounts(lines);
+  const counts = readSummaryCounts(lines, {
+    noTests: VITEST_NO_TESTS,
+    summary: VITEST_SUMMARY,
+    separator: "|",
+  });
   if (!counts && !lines.some((line) => VITEST_HEADER.test(line))) return undefined;
   const verbose: InventoryTest[] = [];
   const failed: InventoryTest[] = [];
@@ -85,23 +93,6 @@ const JEST_STATES: Readonly<Record<string, TestState>> = {
   "✎ todo": "todo",
 };
 
-function readJestCounts(lines: readonly string[]): TestCounts | undefined {
-  let counts: TestCounts | undefined;
-  for (const line of lines) {
-    if (JEST_NO_TESTS.test(line)) counts ??= ZERO_COUNTS;
-    const summary = JEST_SUMMARY.exec(line);
-    if (!summary) continue;
-    const byWord = readCountParts((summary[1] as string).split(","));
-    counts = {
-      passed: sumOf(byWord, ["passed"]),
-      failed: sumOf(byWord, ["failed"]),
-      skipped: sumOf(byWord, ["skipped"]),
-      todo: sumOf(byWord, ["todo"]),
-    };
-  }
-  return counts;
-}
-
 /** The verbose tree right under a `PASS`/`FAIL` file line: contiguous, one suite level per 2 spaces. */
 function readJestTree(lines: readonly string[], start: number, file: string): InventoryTest[] {
   const tests: InventoryTest[] = [];
@@ -123,7 +114,11 @@ function readJestTree(lines: readonly string[], start: number, file: string): In
 }
 
 export function readJestInventory(lines: readonly string[]): TestInventory | undefined {
-  const counts = readJestCounts(lines);
+  const counts = readSummaryCounts(lines, {
+    noTests: JEST_NO_TESTS,
+    summary: JEST_SUMMARY,
+    separator: ",",
+  });
   if (!counts) return undefined;
   const tests: InventoryTest[] = [];
   const named = new Set<string>();
