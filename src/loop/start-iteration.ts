@@ -109,6 +109,7 @@ export function variablesFor(
     checkId,
     ...(previousSummary === undefined ? {} : { previousSummary }),
     task: run.state.task,
+    dirtyAtStart: run.state.baseline?.dirtyFiles ?? [],
   });
 }
 

@@ -9,6 +9,7 @@ export const RUNNER_VARIABLES: readonly string[] = [
   "checkId",
   "previousSummary",
   "task",
+  "dirtyAtStart",
 ];
 
 /** Names supplied to retry templates on top of the runner's and the extracted params. */
@@ -45,6 +46,8 @@ export interface VariablesInput {
   readonly checkId: string;
   readonly previousSummary?: IterationSummary;
   readonly task: TaskInfo;
+  /** Files with uncommitted changes before the run (the baseline's); not the model's to delete. */
+  readonly dirtyAtStart?: readonly string[];
   readonly retry?: RetryVariablesInput;
 }
 
@@ -72,6 +75,7 @@ export function makeVariables(input: VariablesInput): Record<string, unknown> {
       labels: input.task.labels ?? [],
       comments: input.task.comments ?? [],
     },
+    dirtyAtStart: [...(input.dirtyAtStart ?? [])],
   });
   if (input.retry) {
     Object.assign(variables, input.retry.params, {

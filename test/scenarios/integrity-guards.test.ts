@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readRunState } from "../../src/record/run-record.js";
@@ -171,6 +171,38 @@ describe("scenarios: the checks cannot be weakened", () => {
         ["adds two numbers", "failed"],
         ["adds zero", "passed"],
       ]),
+    );
+  });
+});
+
+describe("scenarios: files dirty before the run are the user's", () => {
+  let cleanup: () => Promise<void> = async () => {};
+  afterEach(() => cleanup());
+
+  it("the baseline lists them and every prompt gets them as dirtyAtStart", async () => {
+    const setup = await makeTaskRepo({
+      conditions: ["tests-pass"],
+      prompts: {
+        "steps/initial/task/f_default.md":
+          "# Task: {{task.title}}\n{{#each dirtyAtStart}}\n- leave alone: {{this}}\n{{/each}}\n",
+      },
+    });
+    cleanup = setup.repo.cleanup;
+    await writeFile(join(setup.repo.dir, "notes.txt"), "the user's own notes\n");
+    const backend = makeScriptedBackend([
+      {
+        files: { "src/add.js": FIXED_ADD },
+        commands: ["git add src/add.js && git commit --quiet -m fix"],
+        structuredOutput: DONE,
+      },
+    ]);
+    const { result, log } = await runTask(setup, backend);
+
+    expect(result).toMatchObject({ status: "completed", iterations: 1 });
+    expect(log.of("baseline")[0]?.dirtyFiles).toEqual(["notes.txt"]);
+    expect(backend.calls[0]?.prompt).toContain("- leave alone: notes.txt");
+    expect(await readFile(join(setup.repo.dir, "notes.txt"), "utf8")).toBe(
+      "the user's own notes\n",
     );
   });
 });

@@ -99,10 +99,18 @@ Untracked files:
 - \`{{this}}\`
 {{/each}}
 {{/if}}
+{{#if dirtyAtStart}}
 
-Commit the changes that belong to the task. Delete files that do not belong to it, or add them to
-\`.gitignore\` when they are generated. Then run \`git status --porcelain\` yourself: it must print
-nothing.
+These files had uncommitted changes before the run started. They are not yours: leave them as they
+are, do not delete, revert or commit them:
+{{#each dirtyAtStart}}
+- \`{{this}}\`
+{{/each}}
+{{/if}}
+
+Commit the changes that belong to the task. A file you created that does not belong to it: delete
+it, or add it to \`.gitignore\` when it is generated. Never delete a file that was there before the
+run. Then run \`git status --porcelain\` yourself: it must print nothing.
 
 ${RETRY_FOOTER}`;
 
