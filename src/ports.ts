@@ -95,6 +95,11 @@ export interface BackendResponse {
 
 export interface Backend {
   readonly name: string;
+  /**
+   * Whether the backend makes the model answer in the request's schema itself. Without it closer
+   * appends the schema to the prompt (docs/backends.md#schema-instructions).
+   */
+  readonly enforcesSchema: boolean;
   query(request: BackendRequest): Promise<BackendResponse>;
 }
 

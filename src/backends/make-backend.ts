@@ -50,7 +50,12 @@ const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
   opencode: (config, { agentDir }) =>
     makeOpencodeBackend({ command: commandFrom(config.command ?? ["opencode"], agentDir) }),
   command: (config, { agentDir }) =>
-    makeCommandBackend({ command: commandFrom(requiredCommand(config), agentDir) }),
+    makeCommandBackend({
+      command: commandFrom(requiredCommand(config), agentDir),
+      ...(config.readsOutputSchema === undefined
+        ? {}
+        : { readsOutputSchema: config.readsOutputSchema }),
+    }),
   replay: (config, { agentDir }) =>
     makeReplayBackend({ source: path.resolve(agentDir, requiredReplaySource(config)) }),
   scripted: (_config, { scripted }) => {

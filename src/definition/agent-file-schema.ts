@@ -73,6 +73,12 @@ const backendSchema = z
       .min(1)
       .optional()
       .describe("Executable and arguments, for the command backend (required there)."),
+    readsOutputSchema: z
+      .boolean()
+      .optional()
+      .describe(
+        "The command backend's program answers in the schema it reads from CLOSER_OUTPUT_SCHEMA, so closer does not append the schema to the prompt.",
+      ),
     replayFrom: z
       .string()
       .min(1)

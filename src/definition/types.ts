@@ -39,6 +39,8 @@ export interface BackendConfig {
   readonly claudePath?: string;
   /** For the `command` and CLI backends: the executable and its arguments. */
   readonly command?: readonly string[];
+  /** For the `command` backend: its program answers in the schema of `CLOSER_OUTPUT_SCHEMA`. */
+  readonly readsOutputSchema?: boolean;
   /** For the `replay` backend: a recorded run folder or transcript file (relative to the agent folder). */
   readonly replayFrom?: string;
   /** Claude settings sources loaded by the SDK; empty for reproducible runs. */

@@ -74,12 +74,17 @@ export function scriptedError(
  */
 export function makeScriptedBackend(
   steps: readonly ScriptedStep[],
-  options: { name?: string } = {},
+  options: {
+    name?: string;
+    /** Whether it counts as a backend that enforces the output schema (default true). */
+    enforcesSchema?: boolean;
+  } = {},
 ): ScriptedBackend {
   const calls: BackendRequest[] = [];
   const commandResults: CommandResult[] = [];
   return {
     name: options.name ?? "scripted",
+    enforcesSchema: options.enforcesSchema ?? true,
     calls,
     commandResults,
     async query(request) {

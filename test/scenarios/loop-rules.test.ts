@@ -182,6 +182,7 @@ describe("docs/loop.md: the rules the loop keeps", () => {
     const signals: AbortSignal[] = [];
     const deaf: Backend = {
       name: "deaf",
+      enforcesSchema: true,
       query: (request) => {
         signals.push(request.signal);
         return new Promise(() => {});

@@ -70,6 +70,7 @@ export function makeClaudeCliBackend(options: ClaudeCliBackendOptions): Backend 
   const now = options.now ?? Date.now;
   return {
     name: "claude-cli",
+    enforcesSchema: true,
     async query(request) {
       const run = await runAgentCli({
         command: [...options.command, ...claudeCliArgs(request, options)],

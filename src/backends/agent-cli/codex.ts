@@ -50,6 +50,7 @@ export function makeCodexBackend(options: CodexBackendOptions): Backend {
   const now = options.now ?? Date.now;
   return {
     name: "codex",
+    enforcesSchema: true,
     async query(request) {
       const schemaDir =
         request.schema === undefined

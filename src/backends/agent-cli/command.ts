@@ -19,6 +19,8 @@ import { runAgentCli } from "./run-agent-cli.js";
 export interface CommandBackendOptions {
   /** Executable and its arguments. */
   readonly command: readonly string[];
+  /** The program answers in the schema it reads from `CLOSER_OUTPUT_SCHEMA` (default false). */
+  readonly readsOutputSchema?: boolean;
 }
 
 function addedEnv(request: BackendRequest): Record<string, string> {
@@ -32,6 +34,7 @@ function addedEnv(request: BackendRequest): Record<string, string> {
 export function makeCommandBackend(options: CommandBackendOptions): Backend {
   return {
     name: "command",
+    enforcesSchema: options.readsOutputSchema ?? false,
     async query(request) {
       const run = await runAgentCli({
         command: options.command,

@@ -39,6 +39,7 @@ export function makeOpencodeBackend(options: OpencodeBackendOptions): Backend {
   const now = options.now ?? Date.now;
   return {
     name: "opencode",
+    enforcesSchema: false,
     async query(request) {
       const run = await runAgentCli({
         command: [...options.command, ...opencodeArgs(request)],

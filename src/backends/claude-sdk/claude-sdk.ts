@@ -138,6 +138,7 @@ export function makeClaudeSdkBackend(
 
   return {
     name: options.name ?? "claude-sdk",
+    enforcesSchema: true,
     async query(request: BackendRequest): Promise<BackendResponse> {
       const startedAt = now();
       if (request.signal.aborted) return errorResponse(abortedError());

@@ -48,6 +48,8 @@ export function makeReplayBackend(options: ReplayBackendOptions): Backend {
   let nextTurn = 0;
   return {
     name: "replay",
+    // The answers are the recorded ones, structured output included; the prompt changes nothing.
+    enforcesSchema: true,
     async query(request) {
       const startedMs = Date.now();
       const elapsed = () => Date.now() - startedMs;

@@ -77,6 +77,7 @@ export async function makeReplayContractHarness(
   const replay = makeBackend(source);
   const backend: Backend = {
     name: replay.name,
+    enforcesSchema: replay.enforcesSchema,
     query(request: BackendRequest) {
       seen.push(
         request.sessionId === undefined
