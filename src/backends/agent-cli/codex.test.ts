@@ -83,6 +83,24 @@ describe("codex backend", () => {
     expect(await readFile(path.join(setup.cwd, "notes.md"), "utf8")).toBe("hello\n");
   });
 
+  it("hands codex the strict form of the schema and reads a null optional as absent", async () => {
+    const withOptional = {
+      type: "object",
+      properties: { status: { type: "string" }, note: { type: "string" } },
+      required: ["status"],
+    };
+    await setup.script([{ structuredOutput: { status: "completed", note: null } }]);
+    const response = await backend().query(makeRequest(setup, { schema: withOptional }));
+    const [call] = await setup.log();
+    expect(call?.schema).toEqual({
+      type: "object",
+      properties: { status: { type: "string" }, note: { type: ["string", "null"] } },
+      required: ["status", "note"],
+      additionalProperties: false,
+    });
+    expect(response.structuredOutput).toEqual({ status: "completed" });
+  });
+
   it("answers text without structured output when the message is not JSON", async () => {
     await setup.script([{ text: "I could not finish." }]);
     const response = await backend().query(makeRequest(setup, { schema }));

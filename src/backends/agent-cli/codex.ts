@@ -20,6 +20,7 @@ import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { numberOr, parseJsonLines, stringOr } from "../json-values.js";
 import { promptWithSystemText, runAgentCli } from "./run-agent-cli.js";
+import { dropNullOptionals, strictSchema } from "./strict-schema.js";
 
 export interface CodexBackendOptions {
   /** Executable and leading arguments, e.g. `["codex"]`. */
@@ -59,7 +60,10 @@ export function makeCodexBackend(options: CodexBackendOptions): Backend {
       try {
         const schemaFile =
           schemaDir === undefined ? undefined : path.join(schemaDir, "output.schema.json");
-        if (schemaFile !== undefined) await writeFile(schemaFile, JSON.stringify(request.schema));
+        if (schemaFile !== undefined && request.schema !== undefined) {
+          // docs/backends.md#strict-schema
+          await writeFile(schemaFile, JSON.stringify(strictSchema(request.schema)));
+        }
         const run = await runAgentCli({
           command: [...options.command, ...codexArgs(request, schemaFile)],
           request,
@@ -118,8 +122,10 @@ function readCodexEvents(
     return errorResponse(classifyFailure({ message, fallback: "crash", nowMs }), base);
   }
   if (request.schema === undefined) return base;
-  const structuredOutput = parseJsonObject(base.text);
-  return structuredOutput === undefined ? base : { ...base, structuredOutput };
+  const answered = parseJsonObject(base.text);
+  if (answered === undefined) return base;
+  // A null optional of the strict schema reads as absent (docs/backends.md#strict-schema).
+  return { ...base, structuredOutput: dropNullOptionals(answered, request.schema) };
 }
 
 function toolName(item: Record<string, unknown>): string {
