@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import type { JsonSchema } from "../definition/types.js";
 import type { BackendRequest, BackendResponse } from "../ports.js";
+import { appendSchemaInstructions } from "../prompts/schema-instructions.js";
 import { renderIterationSummary } from "../prompts/variables.js";
 import { makeRepeats, recoveryFor, terminalFor, waitBeforeRepeat } from "./backend-recovery.js";
 import { emit, keep, type RunContext, updateState, waitForState } from "./run-context.js";
@@ -35,7 +36,8 @@ const DEADLINE_GRACE_MS = 5_000;
  * these repeats counts as an iteration or a retry attempt. Anything
  * unrecoverable ends the run.
  */
-export async function queryBackend(run: RunContext, query: Query): Promise<QueryOutcome> {
+export async function queryBackend(run: RunContext, asked: Query): Promise<QueryOutcome> {
+  const query = withSchemaInstructions(run, asked);
   let sessionId =
     run.agent.runner.backend.sessionPolicy === "continue" ? run.state.sessionId : undefined;
   let prompt = query.prompt;
@@ -65,6 +67,17 @@ export async function queryBackend(run: RunContext, query: Query): Promise<Query
     const waitEnd = await waitBeforeRepeat(run, query.iteration, error, wait);
     if (waitEnd) return { terminal: waitEnd };
   }
+}
+
+/**
+ * A backend that cannot hold the model to the schema gets it in the prompt
+ * (docs/backends.md#schema-instructions); the record keeps the prompt as sent.
+ */
+function withSchemaInstructions(run: RunContext, query: Query): Query {
+  if (query.schema === undefined || run.ports.backend.enforcesSchema) return query;
+  const prompt = appendSchemaInstructions(query.prompt, query.schema);
+  keep(run.ports.record.savePrompt(query.iteration, prompt, query.label));
+  return { ...query, prompt };
 }
 
 function withSummary(run: RunContext, prompt: string): string {
