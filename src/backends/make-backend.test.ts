@@ -103,7 +103,11 @@ describe("makeBackend", () => {
   });
 
   it("hands out the scripted backend it was given", () => {
-    const scripted: Backend = { name: "scripted", enforcesSchema: true, query: async () => ({}) as never };
+    const scripted: Backend = {
+      name: "scripted",
+      enforcesSchema: true,
+      query: async () => ({}) as never,
+    };
     expect(makeBackend(config("scripted"), { agentDir, scripted })).toBe(scripted);
     expect(configError(() => makeBackend(config("scripted"), { agentDir })).code).toBe(
       "config_error",

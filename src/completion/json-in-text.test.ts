@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findJsonObjects, lastJsonObject } from "./json-in-text.js";
+import { findJsonObjects, lastJsonObject, readStructuredObject } from "./json-in-text.js";
 
 describe("findJsonObjects", () => {
   it.each([
@@ -40,5 +40,29 @@ describe("findJsonObjects", () => {
     expect(lastJsonObject(text, (value) => "status" in value)).toEqual({ status: "c" });
     expect(lastJsonObject(text)).toEqual({ other: 1 });
     expect(lastJsonObject("none")).toBeUndefined();
+  });
+});
+
+describe("readStructuredObject", () => {
+  it("reads the object of a fenced json block with prose before and after it", () => {
+    const text = [
+      "I fixed add() and the tests pass. The {braces} here are prose.",
+      "",
+      "```json",
+      '{"status": "completed", "next_action": {"action": "complete"}}',
+      "```",
+      "",
+      "That is all.",
+    ].join("\n");
+    expect(readStructuredObject({ text })).toEqual({
+      status: "completed",
+      next_action: { action: "complete" },
+    });
+  });
+
+  it("prefers the structured output to an object in the text", () => {
+    expect(readStructuredObject({ structuredOutput: { a: 1 }, text: '{"b": 2}' })).toEqual({
+      a: 1,
+    });
   });
 });
