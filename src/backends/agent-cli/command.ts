@@ -8,7 +8,9 @@
  *
  * Added to its environment: `CLOSER_OUTPUT_SCHEMA` (the step's schema as JSON,
  * when the step has one), `CLOSER_SESSION_ID` (the session to continue) and
- * `CLOSER_MODEL`.
+ * `CLOSER_MODEL`. Unless its configuration says the program answers in that
+ * schema (`readsOutputSchema`), closer appends the schema to the prompt
+ * (docs/backends.md#schema-instructions).
  */
 import type { Backend, BackendError, BackendRequest } from "../../ports.js";
 import type { CommandResult } from "../../process/shell-command.js";
