@@ -102,6 +102,19 @@ describe("makeBackend", () => {
     expect(await readFile(path.join(setup.cwd, "out.txt"), "utf8")).toBe("x");
   });
 
+  it("says which kinds enforce the output schema; a command does when it reads the schema", () => {
+    const make = (kind: BackendKind, extra: Partial<BackendConfig> = {}) =>
+      makeBackend(config(kind, { command: ["agent"], replayFrom: "run", ...extra }), { agentDir })
+        .enforcesSchema;
+    expect(make("claude-sdk")).toBe(true);
+    expect(make("claude-cli", { command: ["claude"] })).toBe(true);
+    expect(make("codex")).toBe(true);
+    expect(make("replay")).toBe(true);
+    expect(make("opencode")).toBe(false);
+    expect(make("command")).toBe(false);
+    expect(make("command", { readsOutputSchema: true })).toBe(true);
+  });
+
   it("hands out the scripted backend it was given", () => {
     const scripted: Backend = {
       name: "scripted",
