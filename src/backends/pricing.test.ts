@@ -99,4 +99,11 @@ describe("unpricedModelWarnings", () => {
     expect(unpricedModelWarnings(agentWith({ kind: "claude-sdk", model: "x" }, 1))).toEqual([]);
     expect(unpricedModelWarnings(agentWith({ model: "gpt-5-mini" }, 1))).toEqual([]);
   });
+
+  it("says the command backend's budget cannot be enforced: it reports no tokens to price", () => {
+    const pricing = { inputPerMTok: 1, outputPerMTok: 1 };
+    expect(unpricedModelWarnings(agentWith({ kind: "command", pricing }, 1))).toEqual([
+      expect.stringContaining("the command backend reports neither cost nor tokens"),
+    ]);
+  });
 });

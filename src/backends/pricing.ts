@@ -99,15 +99,21 @@ const PRICED_BY_CLOSER: ReadonlySet<BackendConfig["kind"]> = new Set([
  */
 export function unpricedModelWarnings(agent: ResolvedAgent): string[] {
   const { backend, budgets } = agent.runner;
-  if (budgets.maxCostUsd === undefined || backend.pricing !== undefined) return [];
-  if (!PRICED_BY_CLOSER.has(backend.kind)) return [];
+  if (budgets.maxCostUsd === undefined || !PRICED_BY_CLOSER.has(backend.kind)) return [];
+  if (backend.kind === "command") {
+    return [
+      "runner.budgets.maxCostUsd cannot be enforced: the command backend reports neither cost nor tokens",
+    ];
+  }
+  if (backend.pricing !== undefined) return [];
   const steps = Object.values(agent.registry.steps);
   const models = new Set(steps.map((step) => step.model ?? backend.model));
   if (steps.length === 0) models.add(backend.model);
+  const reports = backend.kind === "opencode" ? "may report" : "reports";
   return [...models]
     .filter((model) => knownPriceOf(model) === undefined)
     .map(
       (model) =>
-        `runner.budgets.maxCostUsd cannot be enforced for ${model === undefined ? `the ${backend.kind} backend's default model` : `model ${model}`}: the ${backend.kind} backend reports no price for it and closer knows none; set runner.backend.pricing`,
+        `runner.budgets.maxCostUsd cannot be enforced for ${model === undefined ? `the ${backend.kind} backend's default model` : `model ${model}`}: the ${backend.kind} backend ${reports} tokens without a price and closer knows none for it; set runner.backend.pricing`,
     );
 }
