@@ -36,8 +36,9 @@ type BackendFactory = (config: BackendConfig, context: FactoryContext) => Backen
 /** One factory per kind: a kind without one does not compile. */
 const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
   "claude-sdk": (config, { env }) => makeClaudeSdkBackend(config, { env }),
+  // Claude Code reports its own cost; it only needs the gh shim.
   "claude-cli": (config, { agentDir, env }) =>
-    agentCli(
+    withGhShim(
       makeClaudeCliBackend({
         command: resolveClaudeCliCommand(
           config.command === undefined
@@ -48,7 +49,6 @@ const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
         settingSources: config.settingSources,
         ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
       }),
-      config,
     ),
   codex: (config, { agentDir }) =>
     agentCli(
@@ -79,8 +79,8 @@ const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
 
 /**
  * An agent CLI cannot veto a tool use: it runs with the `gh` shim first on its
- * PATH (docs/worktrees-and-github.md#github-boundary), and tokens it reports
- * without a price are priced from closer's table (docs/backends.md#cost).
+ * PATH (docs/worktrees-and-github.md#github-boundary); tokens it reports
+ * without a price are priced (docs/backends.md#cost).
  */
 function agentCli(backend: Backend, config: BackendConfig): Backend {
   return withGhShim(withPricing(backend, config.pricing));
