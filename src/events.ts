@@ -154,6 +154,7 @@ export type RunEventBody =
       exhausted?: "cost" | "time";
     }
   | { type: "warning"; message: string; iteration?: number }
+  | { type: "boundary-attempt"; iteration: number; command: string; backend: string }
   | { type: "side-effect"; action: string; target: string; ok: boolean; detail?: string }
   | {
       type: "run-end";

@@ -90,6 +90,11 @@ export interface BackendResponse {
   readonly toolsUsed: readonly string[];
   /** Raw messages or lines, kept in the run record as the transcript. */
   readonly transcript: readonly unknown[];
+  /**
+   * GitHub commands the model tried and the backend refused
+   * (docs/worktrees-and-github.md#github-boundary), e.g. `gh issue close 7`.
+   */
+  readonly boundaryAttempts?: readonly string[];
   readonly error?: BackendError;
 }
 

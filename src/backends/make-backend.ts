@@ -11,6 +11,8 @@ import { makeCodexBackend } from "./agent-cli/codex.js";
 import { makeCommandBackend } from "./agent-cli/command.js";
 import { makeOpencodeBackend } from "./agent-cli/opencode.js";
 import { makeClaudeSdkBackend } from "./claude-sdk/claude-sdk.js";
+import { withGhShim } from "./gh-shim.js";
+import { withPricing } from "./pricing.js";
 import { makeReplayBackend } from "./replay/replay.js";
 
 export interface MakeBackendOptions {
@@ -34,28 +36,40 @@ type BackendFactory = (config: BackendConfig, context: FactoryContext) => Backen
 /** One factory per kind: a kind without one does not compile. */
 const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
   "claude-sdk": (config, { env }) => makeClaudeSdkBackend(config, { env }),
+  // Claude Code reports its own cost; it only needs the gh shim.
   "claude-cli": (config, { agentDir, env }) =>
-    makeClaudeCliBackend({
-      command: resolveClaudeCliCommand(
-        config.command === undefined
-          ? config
-          : { ...config, command: commandFrom(config.command, agentDir) },
-        env,
-      ),
-      settingSources: config.settingSources,
-      ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
-    }),
+    withGhShim(
+      makeClaudeCliBackend({
+        command: resolveClaudeCliCommand(
+          config.command === undefined
+            ? config
+            : { ...config, command: commandFrom(config.command, agentDir) },
+          env,
+        ),
+        settingSources: config.settingSources,
+        ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
+      }),
+    ),
   codex: (config, { agentDir }) =>
-    makeCodexBackend({ command: commandFrom(config.command ?? ["codex"], agentDir) }),
+    agentCli(
+      makeCodexBackend({ command: commandFrom(config.command ?? ["codex"], agentDir) }),
+      config,
+    ),
   opencode: (config, { agentDir }) =>
-    makeOpencodeBackend({ command: commandFrom(config.command ?? ["opencode"], agentDir) }),
+    agentCli(
+      makeOpencodeBackend({ command: commandFrom(config.command ?? ["opencode"], agentDir) }),
+      config,
+    ),
   command: (config, { agentDir }) =>
-    makeCommandBackend({
-      command: commandFrom(requiredCommand(config), agentDir),
-      ...(config.readsOutputSchema === undefined
-        ? {}
-        : { readsOutputSchema: config.readsOutputSchema }),
-    }),
+    agentCli(
+      makeCommandBackend({
+        command: commandFrom(requiredCommand(config), agentDir),
+        ...(config.readsOutputSchema === undefined
+          ? {}
+          : { readsOutputSchema: config.readsOutputSchema }),
+      }),
+      config,
+    ),
   replay: (config, { agentDir }) =>
     makeReplayBackend({ source: path.resolve(agentDir, requiredReplaySource(config)) }),
   scripted: (_config, { scripted }) => {
@@ -67,6 +81,15 @@ const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
     });
   },
 };
+
+/**
+ * An agent CLI cannot veto a tool use: it runs with the `gh` shim first on its
+ * PATH (docs/worktrees-and-github.md#github-boundary); tokens it reports
+ * without a price are priced (docs/backends.md#cost).
+ */
+function agentCli(backend: Backend, config: BackendConfig): Backend {
+  return withGhShim(withPricing(backend, config.pricing));
+}
 
 /** Make the backend `config.kind` names; a configuration it cannot use is a CloserError. */
 export function makeBackend(config: BackendConfig, options: MakeBackendOptions): Backend {

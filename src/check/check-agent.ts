@@ -1,5 +1,6 @@
 import { dirname } from "node:path";
 import type { ResolvedAgent } from "../definition/types.js";
+import { checkCostBudget } from "./check-cost-budget.js";
 import { checkPrompts } from "./check-prompts.js";
 import {
   checkCustomModules,
@@ -41,6 +42,7 @@ export async function runChecks(
   checkPathWords(agent, problems);
   checkTargets(agent, problems);
   checkPatternParams(agent, problems);
+  checkCostBudget(agent, problems);
   await checkCustomModules(agent, problems);
   await checkSchemas(agent, problems);
   await checkPrompts(agent, problems);

@@ -183,3 +183,18 @@ describe("progress display", () => {
     expect(shouldColor({ isTTY: true }, { TERM: "dumb" })).toBe(false);
   });
 });
+
+describe("a refused GitHub command", () => {
+  it("shows the command the model tried", () => {
+    const { reporter, output } = capture();
+    reporter(
+      event({
+        type: "boundary-attempt",
+        iteration: 1,
+        command: "gh issue close 7",
+        backend: "codex",
+      }),
+    );
+    expect(output()).toContain("refused: gh issue close 7");
+  });
+});

@@ -189,6 +189,8 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
       return event.exhausted ? paint("red", `  budget exhausted (${event.exhausted})`) : undefined;
     case "warning":
       return paint("yellow", `  warning: ${event.message}`);
+    case "boundary-attempt":
+      return paint("yellow", `  refused: ${event.command} (closer performs GitHub side effects)`);
     case "side-effect":
       return `  ${event.ok ? "✓" : "✗"} ${event.action} ${event.target}${event.detail ? ` · ${event.detail}` : ""}`;
     case "run-end": {

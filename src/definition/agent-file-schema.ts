@@ -91,6 +91,25 @@ const backendSchema = z
       .default([])
       .describe("Claude settings the SDK loads; empty for reproducible runs."),
     maxTurns: z.int().positive().optional().describe("Turns allowed in one backend query."),
+    pricing: z
+      .strictObject({
+        inputPerMTok: z.number().nonnegative().describe("USD per million input tokens."),
+        outputPerMTok: z.number().nonnegative().describe("USD per million output tokens."),
+        cacheReadPerMTok: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe("USD per million cached input tokens read; default the input price."),
+        cacheWritePerMTok: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe("USD per million tokens written to the cache; default the input price."),
+      })
+      .optional()
+      .describe(
+        "Price of the model's tokens, for codex, opencode and command backends that report tokens but no cost; wins over closer's table of known models.",
+      ),
   })
   .superRefine((backend, context) => {
     const needed = { command: "command", replay: "replayFrom" } as const;

@@ -46,6 +46,18 @@ export interface BackendConfig {
   /** Claude settings sources loaded by the SDK; empty for reproducible runs. */
   readonly settingSources: readonly ("user" | "project" | "local")[];
   readonly maxTurns?: number;
+  /** Price of the model's tokens, for a backend that reports tokens but no cost (docs/backends.md#cost). */
+  readonly pricing?: ModelPricing;
+}
+
+/** USD per million tokens. */
+export interface ModelPricing {
+  readonly inputPerMTok: number;
+  readonly outputPerMTok: number;
+  /** Default: the input price. */
+  readonly cacheReadPerMTok?: number;
+  /** Default: the input price. */
+  readonly cacheWritePerMTok?: number;
 }
 
 export interface Budgets {

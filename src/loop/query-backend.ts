@@ -134,6 +134,14 @@ async function queryOnce(
     hasStructuredOutput: response.structuredOutput !== undefined,
     ...(response.error === undefined ? {} : { error: response.error }),
   });
+  for (const command of response.boundaryAttempts ?? []) {
+    emit(run, {
+      type: "boundary-attempt",
+      iteration: query.iteration,
+      command,
+      backend: backend.name,
+    });
+  }
   keep(record.saveTranscript(query.iteration, response.transcript, query.label));
   return response;
 }

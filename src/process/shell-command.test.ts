@@ -71,6 +71,17 @@ describe("runCommand", () => {
     expect(result.stdout.split("\n")).toEqual([workDir, "hello there", "has-path", ""]);
   });
 
+  it("with inheritEnv false, runs with the given environment alone", async () => {
+    const result = await runCommand({
+      command: 'test -z "$HOME" && echo no-home; echo "$CLOSER_TEST_VALUE"',
+      cwd: workDir,
+      env: { CLOSER_TEST_VALUE: "only this" },
+      inheritEnv: false,
+      timeoutMs: 10_000,
+    });
+    expect(result.stdout).toBe("no-home\nonly this\n");
+  });
+
   it("writes input to stdin and closes it", async () => {
     const result = await runCommand({
       command: "cat; echo '[eof]'",

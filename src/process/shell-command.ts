@@ -26,8 +26,10 @@ export interface CommandOptions {
   /** A string runs through `/bin/sh -c`; an array runs the file directly with its arguments. */
   readonly command: string | readonly string[];
   readonly cwd: string;
-  /** Added to closer's own environment. */
+  /** Added to closer's own environment (or, with `inheritEnv: false`, the whole environment). */
   readonly env?: Readonly<Record<string, string>>;
+  /** False: the command gets `env` alone, not closer's environment plus `env` (default true). */
+  readonly inheritEnv?: boolean;
   /** Written to stdin, which is then closed; without it stdin is empty. */
   readonly input?: string;
   readonly timeoutMs: number;
@@ -78,7 +80,7 @@ function spawnChild(options: CommandOptions): ChildProcess {
   }
   return spawn(file, isShell ? ["-c", command] : command.slice(1), {
     cwd: options.cwd,
-    env: options.env === undefined ? process.env : { ...process.env, ...options.env },
+    env: environmentOf(options),
     detached: true,
     stdio: [
       options.input === undefined ? "ignore" : "pipe",
@@ -87,6 +89,11 @@ function spawnChild(options: CommandOptions): ChildProcess {
       ...(options.reportPipe ? ["pipe" as const] : []),
     ],
   });
+}
+
+function environmentOf(options: CommandOptions): NodeJS.ProcessEnv {
+  if (options.inheritEnv === false) return { ...options.env };
+  return options.env === undefined ? process.env : { ...process.env, ...options.env };
 }
 
 /** 128+N for signal N; for a file that never started, what a shell would report. */

@@ -1,4 +1,5 @@
 import { join, resolve } from "node:path";
+import { unpricedModelWarnings } from "../backends/pricing.js";
 import { resolveDecisionPath } from "../completion/decide-completion.js";
 import type { ExternalCondition } from "../completion/is-complete.js";
 import type { ResolvedAgent } from "../definition/types.js";
@@ -133,7 +134,7 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
     signal: base.signal,
     start: place.start,
     ...(place.definition === undefined ? {} : { definition: place.definition }),
-    ...(place.warnings === undefined ? {} : { warnings: place.warnings }),
+    warnings: [...(place.warnings ?? []), ...unpricedModelWarnings(agent)],
     ...(place.worktree === undefined ? {} : { worktree: place.worktree }),
     protectedSet: protectedSetFor(agent, {
       projectDir: base.cwd,

@@ -1,12 +1,14 @@
 /**
  * Runs one agent CLI process for one backend query: in the request's working
- * tree, with the request's environment, the prompt on stdin, the query
+ * tree, with the agent's environment (closer's own plus the request's, without
+ * GitHub tokens), the prompt on stdin, the query
  * timeout and cancellation. The process runs in its own group, so a timeout
  * or an abort ends every process the CLI started.
  */
 
 import type { BackendError, BackendRequest, BackendResponse } from "../../ports.js";
 import { type CommandResult, runCommand } from "../../process/shell-command.js";
+import { makeAgentEnvironment } from "../agent-environment.js";
 import { abortedError, errorResponse, makeBackendError } from "../backend-errors.js";
 import { tailOf } from "../classify-failure.js";
 
@@ -40,7 +42,8 @@ export async function runAgentCli(invocation: CliInvocation): Promise<CliRun> {
     const result = await runCommand({
       command: invocation.command,
       cwd: request.cwd,
-      env: { ...request.env, ...invocation.extraEnv },
+      env: makeAgentEnvironment(process.env, { ...request.env, ...invocation.extraEnv }),
+      inheritEnv: false,
       input: invocation.input,
       timeoutMs: request.timeoutMs,
       signal: request.signal,

@@ -103,10 +103,21 @@ describe("claude-sdk backend through the SDK and a fake Claude Code", () => {
     expect(seen?.cwd).toBe(cwd);
   });
 
-  it("gives the executable closer's environment plus what closer adds", async () => {
+  it("gives the executable closer's environment plus what closer adds, without GitHub tokens", async () => {
     const { fake, backend, request } = await start({
-      env: { CLOSER_TEST_PARENT_VARIABLE: "from-parent" },
-      recordEnv: ["CLOSER_CHECK_ID", "CLOSER_TEST_PARENT_VARIABLE"],
+      env: {
+        CLOSER_TEST_PARENT_VARIABLE: "from-parent",
+        GITHUB_TOKEN: "ghp_closer",
+        GH_TOKEN: "gho_user",
+        GITHUB_ENTERPRISE_TOKEN: "ghe_token",
+      },
+      recordEnv: [
+        "CLOSER_CHECK_ID",
+        "CLOSER_TEST_PARENT_VARIABLE",
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "GITHUB_ENTERPRISE_TOKEN",
+      ],
     });
     await fake.script([{}]);
     await backend.query(request({ env: { CLOSER_CHECK_ID: "check-42" } }));
@@ -114,6 +125,10 @@ describe("claude-sdk backend through the SDK and a fake Claude Code", () => {
     expect(seen?.env).toEqual({
       CLOSER_CHECK_ID: "check-42",
       CLOSER_TEST_PARENT_VARIABLE: "from-parent",
+      // The fake records a variable it did not get as null.
+      GITHUB_TOKEN: null,
+      GH_TOKEN: null,
+      GITHUB_ENTERPRISE_TOKEN: null,
     });
     expect(seen?.envKeys).toContain("PATH");
   });

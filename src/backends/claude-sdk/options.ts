@@ -7,12 +7,13 @@ import type {
   SpawnOptions,
 } from "@anthropic-ai/claude-agent-sdk";
 import type { BackendRequest } from "../../ports.js";
+import { makeAgentEnvironment } from "../agent-environment.js";
 import { boundaryDenial } from "../boundary.js";
 import { protectedPathDenial } from "../protected-paths.js";
 
 export interface SdkOptionsContext {
   readonly executablePath: string;
-  /** Closer's own environment; the executable gets this plus `request.env`. */
+  /** Closer's own environment; the executable gets this plus `request.env`, without GitHub tokens. */
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   readonly settingSources: readonly SettingSource[];
   readonly maxTurns?: number;
@@ -52,9 +53,7 @@ function mergeEnv(
   base: Readonly<Record<string, string | undefined>>,
   added: Readonly<Record<string, string>>,
 ): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(base)) if (value !== undefined) env[name] = value;
-  Object.assign(env, added);
+  const env = makeAgentEnvironment(base, added);
   env.CLAUDE_AGENT_SDK_CLIENT_APP ??= "closer";
   return env;
 }

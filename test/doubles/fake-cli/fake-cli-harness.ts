@@ -27,6 +27,8 @@ export interface FakeCliTurn {
     cacheCreationTokens: number;
   }>;
   readonly delayMs?: number;
+  /** Shell commands the model runs before answering; their outcomes are logged. */
+  readonly commands?: readonly string[];
   readonly fail?:
     | "rate_limit"
     | "overloaded"
@@ -54,6 +56,7 @@ export interface FakeCliLogEntry {
   readonly env: Record<string, string>;
   readonly schema?: unknown;
   readonly childPid?: number;
+  readonly commands?: readonly { command: string; exitCode: number | null; stderr: string }[];
 }
 
 export interface FakeCliSetup {

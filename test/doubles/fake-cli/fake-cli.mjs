@@ -21,6 +21,9 @@
  *                    no schema flag and prints it as its text instead
  *   files            { "relative/path": "content" | null } written in the working
  *                    directory before answering (null deletes)
+ *   commands         shell commands the "model" runs (through /bin/sh, in the working
+ *                    directory, with the CLI's environment) before answering; each
+ *                    one's {command, exitCode, stderr} goes to the log as `commands`
  *   tools            tool names the turn reports using, in order
  *   sessionId        session/thread id to report (default: the resumed id, else a new one)
  *   costUsd          cost to report (claude, opencode)
@@ -39,7 +42,7 @@
  *                    server_error (opencode): the Retry-After header
  *   exitCode, stderr  override what the process exits with / writes to stderr
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { answerClaude } from "./claude-output.mjs";
@@ -56,6 +59,7 @@ export async function main(cli) {
   logEntry.env = selectedEnv();
   if (options.schemaFile) logEntry.schema = readJsonOrText(options.schemaFile);
   if (options.schemaText) logEntry.schema = readJsonOrText(undefined, options.schemaText);
+  if (turn.commands) logEntry.commands = turn.commands.map(runShellCommand);
   if (turn.fail === "hang") logEntry.childPid = startGrandchild();
   appendLog(logEntry);
 
@@ -150,6 +154,11 @@ function applyFiles(files) {
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(target, content);
   }
+}
+
+function runShellCommand(command) {
+  const result = spawnSync("/bin/sh", ["-c", command], { encoding: "utf8" });
+  return { command, exitCode: result.status, stderr: result.stderr };
 }
 
 function selectedEnv() {
