@@ -15,7 +15,7 @@ import path from "node:path";
 import type { PermissionMode } from "../../definition/types.js";
 import { isPlainObject } from "../../plain-object.js";
 import type { Backend, BackendRequest, BackendResponse, Usage } from "../../ports.js";
-import type { CommandResult } from "../../process/shell-command.js";
+import { type CommandResult, runCommand } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { numberOr, parseJsonLines, stringOr } from "../json-values.js";
@@ -29,16 +29,44 @@ export interface CodexBackendOptions {
   readonly now?: () => number;
 }
 
-/** Codex's sandbox for closer's permission mode. */
-function sandboxArgs(mode: PermissionMode): string[] {
+/**
+ * Codex's sandbox for closer's permission mode. workspace-write keeps `.git`
+ * read-only, and a linked worktree's common git dir lies outside the working
+ * tree, so the git dirs are added as writable roots: the agent must commit.
+ */
+function sandboxArgs(mode: PermissionMode, gitDirs: readonly string[]): string[] {
   if (mode === "bypassPermissions") return ["--dangerously-bypass-approvals-and-sandbox"];
   if (mode === "plan") return ["--sandbox", "read-only"];
-  return ["--sandbox", "workspace-write"];
+  return ["--sandbox", "workspace-write", ...gitDirs.flatMap((dir) => ["--add-dir", dir])];
+}
+
+/** The git dir and common git dir of `cwd` (one folder outside a linked worktree); none outside git. */
+export async function gitDirsOf(cwd: string): Promise<string[]> {
+  try {
+    const result = await runCommand({
+      command: ["git", "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"],
+      cwd,
+      timeoutMs: 10_000,
+    });
+    if (result.exitCode !== 0) return [];
+    return [...new Set(result.stdout.split("\n").filter((line) => line.trim() !== ""))];
+  } catch {
+    return [];
+  }
 }
 
 /** Arguments after the executable; `schemaFile` is where the request's schema was written. */
-function codexArgs(request: BackendRequest, schemaFile: string | undefined): string[] {
-  const args = ["exec", "--json", "--skip-git-repo-check", ...sandboxArgs(request.permissionMode)];
+function codexArgs(
+  request: BackendRequest,
+  schemaFile: string | undefined,
+  gitDirs: readonly string[],
+): string[] {
+  const args = [
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    ...sandboxArgs(request.permissionMode, gitDirs),
+  ];
   if (schemaFile !== undefined) args.push("--output-schema", schemaFile);
   if (request.model !== undefined) args.push("-m", request.model);
   if (request.sessionId !== undefined) args.push("resume", request.sessionId);
@@ -59,8 +87,12 @@ export function makeCodexBackend(options: CodexBackendOptions): Backend {
         const schemaFile =
           schemaDir === undefined ? undefined : path.join(schemaDir, "output.schema.json");
         if (schemaFile !== undefined) await writeFile(schemaFile, JSON.stringify(request.schema));
+        const gitDirs =
+          request.permissionMode === "plan" || request.permissionMode === "bypassPermissions"
+            ? []
+            : await gitDirsOf(request.cwd);
         const run = await runAgentCli({
-          command: [...options.command, ...codexArgs(request, schemaFile)],
+          command: [...options.command, ...codexArgs(request, schemaFile, gitDirs)],
           request,
           input: promptWithSystemText(request),
         });

@@ -1,6 +1,6 @@
 /**
  * Runs one agent CLI process for one backend query: in the request's working
- * tree, with the request's environment, the prompt on stdin, the query
+ * tree (also as `PWD`), with the request's environment, the prompt on stdin, the query
  * timeout and cancellation. The process runs in its own group, so a timeout
  * or an abort ends every process the CLI started.
  */
@@ -40,7 +40,8 @@ export async function runAgentCli(invocation: CliInvocation): Promise<CliRun> {
     const result = await runCommand({
       command: invocation.command,
       cwd: request.cwd,
-      env: { ...request.env, ...invocation.extraEnv },
+      // A CLI that reads its folder from PWD (opencode) would otherwise work in closer's own.
+      env: { ...request.env, ...invocation.extraEnv, PWD: request.cwd },
       input: invocation.input,
       timeoutMs: request.timeoutMs,
       signal: request.signal,
