@@ -1,4 +1,4 @@
-import { readdir, readFile, realpath } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeBackendContract } from "../../../test/backend-contract.js";
@@ -154,7 +154,7 @@ describe("codex sandbox", () => {
     const [call] = await setup.log();
     const argv = call?.argv ?? [];
     expect(argv[argv.indexOf("--sandbox") + 1]).toBe("workspace-write");
-    expect(argv[argv.indexOf("--add-dir") + 1]).toBe(path.join(await realpath(setup.cwd), ".git"));
+    expect(argv[argv.indexOf("--add-dir") + 1]).toBe(path.join(setup.cwd, ".git"));
   });
 
   it("adds no writable roots outside git, in plan mode or without a sandbox", async () => {

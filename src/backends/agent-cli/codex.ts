@@ -15,7 +15,8 @@ import path from "node:path";
 import type { PermissionMode } from "../../definition/types.js";
 import { isPlainObject } from "../../plain-object.js";
 import type { Backend, BackendRequest, BackendResponse, Usage } from "../../ports.js";
-import { type CommandResult, runCommand } from "../../process/shell-command.js";
+import type { CommandResult } from "../../process/shell-command.js";
+import { getGitDirs } from "../../workspace/git.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { numberOr, parseJsonLines, stringOr } from "../json-values.js";
@@ -38,21 +39,6 @@ function sandboxArgs(mode: PermissionMode, gitDirs: readonly string[]): string[]
   if (mode === "bypassPermissions") return ["--dangerously-bypass-approvals-and-sandbox"];
   if (mode === "plan") return ["--sandbox", "read-only"];
   return ["--sandbox", "workspace-write", ...gitDirs.flatMap((dir) => ["--add-dir", dir])];
-}
-
-/** The git dir and common git dir of `cwd` (one folder outside a linked worktree); none outside git. */
-export async function gitDirsOf(cwd: string): Promise<string[]> {
-  try {
-    const result = await runCommand({
-      command: ["git", "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"],
-      cwd,
-      timeoutMs: 10_000,
-    });
-    if (result.exitCode !== 0) return [];
-    return [...new Set(result.stdout.split("\n").filter((line) => line.trim() !== ""))];
-  } catch {
-    return [];
-  }
 }
 
 /** Arguments after the executable; `schemaFile` is where the request's schema was written. */
@@ -90,7 +76,7 @@ export function makeCodexBackend(options: CodexBackendOptions): Backend {
         const gitDirs =
           request.permissionMode === "plan" || request.permissionMode === "bypassPermissions"
             ? []
-            : await gitDirsOf(request.cwd);
+            : await getGitDirs(request.cwd);
         const run = await runAgentCli({
           command: [...options.command, ...codexArgs(request, schemaFile, gitDirs)],
           request,
