@@ -33,7 +33,7 @@ export interface ModelServer {
   /** e.g. `http://127.0.0.1:PORT/v1` */
   readonly baseUrl: string;
   readonly requests: ModelRequestLog[];
-  /** Replace the script and start from its first step. */
+  /** Replace the script and start from its first step (and tool call id `call_1`). */
   script(turns: readonly ModelTurn[]): void;
   close(): Promise<void>;
 }
@@ -179,6 +179,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     script(turns) {
       steps = stepsOf(turns);
       next = 0;
+      callCount = 0;
     },
     close: () =>
       new Promise((resolve) => {
