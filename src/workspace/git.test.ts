@@ -10,6 +10,7 @@ import {
   countCommitsAhead,
   getCurrentBranch,
   getGitCommonDir,
+  getGitDirs,
   getRemoteUrl,
   getRepoRoot,
   isClean,
@@ -35,6 +36,23 @@ async function commitFile(cwd: string, file: string, text: string): Promise<void
 }
 
 describe("repository facts", () => {
+  it("names the git dir and, in a linked worktree, the common git dir; none outside git", async () => {
+    expect(await getGitDirs(path.join(repo.dir, "src"))).toEqual([path.join(repo.dir, ".git")]);
+    const linked = path.join(repo.dir, "..", `${path.basename(repo.dir)}-linked`);
+    await runGit(repo.dir, ["worktree", "add", "-q", "-b", "linked", linked]);
+    try {
+      expect(await getGitDirs(linked)).toEqual([
+        path.join(repo.dir, ".git", "worktrees", path.basename(linked)),
+        path.join(repo.dir, ".git"),
+      ]);
+    } finally {
+      await rm(linked, { recursive: true, force: true });
+    }
+    const outside = await mkdtemp(path.join(tmpdir(), "closer-no-git-"));
+    expect(await getGitDirs(outside)).toEqual([]);
+    await rm(outside, { recursive: true, force: true });
+  });
+
   it("finds the root, the common git dir and the current branch from a subfolder", async () => {
     const sub = path.join(repo.dir, "src");
     expect(await getRepoRoot(sub)).toBe(repo.dir);

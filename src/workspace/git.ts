@@ -98,6 +98,19 @@ export async function getGitCommonDir(cwd: string): Promise<string> {
   return path.resolve(cwd, directory);
 }
 
+/**
+ * The git dir and the common git dir of `cwd` (absolute; one folder unless
+ * `cwd` is in a linked worktree); none outside a repository.
+ */
+export async function getGitDirs(cwd: string): Promise<string[]> {
+  const result = await runGit(cwd, ["rev-parse", "--git-dir", "--git-common-dir"], {
+    allowFailure: true,
+  }).catch(() => undefined);
+  if (result === undefined || result.exitCode !== 0) return [];
+  const dirs = result.stdout.split("\n").filter((line) => line.trim() !== "");
+  return [...new Set(dirs.map((dir) => path.resolve(cwd, dir)))];
+}
+
 /** Branch checked out in `cwd`; undefined when HEAD is detached. */
 export async function getCurrentBranch(cwd: string): Promise<string | undefined> {
   const result = await runGit(cwd, ["symbolic-ref", "--quiet", "--short", "HEAD"], {

@@ -11,6 +11,7 @@ import {
   setUpFakeCli,
   waitFor,
 } from "../../../test/doubles/fake-cli/fake-cli-harness.js";
+import { runCommand } from "../../process/shell-command.js";
 import { makeCodexBackend } from "./codex.js";
 
 const schema = {
@@ -151,5 +152,44 @@ describe("codex backend", () => {
     await waitFor(async () => !isAlive(call?.pid ?? 0) && !isAlive(call?.childPid ?? 0), 3000);
     const left = (await readdir(tempDir)).filter((name) => name.startsWith("closer-codex-"));
     expect(left).toEqual([]);
+  });
+});
+
+describe("codex sandbox", () => {
+  let setup: FakeCliSetup;
+  beforeEach(async () => {
+    setup = await setUpFakeCli();
+  });
+  afterEach(async () => {
+    await setup.cleanup();
+  });
+
+  it("adds the git dirs as writable roots in workspace-write, so the agent can commit", async () => {
+    await runCommand({ command: "git init -q", cwd: setup.cwd, timeoutMs: 10_000 });
+    await setup.script([{ text: "done" }]);
+    const backend = makeCodexBackend({ command: [fakeCliPath("codex")] });
+    await backend.query(makeRequest(setup, { permissionMode: "acceptEdits" }));
+    const [call] = await setup.log();
+    const argv = call?.argv ?? [];
+    expect(argv[argv.indexOf("--sandbox") + 1]).toBe("workspace-write");
+    expect(argv[argv.indexOf("--add-dir") + 1]).toBe(path.join(setup.cwd, ".git"));
+  });
+
+  it("adds no writable roots outside git, in plan mode or without a sandbox", async () => {
+    await setup.script([{ text: "done" }, { text: "done" }, { text: "done" }]);
+    const backend = makeCodexBackend({ command: [fakeCliPath("codex")] });
+    await backend.query(makeRequest(setup, { permissionMode: "acceptEdits" }));
+    await runCommand({ command: "git init -q", cwd: setup.cwd, timeoutMs: 10_000 });
+    await backend.query(makeRequest(setup, { permissionMode: "plan" }));
+    await backend.query(makeRequest(setup, { permissionMode: "bypassPermissions" }));
+    for (const call of await setup.log()) expect(call.argv).not.toContain("--add-dir");
+  });
+
+  it("runs the CLI with PWD set to the working tree", async () => {
+    await setup.script([{ text: "done" }]);
+    const backend = makeCodexBackend({ command: [fakeCliPath("codex")] });
+    await backend.query(makeRequest(setup, { env: { FAKE_CLI_LOG_ENV: "PWD" } }));
+    const [call] = await setup.log();
+    expect(call?.env.PWD).toBe(setup.cwd);
   });
 });

@@ -16,6 +16,7 @@ import type { PermissionMode } from "../../definition/types.js";
 import { isPlainObject } from "../../plain-object.js";
 import type { Backend, BackendRequest, BackendResponse, Usage } from "../../ports.js";
 import type { CommandResult } from "../../process/shell-command.js";
+import { getGitDirs } from "../../workspace/git.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { numberOr, parseJsonLines, stringOr } from "../json-values.js";
@@ -30,16 +31,29 @@ export interface CodexBackendOptions {
   readonly now?: () => number;
 }
 
-/** Codex's sandbox for closer's permission mode. */
-function sandboxArgs(mode: PermissionMode): string[] {
+/**
+ * Codex's sandbox for closer's permission mode. workspace-write keeps `.git`
+ * read-only, and a linked worktree's common git dir lies outside the working
+ * tree, so the git dirs are added as writable roots: the agent must commit.
+ */
+function sandboxArgs(mode: PermissionMode, gitDirs: readonly string[]): string[] {
   if (mode === "bypassPermissions") return ["--dangerously-bypass-approvals-and-sandbox"];
   if (mode === "plan") return ["--sandbox", "read-only"];
-  return ["--sandbox", "workspace-write"];
+  return ["--sandbox", "workspace-write", ...gitDirs.flatMap((dir) => ["--add-dir", dir])];
 }
 
 /** Arguments after the executable; `schemaFile` is where the request's schema was written. */
-function codexArgs(request: BackendRequest, schemaFile: string | undefined): string[] {
-  const args = ["exec", "--json", "--skip-git-repo-check", ...sandboxArgs(request.permissionMode)];
+function codexArgs(
+  request: BackendRequest,
+  schemaFile: string | undefined,
+  gitDirs: readonly string[],
+): string[] {
+  const args = [
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    ...sandboxArgs(request.permissionMode, gitDirs),
+  ];
   if (schemaFile !== undefined) args.push("--output-schema", schemaFile);
   if (request.model !== undefined) args.push("-m", request.model);
   if (request.sessionId !== undefined) args.push("resume", request.sessionId);
@@ -64,8 +78,12 @@ export function makeCodexBackend(options: CodexBackendOptions): Backend {
           // docs/backends.md#strict-schema
           await writeFile(schemaFile, JSON.stringify(strictSchema(request.schema)));
         }
+        const gitDirs =
+          request.permissionMode === "plan" || request.permissionMode === "bypassPermissions"
+            ? []
+            : await getGitDirs(request.cwd);
         const run = await runAgentCli({
-          command: [...options.command, ...codexArgs(request, schemaFile)],
+          command: [...options.command, ...codexArgs(request, schemaFile, gitDirs)],
           request,
           input: promptWithSystemText(request),
         });

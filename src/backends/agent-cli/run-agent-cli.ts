@@ -1,7 +1,7 @@
 /**
  * Runs one agent CLI process for one backend query: in the request's working
- * tree, with the agent's environment (closer's own plus the request's, without
- * GitHub tokens), the prompt on stdin, the query
+ * tree (also as `PWD`), with the agent's environment (closer's own plus the
+ * request's, without GitHub tokens), the prompt on stdin, the query
  * timeout and cancellation. The process runs in its own group, so a timeout
  * or an abort ends every process the CLI started.
  */
@@ -42,7 +42,12 @@ export async function runAgentCli(invocation: CliInvocation): Promise<CliRun> {
     const result = await runCommand({
       command: invocation.command,
       cwd: request.cwd,
-      env: makeAgentEnvironment(process.env, { ...request.env, ...invocation.extraEnv }),
+      // A CLI that reads its folder from PWD (opencode) would otherwise work in closer's own.
+      env: makeAgentEnvironment(process.env, {
+        ...request.env,
+        ...invocation.extraEnv,
+        PWD: request.cwd,
+      }),
       inheritEnv: false,
       input: invocation.input,
       timeoutMs: request.timeoutMs,
