@@ -12,6 +12,7 @@ import type { ProtectedFingerprint } from "./integrity/protected-files.js";
 import type { PromptRenderer } from "./prompts/make-prompt-renderer.js";
 import type { FileSnapshot } from "./record/read-optional-file.js";
 import type { RunState } from "./record/run-state.js";
+import type { TreeChanges } from "./workspace/changes-since.js";
 
 // ── Backend ────────────────────────────────────────────────────────────────
 
@@ -211,6 +212,12 @@ export interface IntegrityProbe {
   isDefinitionPath(path: string): boolean;
   /** Files with uncommitted changes (none outside git). */
   listDirtyFiles(): Promise<readonly string[]>;
+  /** The commit HEAD names ("" outside git or before the first commit). */
+  readHeadCommit(): Promise<string>;
+  /** What changed since a commit, uncommitted and untracked files included (none outside git). */
+  readChangesSince(commit: string): Promise<TreeChanges>;
+  /** A digest of the working tree's content: equal digests, unchanged tree. */
+  readTreeFingerprint(): Promise<string>;
 }
 
 // ── GitHub ─────────────────────────────────────────────────────────────────

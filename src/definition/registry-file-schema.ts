@@ -128,7 +128,21 @@ const completionStepSchema = z
       .array(conditionSchema)
       .describe("Validators run in order after a completion signal; the first failure decides."),
     closureReview: z
-      .strictObject({ c2: word("Folder word 2."), c3: word("Folder word 3.") })
+      .strictObject({
+        c2: word("Folder word 2."),
+        c3: word("Folder word 3."),
+        session: z
+          .enum(["fresh", "worker"])
+          .default("fresh")
+          .describe(
+            "fresh: a new session with none of the worker's history; worker: the worker's own.",
+          ),
+        maxRejections: z
+          .int()
+          .positive()
+          .default(3)
+          .describe("Rejections by the review before the run ends blocked."),
+      })
       .optional()
       .describe("After the validators pass, ask the model for a checklist review."),
     onFailure: z

@@ -16,6 +16,10 @@ export interface Query {
   readonly model?: string;
   /** Names an extra query of the iteration in the record (e.g. `closure-review`). */
   readonly label?: string;
+  /** A session of its own: none of the run's history, and the run keeps its session (the closure review). */
+  readonly freshSession?: boolean;
+  /** Tools in place of the runner's (the closure review's read-only ones). */
+  readonly tools?: Pick<BackendRequest, "allowedTools" | "disallowedTools" | "permissionMode">;
 }
 
 export type QueryOutcome =
@@ -36,8 +40,7 @@ const DEADLINE_GRACE_MS = 5_000;
  * unrecoverable ends the run.
  */
 export async function queryBackend(run: RunContext, query: Query): Promise<QueryOutcome> {
-  let sessionId =
-    run.agent.runner.backend.sessionPolicy === "continue" ? run.state.sessionId : undefined;
+  let sessionId = continues(run, query) ? run.state.sessionId : undefined;
   let prompt = query.prompt;
   const repeats = makeRepeats(run, query);
   for (;;) {
@@ -65,6 +68,11 @@ export async function queryBackend(run: RunContext, query: Query): Promise<Query
     const waitEnd = await waitBeforeRepeat(run, query.iteration, error, wait);
     if (waitEnd) return { terminal: waitEnd };
   }
+}
+
+/** Whether the query goes on in the run's session, and the run keeps the session it answers in. */
+function continues(run: RunContext, query: Query): boolean {
+  return run.agent.runner.backend.sessionPolicy === "continue" && query.freshSession !== true;
 }
 
 function withSummary(run: RunContext, prompt: string): string {
@@ -99,6 +107,7 @@ async function queryOnce(
     allowedTools: runner.backend.allowedTools,
     disallowedTools: runner.backend.disallowedTools,
     permissionMode: runner.backend.permissionMode,
+    ...query.tools,
     ...(run.systemPrompt === undefined ? {} : { systemPrompt: run.systemPrompt }),
     protectedPaths: protectedPathsOf(run),
     env: {
@@ -109,7 +118,7 @@ async function queryOnce(
     timeoutMs: runner.budgets.queryTimeoutMs,
     signal: run.signal,
   });
-  addToTotals(run, response);
+  addToTotals(run, response, continues(run, query));
   emit(run, {
     type: "backend-end",
     iteration: query.iteration,
@@ -166,10 +175,10 @@ async function queryWithDeadline(
   }
 }
 
-function addToTotals(run: RunContext, response: BackendResponse): void {
+function addToTotals(run: RunContext, response: BackendResponse, continued: boolean): void {
   const { totals } = run.state;
   const usage = response.usage;
-  const keepSession = run.agent.runner.backend.sessionPolicy === "continue" && response.sessionId;
+  const keepSession = continued && response.sessionId;
   updateState(run, {
     totals: {
       costUsd: totals.costUsd + response.costUsd,

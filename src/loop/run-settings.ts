@@ -4,7 +4,13 @@ import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
 import type { ProtectedSet } from "../integrity/protected-files.js";
 import type { Backend, Clock, RecordSink } from "../ports.js";
-import type { DefinitionStamp, FlakyValidator, RunState, TaskInfo } from "../record/run-state.js";
+import type {
+  DefinitionStamp,
+  FlakyValidator,
+  ReviewFindings,
+  RunState,
+  TaskInfo,
+} from "../record/run-state.js";
 
 /**
  * Everything `runAgent` works with, already resolved: nothing here has a
@@ -83,6 +89,8 @@ export interface DefinitionStart extends DefinitionStamp {
 export interface Declaration {
   readonly iteration: number;
   readonly checkId: string;
+  /** The status the model declared. */
+  readonly status?: string;
   /** The model's own summary of its work (commit messages, the completion comment). */
   readonly summary?: string;
 }
@@ -112,6 +120,10 @@ export interface AgentResult {
   readonly refutedDeclarations: number;
   /** Checks that failed, then passed on the unchanged tree (docs/integrity.md#flaky-checks). */
   readonly flaky: readonly FlakyValidator[];
+  /** What the closure reviews cost, when one ran (docs/completion.md#closure-review). */
+  readonly reviewCostUsd?: number;
+  /** For `blocked`: the last review's findings. */
+  readonly review?: ReviewFindings;
 }
 
 /**
