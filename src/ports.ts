@@ -6,7 +6,12 @@
  */
 
 import type { SchemaValidators } from "./completion/schema-validators.js";
-import type { JsonSchema, OutputSchemaRef, PermissionMode } from "./definition/types.js";
+import type {
+  BackendConfig,
+  JsonSchema,
+  OutputSchemaRef,
+  PermissionMode,
+} from "./definition/types.js";
 import type { EventListener, RunEvent } from "./events.js";
 import type { ProtectedFingerprint } from "./integrity/protected-files.js";
 import type { PromptRenderer } from "./prompts/make-prompt-renderer.js";
@@ -187,6 +192,8 @@ export interface Clock {
 /** Everything the loop reaches the outside world through, made once per run. */
 export interface LoopPorts {
   readonly backend: Backend;
+  /** Makes the backend a closure review names (docs/completion.md#closure-review). */
+  readonly reviewBackend?: (config: BackendConfig) => Promise<Backend>;
   readonly record: RecordSink;
   readonly clock: Clock;
   readonly listener?: EventListener;

@@ -46,7 +46,8 @@ const parameterSchema = z
   })
   .describe("A CLI parameter; its value is a template variable of the same name.");
 
-const backendSchema = z
+/** A backend's configuration: agent.json's `runner.backend`, and a closure review's `backend`. */
+export const backendSchema = z
   .strictObject({
     kind: z.enum(BACKEND_KINDS).default("claude-sdk").describe("What answers the prompts."),
     model: z.string().optional().describe("Model for every step; default: the backend's own."),

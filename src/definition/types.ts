@@ -22,6 +22,8 @@ export interface ClosureReviewDefinition {
   readonly session: "fresh" | "worker";
   /** Rejections before the run ends `blocked`. */
   readonly maxRejections: number;
+  /** Another backend for the review (it then always works in a session of its own). */
+  readonly backend?: BackendConfig;
 }
 export type ClosureAction = "close" | "label-only" | "label-and-close";
 export type WorktreeOnSuccess = "merge" | "push" | "keep";

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import type { JsonSchema } from "../definition/types.js";
-import type { BackendRequest, BackendResponse } from "../ports.js";
+import type { Backend, BackendRequest, BackendResponse } from "../ports.js";
 import { renderIterationSummary } from "../prompts/variables.js";
 import { makeRepeats, recoveryFor, terminalFor, waitBeforeRepeat } from "./backend-recovery.js";
 import { emit, keep, type RunContext, updateState, waitForState } from "./run-context.js";
@@ -18,6 +18,8 @@ export interface Query {
   readonly label?: string;
   /** A session of its own: none of the run's history, and the run keeps its session (the closure review). */
   readonly freshSession?: boolean;
+  /** Another backend than the run's, with its own model (a closure review's). */
+  readonly backend?: { readonly backend: Backend; readonly model?: string };
   /** Tools in place of the runner's (the closure review's read-only ones). */
   readonly tools?: Pick<BackendRequest, "allowedTools" | "disallowedTools" | "permissionMode">;
 }
@@ -87,9 +89,11 @@ async function queryOnce(
   prompt: string,
   sessionId: string | undefined,
 ): Promise<BackendResponse> {
-  const { backend, record } = run.ports;
+  const { record } = run.ports;
   const { runner } = run.agent;
-  const model = query.model ?? runner.backend.model;
+  const backend = query.backend?.backend ?? run.ports.backend;
+  const model =
+    query.backend === undefined ? (query.model ?? runner.backend.model) : query.backend.model;
   await waitForState(run);
   emit(run, {
     type: "backend-start",
@@ -98,7 +102,7 @@ async function queryOnce(
     ...(model === undefined ? {} : { model }),
     ...(sessionId === undefined ? {} : { sessionId }),
   });
-  const response = await queryWithDeadline(run, {
+  const response = await queryWithDeadline(backend, {
     prompt,
     ...(query.schema === undefined ? {} : { schema: query.schema }),
     ...(sessionId === undefined ? {} : { sessionId }),
@@ -140,7 +144,7 @@ async function queryOnce(
  * A backend that throws (it should answer with an error) is answered as a crash.
  */
 async function queryWithDeadline(
-  run: RunContext,
+  backend: Backend,
   request: Omit<BackendRequest, "signal"> & { signal: AbortSignal },
 ): Promise<BackendResponse> {
   const controller = new AbortController();
@@ -157,7 +161,7 @@ async function queryWithDeadline(
       );
     }, request.timeoutMs + Math.min(DEADLINE_GRACE_MS, request.timeoutMs));
   });
-  const answer = run.ports.backend
+  const answer = backend
     .query({ ...request, signal: controller.signal })
     .catch((error: unknown) =>
       errorResponse(

@@ -9,7 +9,7 @@ import type { BackendRequest } from "../ports.js";
 import type { ReviewRecord } from "../record/run-state.js";
 import type { TreeChanges } from "../workspace/changes-since.js";
 import { gatherReviewEvidence, type ReviewSubject, readChanges } from "./gather-review-evidence.js";
-import { queryBackend } from "./query-backend.js";
+import { type Query, queryBackend } from "./query-backend.js";
 import { emit, keep, type RunContext, updateState } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";
 import type { Terminal } from "./terminal-state.js";
@@ -66,6 +66,7 @@ export async function reviewClosure(
     kind: "closure-review",
     chars: prompt.text.length,
   });
+  const reviewer = await reviewerOf(run, review);
   const costBefore = run.state.totals.costUsd;
   const startedMs = run.ports.clock.now();
   const treeBefore = await fingerprint(run);
@@ -74,8 +75,9 @@ export async function reviewClosure(
     prompt: prompt.text,
     schema: CLOSURE_REVIEW_SCHEMA,
     label: LABEL,
-    freshSession: review.session === "fresh",
+    freshSession: review.session === "fresh" || reviewer !== undefined,
     tools: REVIEW_TOOLS,
+    ...(reviewer === undefined ? {} : { backend: reviewer }),
   });
   if (answer.terminal) return answer.terminal;
   const changedFiles =
@@ -92,12 +94,23 @@ export async function reviewClosure(
     iteration: turn.iteration,
     allComplete: reading.ok && reading.complete,
     pendingActions: reading.ok ? [...reading.pendingActions] : [reading.error],
-    session: review.session,
+    session: review.session === "fresh" || reviewer !== undefined ? "fresh" : "worker",
     costUsd,
     durationMs,
     ...(changedFiles.length === 0 ? {} : { changedFiles }),
   });
   return reading;
+}
+
+/** The backend the review names, made on first use; undefined: the run's own. */
+async function reviewerOf(
+  run: RunContext,
+  review: ClosureReviewDefinition,
+): Promise<Query["backend"]> {
+  const config = review.backend;
+  if (config === undefined) return undefined;
+  const backend = await (run.ports.reviewBackend?.(config) ?? Promise.resolve(run.ports.backend));
+  return { backend, ...(config.model === undefined ? {} : { model: config.model }) };
 }
 
 async function fingerprint(run: RunContext): Promise<string> {

@@ -1,5 +1,5 @@
 import type { ExternalCondition } from "../completion/is-complete.js";
-import type { ResolvedAgent } from "../definition/types.js";
+import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
 import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
 import type { ProtectedSet } from "../integrity/protected-files.js";
@@ -21,6 +21,8 @@ export interface RunSettings {
   /** The agent, with the command line's overrides applied. */
   readonly agent: ResolvedAgent;
   readonly backend: Backend;
+  /** Makes the backend a closure review names, on first use; without it the run's backend reviews. */
+  readonly reviewBackend?: (config: BackendConfig) => Promise<Backend>;
   /** The working tree the agent works in and the checks run in (absolute). */
   readonly cwd: string;
   readonly clock: Clock;

@@ -209,6 +209,21 @@ describe("scenarios: the closure review (docs/completion.md#closure-review)", ()
     expect(result).toMatchObject({ status: "completed", iterations: 1 });
   });
 
+  it("closureReview.backend lets another backend and model review, in a session of its own", async () => {
+    const setup = await setUp({ session: "worker", backend: { kind: "scripted", model: "judge" } });
+    const worker = makeScriptedBackend([
+      { files: { "src/add.js": FIXED_ADD }, commands: [COMMIT_ALL], structuredOutput: DONE },
+    ]);
+    const judge = makeScriptedBackend([{ structuredOutput: APPROVE }], { name: "judge" });
+    const { result, log } = await runTask(setup, worker, { scripted: judge });
+
+    expect(worker.calls).toHaveLength(1);
+    expect(judge.calls[0]).toMatchObject({ model: "judge", permissionMode: "dontAsk" });
+    expect(judge.calls[0]?.sessionId).toBeUndefined();
+    expect(log.of("closure-review")[0]).toMatchObject({ session: "fresh", allComplete: true });
+    expect(result).toMatchObject({ status: "completed", iterations: 1 });
+  });
+
   it("a review that changes the working tree does not count; the change is kept and named", async () => {
     const setup = await setUp();
     const backend = makeScriptedBackend([
