@@ -4,7 +4,7 @@
  * an editor shows on hover.
  */
 import { z } from "zod";
-import { backendSchema } from "./agent-file-schema.js";
+import { backendConfigSchema } from "./agent-file-schema.js";
 import { insidePath } from "./inside-path.js";
 import { WORD_PATTERN } from "./path-word.js";
 import { isValidRegexText, validatorSchema } from "./validator-file-schema.js";
@@ -143,7 +143,7 @@ const completionStepSchema = z
           .positive()
           .default(3)
           .describe("Rejections by the review before the run ends blocked."),
-        backend: backendSchema
+        backend: backendConfigSchema
           .optional()
           .describe("Another backend kind or model for the review; default: the run's backend."),
       })
