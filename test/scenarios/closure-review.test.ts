@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { checkAgent } from "../../src/index.js";
 import { REVIEW_TOOLS } from "../../src/loop/review-closure.js";
 import type { BackendRequest } from "../../src/ports.js";
 import { makeScriptedBackend, type ScriptedTurn } from "../../src/testing/index.js";
@@ -222,6 +223,24 @@ describe("scenarios: the closure review (docs/completion.md#closure-review)", ()
     expect(judge.calls[0]?.sessionId).toBeUndefined();
     expect(log.of("closure-review")[0]).toMatchObject({ session: "fresh", allComplete: true });
     expect(result).toMatchObject({ status: "completed", iterations: 1 });
+  });
+
+  it("closer validate knows the review's variables, and only in the review prompt", async () => {
+    const setup = await setUp();
+    expect((await checkAgent(setup.agent)).valid).toBe(true);
+    await setup.repo.cleanup();
+    const misplaced = await makeTaskRepo({
+      completionStep: { closureReview: { c2: "complete", c3: "task" } },
+      prompts: {
+        "steps/complete/task/f_default.md": REVIEW_PROMPT,
+        "steps/initial/task/f_default.md": "Fix it.\n{{changes.tests}}\n",
+      },
+    });
+    cleanup = misplaced.repo.cleanup;
+    const report = await checkAgent(misplaced.agent);
+    expect(report.problems.map((problem) => problem.message)).toContainEqual(
+      expect.stringContaining("{{changes.tests}}"),
+    );
   });
 
   it("a review that changes the working tree does not count; the change is kept and named", async () => {
