@@ -13,6 +13,7 @@ export type TerminalStatus =
   | "retries_exhausted"
   | "budget_exhausted"
   | "aborted"
+  | "blocked"
   | "error";
 
 export type DecisionSource =
@@ -126,7 +127,18 @@ export type RunEventBody =
       detail: string;
       refutedDeclarations: number;
     }
-  | { type: "closure-review"; iteration: number; allComplete: boolean; pendingActions: string[] }
+  | {
+      type: "closure-review";
+      iteration: number;
+      allComplete: boolean;
+      pendingActions: string[];
+      /** `fresh`: the reviewer had none of the worker's history. */
+      session: "fresh" | "worker";
+      costUsd: number;
+      durationMs: number;
+      /** Files the review itself changed (its answer then does not count). */
+      changedFiles?: string[];
+    }
   | {
       type: "decision";
       iteration: number;

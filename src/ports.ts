@@ -6,12 +6,18 @@
  */
 
 import type { SchemaValidators } from "./completion/schema-validators.js";
-import type { JsonSchema, OutputSchemaRef, PermissionMode } from "./definition/types.js";
+import type {
+  BackendConfig,
+  JsonSchema,
+  OutputSchemaRef,
+  PermissionMode,
+} from "./definition/types.js";
 import type { EventListener, RunEvent } from "./events.js";
 import type { ProtectedFingerprint } from "./integrity/protected-files.js";
 import type { PromptRenderer } from "./prompts/make-prompt-renderer.js";
 import type { FileSnapshot } from "./record/read-optional-file.js";
 import type { RunState } from "./record/run-state.js";
+import type { TreeChanges } from "./workspace/changes-since.js";
 
 // ── Backend ────────────────────────────────────────────────────────────────
 
@@ -196,6 +202,8 @@ export interface Clock {
 /** Everything the loop reaches the outside world through, made once per run. */
 export interface LoopPorts {
   readonly backend: Backend;
+  /** Makes the backend a closure review names (docs/completion.md#closure-review). */
+  readonly reviewBackend?: (config: BackendConfig) => Promise<Backend>;
   readonly record: RecordSink;
   readonly clock: Clock;
   readonly listener?: EventListener;
@@ -221,6 +229,12 @@ export interface IntegrityProbe {
   isDefinitionPath(path: string): boolean;
   /** Files with uncommitted changes (none outside git). */
   listDirtyFiles(): Promise<readonly string[]>;
+  /** The commit HEAD names ("" outside git or before the first commit). */
+  readHeadCommit(): Promise<string>;
+  /** What changed since a commit, uncommitted and untracked files included (none outside git). */
+  readChangesSince(commit: string): Promise<TreeChanges>;
+  /** A digest of the working tree's content: equal digests, unchanged tree. */
+  readTreeFingerprint(): Promise<string>;
 }
 
 // ── GitHub ─────────────────────────────────────────────────────────────────

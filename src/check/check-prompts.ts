@@ -7,7 +7,12 @@ import { type C3lWords, findBadWords } from "../prompts/c3l.js";
 import { listTemplateNeeds, type TemplateNeeds } from "../prompts/list-template-needs.js";
 import { retryWords, stepWords } from "../prompts/prompt-words.js";
 import { type LocatedPrompt, locatePrompt } from "../prompts/render-prompt.js";
-import { RETRY_VARIABLES, RUNNER_VARIABLES, TASK_FIELDS } from "../prompts/variables.js";
+import {
+  RETRY_VARIABLES,
+  REVIEW_VARIABLES,
+  RUNNER_VARIABLES,
+  TASK_FIELDS,
+} from "../prompts/variables.js";
 import { quoteList } from "./check-references.js";
 import { keyPath, type ProblemCollector, type ProblemPlace } from "./problem.js";
 import { type RetryTarget, retryTargets } from "./retry-targets.js";
@@ -59,7 +64,10 @@ export async function checkPrompts(
       await checkPrompt(context, {
         words: closureReviewWords(registry.c1, completionStep.closureReview),
         place: { file: agent.files.registry, jsonPath: `${jsonPath}.closureReview` },
-        expectation: { extra: [], owner: `the closure review of completion step "${id}"` },
+        expectation: {
+          extra: REVIEW_VARIABLES,
+          owner: `the closure review of completion step "${id}"`,
+        },
       });
     }
   }

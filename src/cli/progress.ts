@@ -179,7 +179,7 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
         `  declaration refuted by ${event.failed} (${event.refutedDeclarations} so far)`,
       );
     case "closure-review":
-      return `  review: ${event.allComplete ? paint("green", "all complete") : paint("yellow", `${event.pendingActions.length} pending`)}`;
+      return `  review (${event.session} session, ${formatUsd(event.costUsd)}): ${event.allComplete ? paint("green", "all complete") : paint("yellow", `${event.pendingActions.length} pending`)}`;
     case "retry-select":
       return paint(
         "yellow",

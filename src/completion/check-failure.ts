@@ -33,7 +33,7 @@ export interface CheckFailure {
 /** Built-in pattern names (docs/retry.md#builtin-patterns). */
 export const BUILTIN_PATTERN_NAMES = {
   formatError: "format-error",
-  closureIncomplete: "closure-incomplete",
+  reviewRejected: "review-rejected",
   undecidable: "undecidable",
   externalCondition: "external-condition",
   testsRemoved: "tests-removed",
@@ -82,12 +82,25 @@ export function validationFailure(check: FailedCompletionCheck): CheckFailure {
   };
 }
 
-export function closureFailure(pendingActions: readonly string[]): CheckFailure {
+/** A checklist item the review did not find done, with its evidence. */
+export interface UndoneItem {
+  readonly item: string;
+  readonly evidence: string;
+}
+
+/** The closure review rejected the work (docs/completion.md#closure-review). */
+export function reviewFailure(
+  pendingActions: readonly string[],
+  notDone: readonly UndoneItem[] = [],
+): CheckFailure {
   return {
     kind: "closure-review",
     name: "closure-review",
-    pattern: BUILTIN_PATTERN_NAMES.closureIncomplete,
-    params: { pendingActions },
+    pattern: BUILTIN_PATTERN_NAMES.reviewRejected,
+    params: {
+      pendingActions,
+      checklist: notDone.map((entry) => `${entry.item}: ${entry.evidence}`),
+    },
     detail: oneLine(
       pendingActions.length === 0
         ? "the closure review is not complete"

@@ -62,20 +62,30 @@ describe("isComplete", () => {
     expect(asked).toEqual([]);
   });
 
-  it("docs/completion.md#closure-review a closure review that is not complete yields closure-incomplete with its pending actions", async () => {
+  it("docs/completion.md#closure-review a closure review that is not complete yields review-rejected with its pending actions", async () => {
     const verdict = await isComplete({
       validation: passed,
       closureReview: {
         ok: true,
-        review: { allComplete: false, checklist: [], pendingActions: ["add a test"] },
+        review: {
+          allComplete: false,
+          checklist: [
+            { item: "tests pass", done: true, evidence: "green" },
+            { item: "README", done: false, evidence: "no section on add()" },
+          ],
+          pendingActions: ["add a test"],
+        },
         complete: false,
-        pendingActions: ["add a test"],
+        pendingActions: ["add a test", "README"],
       },
       external: [],
     });
     if (verdict.complete) throw new Error("expected incomplete");
-    expect(verdict.failure.pattern).toBe("closure-incomplete");
-    expect(verdict.failure.params).toEqual({ pendingActions: ["add a test"] });
+    expect(verdict.failure.pattern).toBe("review-rejected");
+    expect(verdict.failure.params).toEqual({
+      pendingActions: ["add a test"],
+      checklist: ["README: no section on add()"],
+    });
   });
 
   it("docs/completion.md#closure-review an unreadable closure review is not complete", async () => {
@@ -85,7 +95,7 @@ describe("isComplete", () => {
       external: [],
     });
     if (verdict.complete) throw new Error("expected incomplete");
-    expect(verdict.failure.pattern).toBe("closure-incomplete");
+    expect(verdict.failure.pattern).toBe("review-rejected");
     expect(String(verdict.failure.params.pendingActions)).toContain("no JSON answer");
   });
 

@@ -1,8 +1,8 @@
 import type { CompletionCheck } from "./check-completion.js";
 import {
   type CheckFailure,
-  closureFailure,
   externalFailure,
+  reviewFailure,
   validationFailure,
 } from "./check-failure.js";
 import type { ClosureReviewReading } from "./closure-review.js";
@@ -40,11 +40,15 @@ export async function isComplete(evidence: CompletionEvidence): Promise<Completi
   if (closureReview !== undefined && !closureReview.ok) {
     return {
       complete: false,
-      failure: closureFailure([`answer the closure review in its schema (${closureReview.error})`]),
+      failure: reviewFailure([`answer the closure review in its schema (${closureReview.error})`]),
     };
   }
   if (closureReview?.ok === true && !closureReview.complete) {
-    return { complete: false, failure: closureFailure(closureReview.pendingActions) };
+    const { review } = closureReview;
+    const notDone = review.checklist.filter((entry) => !entry.done);
+    const asked =
+      review.pendingActions.length > 0 ? review.pendingActions : closureReview.pendingActions;
+    return { complete: false, failure: reviewFailure(asked, notDone) };
   }
   for (const condition of evidence.external) {
     const result = await checkSafely(condition);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ValidatorOutcome } from "../ports.js";
 import {
-  closureFailure,
   describeOutcome,
   formatFailure,
+  reviewFailure,
   undecidableFailure,
   validationFailure,
 } from "./check-failure.js";
@@ -162,7 +162,7 @@ describe("check failures", () => {
   });
 
   it("docs/completion.md#closure-review a closure failure carries the pending actions", () => {
-    expect(closureFailure(["write docs", "bump version"]).detail).toBe(
+    expect(reviewFailure(["write docs", "bump version"]).detail).toBe(
       "pending: write docs; bump version",
     );
   });

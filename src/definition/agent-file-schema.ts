@@ -46,7 +46,8 @@ const parameterSchema = z
   })
   .describe("A CLI parameter; its value is a template variable of the same name.");
 
-const backendSchema = z
+/** A backend's configuration: agent.json's `runner.backend`, and a closure review's `backend`. */
+export const backendConfigSchema = z
   .strictObject({
     kind: z.enum(BACKEND_KINDS).default("claude-sdk").describe("What answers the prompts."),
     model: z.string().optional().describe("Model for every step; default: the backend's own."),
@@ -122,7 +123,9 @@ const backendSchema = z
         params: { fix: `add "${key}" to runner.backend` },
       });
     }
-  })
+  });
+
+const backendSchema = backendConfigSchema
   .prefault({})
   .describe("The backend and how it is allowed to work.");
 

@@ -85,7 +85,7 @@ describe("loadAgent: the spellings of docs/definition.md#completion-step-spellin
       c3: "issue",
       responseFormat: { type: "json", requiredFields: [] },
       completionConditions: conditions,
-      closureReview: { c2: "complete", c3: "issue" },
+      closureReview: { c2: "complete", c3: "issue", session: "fresh", maxRejections: 3 },
       onFailure: { action: "retry", maxAttempts: 3 },
       maxFormatRetries: 3,
     });

@@ -98,7 +98,7 @@ function normalizeParameters(
   );
 }
 
-function normalizeBackend(backend: AgentFile["runner"]["backend"]): RunnerConfig["backend"] {
+export function normalizeBackend(backend: AgentFile["runner"]["backend"]): RunnerConfig["backend"] {
   const { session, allowedTools, disallowedTools, settingSources, command, ...rest } = backend;
   return {
     ...rest,

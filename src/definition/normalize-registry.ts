@@ -2,6 +2,7 @@ import path from "node:path";
 import { CloserError } from "../errors.js";
 import { parseSuccessWhen } from "../validators/success-when.js";
 import { formatJsonPath } from "./json-path.js";
+import { normalizeClosureReview } from "./normalize-closure-review.js";
 import { WORD_PATTERN } from "./path-word.js";
 import type {
   RegistryCompletionStep,
@@ -238,7 +239,9 @@ function normalizeCompletionStep(
     completionConditions: entry.completionConditions.map((condition) => ({
       validator: condition.validator,
     })),
-    ...(entry.closureReview === undefined ? {} : { closureReview: { ...entry.closureReview } }),
+    ...(entry.closureReview === undefined
+      ? {}
+      : { closureReview: normalizeClosureReview(entry.closureReview) }),
     onFailure: entry.onFailure
       ? { action: entry.onFailure.action, maxAttempts: entry.onFailure.maxAttempts }
       : entry.onFail

@@ -4,6 +4,7 @@
  * an editor shows on hover.
  */
 import { z } from "zod";
+import { backendConfigSchema } from "./agent-file-schema.js";
 import { insidePath } from "./inside-path.js";
 import { WORD_PATTERN } from "./path-word.js";
 import { isValidRegexText, validatorSchema } from "./validator-file-schema.js";
@@ -128,7 +129,24 @@ const completionStepSchema = z
       .array(conditionSchema)
       .describe("Validators run in order after a completion signal; the first failure decides."),
     closureReview: z
-      .strictObject({ c2: word("Folder word 2."), c3: word("Folder word 3.") })
+      .strictObject({
+        c2: word("Folder word 2."),
+        c3: word("Folder word 3."),
+        session: z
+          .enum(["fresh", "worker"])
+          .default("fresh")
+          .describe(
+            "fresh: a new session with none of the worker's history; worker: the worker's own.",
+          ),
+        maxRejections: z
+          .int()
+          .positive()
+          .default(3)
+          .describe("Rejections by the review before the run ends blocked."),
+        backend: backendConfigSchema
+          .optional()
+          .describe("Another backend kind or model for the review; default: the run's backend."),
+      })
       .optional()
       .describe("After the validators pass, ask the model for a checklist review."),
     onFailure: z

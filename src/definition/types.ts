@@ -14,6 +14,17 @@ export type JsonSchema = Record<string, unknown>;
 export type BackendKind = (typeof BACKEND_KINDS)[number];
 export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "dontAsk";
 export type SessionPolicy = "continue" | "fresh";
+/** A completion step's closure review (docs/completion.md#closure-review). */
+export interface ClosureReviewDefinition {
+  readonly c2: string;
+  readonly c3: string;
+  /** `fresh`: a new session without the worker's history; `worker`: the worker's session. */
+  readonly session: "fresh" | "worker";
+  /** Rejections before the run ends `blocked`. */
+  readonly maxRejections: number;
+  /** Another backend for the review (it then always works in a session of its own). */
+  readonly backend?: BackendConfig;
+}
 export type ClosureAction = "close" | "label-only" | "label-and-close";
 export type WorktreeOnSuccess = "merge" | "push" | "keep";
 
@@ -224,7 +235,7 @@ export interface CompletionStepDefinition {
   readonly outputSchemaRef?: OutputSchemaRef;
   readonly responseFormat?: ResponseFormat;
   readonly completionConditions: readonly { readonly validator: string }[];
-  readonly closureReview?: { readonly c2: string; readonly c3: string };
+  readonly closureReview?: ClosureReviewDefinition;
   readonly onFailure: OnFailure;
   readonly maxFormatRetries: number;
 }

@@ -9,6 +9,8 @@ import type { ProtectedFingerprint } from "./protected-files.js";
 export interface Baseline {
   /** ISO time the baseline was taken. */
   readonly takenAt: string;
+  /** The commit HEAD named at the baseline; absent outside git or before the first commit. */
+  readonly commit?: string;
   /** Every validator of the completion steps, and whether it passed on the untouched tree. */
   readonly checks: readonly { readonly validator: string; readonly valid: boolean }[];
   /** Files with uncommitted changes before the run (relative to the working tree). */

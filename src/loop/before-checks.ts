@@ -16,10 +16,11 @@ export async function beforeChecks(
   turn: Turn,
   response: BackendResponse,
 ): Promise<Declaration> {
-  const summary = summarizeIteration(turn.iteration, response).summary;
+  const { summary, status } = summarizeIteration(turn.iteration, response);
   const declaration: Declaration = {
     iteration: turn.iteration,
     checkId: turn.checkId,
+    ...(status === undefined ? {} : { status }),
     ...(summary === undefined ? {} : { summary }),
   };
   try {

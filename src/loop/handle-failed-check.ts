@@ -1,4 +1,8 @@
-import { type CheckFailure, undecidableFailure } from "../completion/check-failure.js";
+import {
+  BUILTIN_PATTERN_NAMES,
+  type CheckFailure,
+  undecidableFailure,
+} from "../completion/check-failure.js";
 import type { CompletionDecision } from "../completion/decide-completion.js";
 import { summarizeIteration } from "../completion/summarize-iteration.js";
 import type { OnFailure } from "../definition/types.js";
@@ -43,6 +47,8 @@ export async function handleFailedCheck(
     previousSummary: summarizeIteration(turn.iteration, response, { failure }),
   });
   const found = `${failure.name} failed (${failure.pattern}): ${failure.detail}`;
+  const blocked = blockedByReview(run, turn, failure);
+  if (blocked !== undefined) return blocked;
   switch (decideOnFailure(onFailure, failedChecks)) {
     case "retry":
       await queueRetry(run, turn, response, {
@@ -63,6 +69,23 @@ export async function handleFailedCheck(
       updateState(run, { completion });
       return completed(`completed in iteration ${turn.iteration}, skipping a failed check`);
   }
+}
+
+/**
+ * The closure review rejected the work `maxRejections` times: the run ends
+ * `blocked` (docs/completion.md#closure-review), never accepted by `skip`.
+ */
+function blockedByReview(run: RunContext, turn: Turn, failure: CheckFailure): Terminal | undefined {
+  const review = turn.completionStep?.closureReview;
+  if (review === undefined || failure.pattern !== BUILTIN_PATTERN_NAMES.reviewRejected) {
+    return undefined;
+  }
+  const rejections = run.state.review?.rejections ?? 0;
+  if (rejections < review.maxRejections) return undefined;
+  return stopped(
+    "blocked",
+    `the closure review rejected the work ${rejections} times (closureReview.maxRejections is ${review.maxRejections}); last: ${failure.detail}`,
+  );
 }
 
 /** A guard's failure is never accepted: `skip` retries it instead (docs/integrity.md#guards). */

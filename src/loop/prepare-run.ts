@@ -96,6 +96,7 @@ function makePorts(settings: RunSettings): LoopPorts {
   const schemas = new SchemaResolver(join(agent.dir, "schemas"));
   return {
     backend: settings.backend,
+    ...(settings.reviewBackend === undefined ? {} : { reviewBackend: settings.reviewBackend }),
     record: settings.record,
     clock: settings.clock,
     ...(settings.onEvent === undefined ? {} : { listener: settings.onEvent }),

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import type { JsonSchema } from "../definition/types.js";
-import type { BackendRequest, BackendResponse } from "../ports.js";
+import type { Backend, BackendRequest, BackendResponse } from "../ports.js";
 import { appendSchemaInstructions } from "../prompts/schema-instructions.js";
 import { renderIterationSummary } from "../prompts/variables.js";
 import { makeRepeats, recoveryFor, terminalFor, waitBeforeRepeat } from "./backend-recovery.js";
@@ -17,6 +17,12 @@ export interface Query {
   readonly model?: string;
   /** Names an extra query of the iteration in the record (e.g. `closure-review`). */
   readonly label?: string;
+  /** A session of its own: none of the run's history, and the run keeps its session (the closure review). */
+  readonly freshSession?: boolean;
+  /** Another backend than the run's, with its own model (a closure review's). */
+  readonly backend?: { readonly backend: Backend; readonly model?: string };
+  /** Tools in place of the runner's (the closure review's read-only ones). */
+  readonly tools?: Pick<BackendRequest, "allowedTools" | "disallowedTools" | "permissionMode">;
 }
 
 export type QueryOutcome =
@@ -38,8 +44,7 @@ const DEADLINE_GRACE_MS = 5_000;
  */
 export async function queryBackend(run: RunContext, asked: Query): Promise<QueryOutcome> {
   const query = withSchemaInstructions(run, asked);
-  let sessionId =
-    run.agent.runner.backend.sessionPolicy === "continue" ? run.state.sessionId : undefined;
+  let sessionId = continues(run, query) ? run.state.sessionId : undefined;
   let prompt = query.prompt;
   const repeats = makeRepeats(run, query);
   for (;;) {
@@ -74,10 +79,16 @@ export async function queryBackend(run: RunContext, asked: Query): Promise<Query
  * (docs/backends.md#schema-instructions); the record keeps the prompt as sent.
  */
 function withSchemaInstructions(run: RunContext, query: Query): Query {
-  if (query.schema === undefined || run.ports.backend.enforcesSchema) return query;
+  const backend = query.backend?.backend ?? run.ports.backend;
+  if (query.schema === undefined || backend.enforcesSchema) return query;
   const prompt = appendSchemaInstructions(query.prompt, query.schema);
   keep(run.ports.record.savePrompt(query.iteration, prompt, query.label));
   return { ...query, prompt };
+}
+
+/** Whether the query goes on in the run's session, and the run keeps the session it answers in. */
+function continues(run: RunContext, query: Query): boolean {
+  return run.agent.runner.backend.sessionPolicy === "continue" && query.freshSession !== true;
 }
 
 function withSummary(run: RunContext, prompt: string): string {
@@ -92,9 +103,11 @@ async function queryOnce(
   prompt: string,
   sessionId: string | undefined,
 ): Promise<BackendResponse> {
-  const { backend, record } = run.ports;
+  const { record } = run.ports;
   const { runner } = run.agent;
-  const model = query.model ?? runner.backend.model;
+  const backend = query.backend?.backend ?? run.ports.backend;
+  const model =
+    query.backend === undefined ? (query.model ?? runner.backend.model) : query.backend.model;
   await waitForState(run);
   emit(run, {
     type: "backend-start",
@@ -103,7 +116,7 @@ async function queryOnce(
     ...(model === undefined ? {} : { model }),
     ...(sessionId === undefined ? {} : { sessionId }),
   });
-  const response = await queryWithDeadline(run, {
+  const response = await queryWithDeadline(backend, {
     prompt,
     ...(query.schema === undefined ? {} : { schema: query.schema }),
     ...(sessionId === undefined ? {} : { sessionId }),
@@ -112,6 +125,7 @@ async function queryOnce(
     allowedTools: runner.backend.allowedTools,
     disallowedTools: runner.backend.disallowedTools,
     permissionMode: runner.backend.permissionMode,
+    ...query.tools,
     ...(run.systemPrompt === undefined ? {} : { systemPrompt: run.systemPrompt }),
     protectedPaths: protectedPathsOf(run),
     env: {
@@ -122,7 +136,7 @@ async function queryOnce(
     timeoutMs: runner.budgets.queryTimeoutMs,
     signal: run.signal,
   });
-  addToTotals(run, response);
+  addToTotals(run, response, continues(run, query));
   emit(run, {
     type: "backend-end",
     iteration: query.iteration,
@@ -152,7 +166,7 @@ async function queryOnce(
  * A backend that throws (it should answer with an error) is answered as a crash.
  */
 async function queryWithDeadline(
-  run: RunContext,
+  backend: Backend,
   request: Omit<BackendRequest, "signal"> & { signal: AbortSignal },
 ): Promise<BackendResponse> {
   const controller = new AbortController();
@@ -169,7 +183,7 @@ async function queryWithDeadline(
       );
     }, request.timeoutMs + Math.min(DEADLINE_GRACE_MS, request.timeoutMs));
   });
-  const answer = run.ports.backend
+  const answer = backend
     .query({ ...request, signal: controller.signal })
     .catch((error: unknown) =>
       errorResponse(
@@ -187,10 +201,10 @@ async function queryWithDeadline(
   }
 }
 
-function addToTotals(run: RunContext, response: BackendResponse): void {
+function addToTotals(run: RunContext, response: BackendResponse, continued: boolean): void {
   const { totals } = run.state;
   const usage = response.usage;
-  const keepSession = run.agent.runner.backend.sessionPolicy === "continue" && response.sessionId;
+  const keepSession = continued && response.sessionId;
   updateState(run, {
     totals: {
       costUsd: totals.costUsd + response.costUsd,

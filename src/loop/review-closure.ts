@@ -4,27 +4,58 @@ import {
   closureReviewWords,
   readClosureReview,
 } from "../completion/closure-review.js";
-import { queryBackend } from "./query-backend.js";
-import { emit, keep, type RunContext } from "./run-context.js";
+import type { ClosureReviewDefinition } from "../definition/types.js";
+import type { BackendRequest } from "../ports.js";
+import type { ReviewRecord } from "../record/run-state.js";
+import type { TreeChanges } from "../workspace/changes-since.js";
+import { gatherReviewEvidence, type ReviewSubject, readChanges } from "./gather-review-evidence.js";
+import { type Query, queryBackend } from "./query-backend.js";
+import { emit, keep, type RunContext, updateState } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";
 import type { Terminal } from "./terminal-state.js";
 
 const LABEL = "closure-review";
 
+/** What the reviewer may do where the backend lets closer say so: read, search, and read git. */
+export const REVIEW_TOOLS: Pick<
+  BackendRequest,
+  "allowedTools" | "disallowedTools" | "permissionMode"
+> = Object.freeze({
+  allowedTools: [
+    "Read",
+    "Grep",
+    "Glob",
+    "Bash(git diff:*)",
+    "Bash(git log:*)",
+    "Bash(git show:*)",
+    "Bash(git status:*)",
+  ],
+  disallowedTools: ["Write", "Edit", "MultiEdit", "NotebookEdit"],
+  permissionMode: "dontAsk",
+});
+
 /**
- * Closure review (docs/completion.md#closure-review): after the validators pass, one extra query in
- * the same iteration asks the model to review its work as a checklist, in a
- * fixed schema. It waits out rate limits like any query.
+ * Closure review (docs/completion.md#closure-review): after the validators
+ * and guards pass, one extra query in the same iteration shows a reviewer the
+ * changes since the baseline, what the checks ran and what the worker
+ * declared, and asks for a checklist in a fixed schema. By default the
+ * reviewer works in a session of its own, with read-only tools; a review that
+ * changes the working tree does not count. It waits out rate limits like any query.
  */
 export async function reviewClosure(
   run: RunContext,
   turn: Turn,
-  closureReview: { readonly c2: string; readonly c3: string },
+  review: ClosureReviewDefinition,
+  subject: ReviewSubject,
 ): Promise<ClosureReviewReading | Terminal> {
+  const evidence = await gatherReviewEvidence(run, subject);
   const prompt = await run.ports.renderPrompt({
     agentDir: run.agent.dir,
-    words: closureReviewWords(run.agent.registry.c1, closureReview),
-    variables: variablesFor(run, turn.iteration, turn.checkId, run.state.previousSummary),
+    words: closureReviewWords(run.agent.registry.c1, review),
+    variables: {
+      ...variablesFor(run, turn.iteration, turn.checkId, run.state.previousSummary),
+      ...evidence.variables,
+    },
   });
   keep(run.ports.record.savePrompt(turn.iteration, prompt.text, LABEL));
   emit(run, {
@@ -35,19 +66,107 @@ export async function reviewClosure(
     kind: "closure-review",
     chars: prompt.text.length,
   });
+  const reviewer = await reviewerOf(run, review);
+  const costBefore = run.state.totals.costUsd;
+  const startedMs = run.ports.clock.now();
+  const treeBefore = await fingerprint(run);
   const answer = await queryBackend(run, {
     ...turn.query,
     prompt: prompt.text,
     schema: CLOSURE_REVIEW_SCHEMA,
     label: LABEL,
+    freshSession: review.session === "fresh" || reviewer !== undefined,
+    tools: REVIEW_TOOLS,
+    ...(reviewer === undefined ? {} : { backend: reviewer }),
   });
   if (answer.terminal) return answer.terminal;
-  const reading = readClosureReview(answer.response, run.ports.schemaValidators);
+  const changedFiles =
+    (await fingerprint(run)) === treeBefore ? [] : await changedByReview(run, evidence.changes);
+  const reading = countOnlyUnchanged(
+    readClosureReview(answer.response, run.ports.schemaValidators),
+    changedFiles,
+  );
+  const costUsd = run.state.totals.costUsd - costBefore;
+  const durationMs = run.ports.clock.now() - startedMs;
+  recordReview(run, reading, { costUsd, durationMs });
   emit(run, {
     type: "closure-review",
     iteration: turn.iteration,
     allComplete: reading.ok && reading.complete,
     pendingActions: reading.ok ? [...reading.pendingActions] : [reading.error],
+    session: review.session === "fresh" || reviewer !== undefined ? "fresh" : "worker",
+    costUsd,
+    durationMs,
+    ...(changedFiles.length === 0 ? {} : { changedFiles }),
   });
   return reading;
+}
+
+/** The backend the review names, made on first use; undefined: the run's own. */
+async function reviewerOf(
+  run: RunContext,
+  review: ClosureReviewDefinition,
+): Promise<Query["backend"]> {
+  const config = review.backend;
+  if (config === undefined) return undefined;
+  const backend = await (run.ports.reviewBackend?.(config) ?? Promise.resolve(run.ports.backend));
+  return { backend, ...(config.model === undefined ? {} : { model: config.model }) };
+}
+
+async function fingerprint(run: RunContext): Promise<string> {
+  return await run.ports.integrity.readTreeFingerprint().catch(() => "");
+}
+
+/** The files whose changes since the baseline differ from what the review was shown. */
+async function changedByReview(run: RunContext, before: TreeChanges): Promise<string[]> {
+  const after = await readChanges(run, run.state.baseline?.commit ?? "");
+  const shown = new Map(before.files.map((file) => [file.path, file.diff]));
+  const now = new Map(after.files.map((file) => [file.path, file.diff]));
+  const paths = new Set([...shown.keys(), ...now.keys()]);
+  const changed = [...paths].filter((path) => shown.get(path) !== now.get(path));
+  return changed.length > 0 ? changed.sort() : ["the working tree"];
+}
+
+/** A review that changed the tree is not complete, whatever it answered. */
+function countOnlyUnchanged(
+  reading: ClosureReviewReading,
+  changedFiles: readonly string[],
+): ClosureReviewReading {
+  if (changedFiles.length === 0) return reading;
+  const finding = `the review changed the working tree: ${changedFiles.join(", ")}`;
+  const checklist = reading.ok ? reading.review.checklist : [];
+  return {
+    ok: true,
+    review: { allComplete: false, checklist, pendingActions: [finding] },
+    complete: false,
+    pendingActions: [finding],
+  };
+}
+
+/** Adds the review's cost to run.json and, for a rejection, its findings. */
+function recordReview(
+  run: RunContext,
+  reading: ClosureReviewReading,
+  spent: { readonly costUsd: number; readonly durationMs: number },
+): void {
+  const record: ReviewRecord = run.state.review ?? { rejections: 0, costUsd: 0, durationMs: 0 };
+  const rejected = reading.ok && !reading.complete;
+  updateState(run, {
+    review: {
+      ...record,
+      costUsd: record.costUsd + spent.costUsd,
+      durationMs: record.durationMs + spent.durationMs,
+      ...(rejected
+        ? {
+            rejections: record.rejections + 1,
+            last: {
+              pendingActions: [...reading.review.pendingActions],
+              checklist: reading.review.checklist
+                .filter((entry) => !entry.done)
+                .map((entry) => `${entry.item}: ${entry.evidence}`),
+            },
+          }
+        : {}),
+    },
+  });
 }

@@ -1,10 +1,16 @@
 import type { ExternalCondition } from "../completion/is-complete.js";
-import type { ResolvedAgent } from "../definition/types.js";
+import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
 import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
 import type { ProtectedSet } from "../integrity/protected-files.js";
 import type { Backend, Clock, RecordSink } from "../ports.js";
-import type { DefinitionStamp, FlakyValidator, RunState, TaskInfo } from "../record/run-state.js";
+import type {
+  DefinitionStamp,
+  FlakyValidator,
+  ReviewFindings,
+  RunState,
+  TaskInfo,
+} from "../record/run-state.js";
 
 /**
  * Everything `runAgent` works with, already resolved: nothing here has a
@@ -15,6 +21,8 @@ export interface RunSettings {
   /** The agent, with the command line's overrides applied. */
   readonly agent: ResolvedAgent;
   readonly backend: Backend;
+  /** Makes the backend a closure review names, on first use; without it the run's backend reviews. */
+  readonly reviewBackend?: (config: BackendConfig) => Promise<Backend>;
   /** The working tree the agent works in and the checks run in (absolute). */
   readonly cwd: string;
   readonly clock: Clock;
@@ -83,6 +91,8 @@ export interface DefinitionStart extends DefinitionStamp {
 export interface Declaration {
   readonly iteration: number;
   readonly checkId: string;
+  /** The status the model declared. */
+  readonly status?: string;
   /** The model's own summary of its work (commit messages, the completion comment). */
   readonly summary?: string;
 }
@@ -112,6 +122,10 @@ export interface AgentResult {
   readonly refutedDeclarations: number;
   /** Checks that failed, then passed on the unchanged tree (docs/integrity.md#flaky-checks). */
   readonly flaky: readonly FlakyValidator[];
+  /** What the closure reviews cost, when one ran (docs/completion.md#closure-review). */
+  readonly reviewCostUsd?: number;
+  /** For `blocked`: the last review's findings. */
+  readonly review?: ReviewFindings;
 }
 
 /**

@@ -27,6 +27,7 @@ export async function takeBaseline(run: RunContext): Promise<void> {
   }
   const startedMs = run.ports.clock.now();
   const dirtyFiles = await run.ports.integrity.listDirtyFiles();
+  const commit = await run.ports.integrity.readHeadCommit().catch(() => "");
   const checks: { validator: string; valid: boolean; durationMs: number; tests?: number }[] = [];
   const inventories: Record<string, TestInventory> = {};
   for (const validator of completionValidators(run.agent)) {
@@ -51,6 +52,7 @@ export async function takeBaseline(run: RunContext): Promise<void> {
   const protectedFiles = await run.ports.integrity.fingerprintProtected();
   const baseline: Baseline = {
     takenAt: isoTime(run),
+    ...(commit === "" ? {} : { commit }),
     checks: checks.map(({ validator, valid }) => ({ validator, valid })),
     dirtyFiles,
     inventories,

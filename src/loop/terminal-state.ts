@@ -76,7 +76,7 @@ export async function recordRunEnd(run: RunContext, terminal: Terminal): Promise
 }
 
 export function resultOf(run: RunContext, terminal: Terminal): AgentResult {
-  const { iteration, totals, worktree, warnings, completion, counters, flaky } = run.state;
+  const { iteration, totals, worktree, warnings, completion, counters, flaky, review } = run.state;
   return {
     success: terminal.status === "completed",
     status: terminal.status,
@@ -91,5 +91,7 @@ export function resultOf(run: RunContext, terminal: Terminal): AgentResult {
     ...(terminal.status === "completed" && completion !== undefined ? { completion } : {}),
     refutedDeclarations: counters.refutedDeclarations ?? 0,
     flaky: flaky ?? [],
+    ...(review === undefined ? {} : { reviewCostUsd: review.costUsd }),
+    ...(terminal.status === "blocked" && review?.last !== undefined ? { review: review.last } : {}),
   };
 }

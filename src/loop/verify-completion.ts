@@ -49,7 +49,11 @@ export async function verifyCompletion(
   let closureReview: ClosureReviewReading | undefined;
   const review = turn.completionStep?.closureReview;
   if (validation.valid && review !== undefined) {
-    const reading = await reviewClosure(run, turn, review);
+    const reading = await reviewClosure(run, turn, review, {
+      declaration,
+      validation,
+      protectedNow: await protectedNow.catch(() => ({})),
+    });
     if (isTerminal(reading)) return reading;
     closureReview = reading;
   }

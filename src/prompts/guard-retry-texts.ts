@@ -1,7 +1,7 @@
 /**
- * The built-in retry texts of the integrity guards (docs/integrity.md#guards):
- * what the model did to the checks and what to restore. An agent's own
- * `f_failed_tests-removed.md` / `f_failed_protected-changed.md` wins.
+ * The built-in retry texts of the integrity guards (docs/integrity.md#guards)
+ * and of the closure review (docs/completion.md#closure-review): what was
+ * found and what to do. An agent's own `f_failed_<pattern>.md` wins.
  */
 export const GUARD_RETRY_TEXTS: Readonly<
   Record<string, (params: Readonly<Record<string, unknown>>) => string[]>
@@ -20,6 +20,14 @@ export const GUARD_RETRY_TEXTS: Readonly<
     "Restore every test listed above (a test whose assertion was wrong about the intended " +
       "behaviour may be corrected, not removed or skipped), take out skip and focus markers, and " +
       "make the tests pass by fixing the code. Then declare completion again.",
+  ],
+  "review-rejected": (params) => [
+    "An independent review of your work did not accept it as done.",
+    ...listed("What the review asks for:", params.pendingActions),
+    ...listed("Checklist items it found not done, with its evidence:", params.checklist),
+    "",
+    "Do what is listed above (a weakened test or check is restored and the code fixed instead), " +
+      "make sure the checks pass, then declare completion again.",
   ],
   "protected-changed": (params) => [
     "Files that define how the work is checked changed since the run started:",

@@ -12,6 +12,9 @@ export const RUNNER_VARIABLES: readonly string[] = [
   "dirtyAtStart",
 ];
 
+/** Names supplied to closure review templates on top of the runner's (docs/completion.md#closure-review). */
+export const REVIEW_VARIABLES: readonly string[] = ["baseline", "changes", "checks", "declaration"];
+
 /** Names supplied to retry templates on top of the runner's and the extracted params. */
 export const RETRY_VARIABLES: readonly string[] = ["pattern", "attempt", "failureDetails"];
 

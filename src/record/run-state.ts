@@ -106,6 +106,24 @@ export interface RunState {
   readonly baseline?: Baseline;
   /** Checks that failed, then passed on the unchanged tree (docs/integrity.md#flaky-checks). */
   readonly flaky?: readonly FlakyValidator[];
+  /** The closure reviews of the run (docs/completion.md#closure-review). */
+  readonly review?: ReviewRecord;
+}
+
+/** What the closure reviews cost and found. */
+export interface ReviewRecord {
+  /** Reviews that rejected the work, over the whole run. */
+  readonly rejections: number;
+  readonly costUsd: number;
+  readonly durationMs: number;
+  /** The findings of the last review that rejected the work. */
+  readonly last?: ReviewFindings;
+}
+
+/** What a review asked for, and the checklist items it found not done with their evidence. */
+export interface ReviewFindings {
+  readonly pendingActions: readonly string[];
+  readonly checklist: readonly string[];
 }
 
 export interface FlakyValidator {

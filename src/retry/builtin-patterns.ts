@@ -14,12 +14,12 @@ export const BUILTIN_PATTERNS: Readonly<Record<string, PatternDefinition>> = Obj
     adaptation: NAMES.formatError,
     params: ["formatError", "expectedFormat"],
   },
-  [NAMES.closureIncomplete]: {
-    name: NAMES.closureIncomplete,
-    description: "the closure review lists work that is not done",
+  [NAMES.reviewRejected]: {
+    name: NAMES.reviewRejected,
+    description: "the closure review rejected the work",
     edition: "failed",
-    adaptation: NAMES.closureIncomplete,
-    params: ["pendingActions"],
+    adaptation: NAMES.reviewRejected,
+    params: ["pendingActions", "checklist"],
   },
   [NAMES.undecidable]: {
     name: NAMES.undecidable,
@@ -61,12 +61,12 @@ export const BUILTIN_PATTERNS: Readonly<Record<string, PatternDefinition>> = Obj
 
 /**
  * The built-in patterns the check of a completion step can report: all of them, except
- * `closure-incomplete` for a step without a closure review.
+ * `review-rejected` for a step without a closure review.
  */
 export function builtinPatternsFor(
   completionStep: Pick<CompletionStepDefinition, "closureReview">,
 ): PatternDefinition[] {
   return Object.values(BUILTIN_PATTERNS).filter(
-    (pattern) => pattern.name !== NAMES.closureIncomplete || Boolean(completionStep.closureReview),
+    (pattern) => pattern.name !== NAMES.reviewRejected || Boolean(completionStep.closureReview),
   );
 }

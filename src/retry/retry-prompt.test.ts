@@ -93,10 +93,10 @@ describe("buildRetryPrompt", () => {
       kind: "format-retry",
     },
     {
-      name: "docs/retry.md#builtin-patterns closure-incomplete is built in with pendingActions",
-      patternName: "closure-incomplete",
+      name: "docs/retry.md#builtin-patterns review-rejected is built in with pendingActions",
+      patternName: "review-rejected",
       params: { pendingActions: ["add docs"] },
-      adaptation: "closure-incomplete",
+      adaptation: "review-rejected",
       kind: "retry",
     },
     {

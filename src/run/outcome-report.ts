@@ -13,6 +13,8 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
     costUsd: outcome.costUsd,
     refutedDeclarations: outcome.refutedDeclarations,
     flaky: outcome.flaky,
+    ...(outcome.reviewCostUsd === undefined ? {} : { reviewCostUsd: outcome.reviewCostUsd }),
+    ...(outcome.review === undefined ? {} : { review: outcome.review }),
     ...(worktree === undefined
       ? {}
       : {
@@ -78,6 +80,10 @@ export function describeOutcome(outcome: RunOutcome, shownEnd?: ShownRunEnd): st
   for (const { iteration, validator } of outcome.flaky) {
     lines.push(`flaky check: ${validator} failed, then passed unchanged (iteration ${iteration})`);
   }
+  for (const action of outcome.review?.pendingActions ?? []) {
+    lines.push(`review asks: ${action}`);
+  }
+  for (const item of outcome.review?.checklist ?? []) lines.push(`review found not done: ${item}`);
   for (const warning of outcome.warnings) lines.push(`warning: ${warning}`);
   if (outcome.runDir !== "") lines.push(`run folder: ${outcome.runDir}`);
   return lines;

@@ -2,7 +2,7 @@ import { join, resolve } from "node:path";
 import { unpricedModelWarnings } from "../backends/pricing.js";
 import { resolveDecisionPath } from "../completion/decide-completion.js";
 import type { ExternalCondition } from "../completion/is-complete.js";
-import type { ResolvedAgent } from "../definition/types.js";
+import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import type { EventListener } from "../events.js";
 import { protectedSetFor } from "../integrity/protected-set.js";
@@ -91,6 +91,28 @@ export async function resolveBackend(base: RunBase, agent: ResolvedAgent): Promi
   });
 }
 
+/**
+ * Makes the backend a closure review names (docs/completion.md#closure-review)
+ * like the run's own, once per configuration and only when a review asks for it.
+ */
+export function reviewBackendMaker(base: RunBase): (config: BackendConfig) => Promise<Backend> {
+  const made = new Map<string, Promise<Backend>>();
+  return (config) => {
+    const key = JSON.stringify(config);
+    const known = made.get(key);
+    if (known !== undefined) return known;
+    const backend = import("../backends/make-backend.js").then(({ makeBackend }) =>
+      makeBackend(config, {
+        agentDir: base.agent.dir,
+        env: base.env,
+        ...(base.scripted === undefined ? {} : { scripted: base.scripted }),
+      }),
+    );
+    made.set(key, backend);
+    return backend;
+  };
+}
+
 /** The caller's environment, else closer's own. */
 export function resolveEnvironment(options: Pick<RunBaseOptions, "env">): Environment {
   return options.env ?? process.env;
@@ -122,6 +144,7 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
   return {
     agent,
     backend: place.backend,
+    reviewBackend: reviewBackendMaker(base),
     cwd: place.cwd,
     clock: base.clock,
     runId,

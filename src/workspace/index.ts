@@ -1,4 +1,6 @@
 /** The workspace module: git, worktrees and locks (the only place that runs git). */
+
+export * from "./changes-since.js";
 export * from "./finish-worktree.js";
 export * from "./git.js";
 export * from "./git-worktree.js";

@@ -30,6 +30,7 @@ describe("exit codes", () => {
     { name: "max_iterations", change: { status: "max_iterations" }, code: 1 },
     { name: "retries_exhausted", change: { status: "retries_exhausted" }, code: 1 },
     { name: "budget_exhausted", change: { status: "budget_exhausted" }, code: 1 },
+    { name: "blocked by the closure review", change: { status: "blocked" }, code: 1 },
     { name: "aborted by onFailure: abort", change: { status: "aborted" }, code: 1 },
     {
       name: "a configuration error",

@@ -52,7 +52,7 @@ describe("scenarios: the harness's own checks", () => {
       conditions: ["git-clean"],
       completionStep: { closureReview: { c2: "complete", c3: "task" } },
       prompts: {
-        "steps/retry/task/f_failed_closure-incomplete.md":
+        "steps/retry/task/f_failed_review-rejected.md":
           "## Review not done\n{{#each pendingActions}}\n- todo: {{this}}\n{{/each}}\n",
       },
     });
@@ -75,7 +75,7 @@ describe("scenarios: the harness's own checks", () => {
     expect(backend.calls[1]?.prompt).toContain("Review your work");
     expect(backend.calls[2]?.prompt).toContain("- todo: document add() in the README");
     expect(log.of("closure-review").map((event) => event.allComplete)).toEqual([false, true]);
-    expect(log.of("retry-select")[0]?.pattern).toBe("closure-incomplete");
+    expect(log.of("retry-select")[0]?.pattern).toBe("review-rejected");
     expect(result).toMatchObject({ status: "completed", iterations: 2 });
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { reviewEvidenceVariables } from "../../completion/review-evidence.js";
 import { SchemaResolver } from "../../definition/schema-resolver.js";
 import { renderTemplate } from "../../prompts/render-template.js";
 import { makeVariables } from "../../prompts/variables.js";
@@ -59,10 +60,30 @@ describe("the scaffolded issue agent", () => {
   it.each([
     "prompts/steps/initial/issue/f_default.md",
     "prompts/steps/continuation/issue/f_default.md",
-    "prompts/steps/complete/issue/f_default.md",
   ])("renders %s from the runner's variables alone", (path) => {
     const text = render(path, makeVariables(base));
     expect(text).toContain("Add <b>bold</b> & more");
+    expect(text).not.toMatch(/\{\{|\[object Object\]/);
+  });
+
+  it("renders the closure review from the runner's and the review's variables", () => {
+    const text = render("prompts/steps/complete/issue/f_default.md", {
+      ...makeVariables(base),
+      ...reviewEvidenceVariables({
+        baselineCommit: "abc123",
+        changes: {
+          stat: " test/a.test.js | 2 +-",
+          files: [{ path: "test/a.test.js", diff: "-x\n+y" }],
+        },
+        checkFiles: [],
+        checks: [{ validator: "tests-pass", command: "npm test", valid: true }],
+        declaration: { status: "completed", summary: "fixed it" },
+      }),
+    });
+    expect(text).toContain("Add <b>bold</b> & more");
+    expect(text).toContain("commit abc123");
+    expect(text).toContain("-x\n+y");
+    expect(text).toContain("tests-pass ran `npm test`: passed");
     expect(text).not.toMatch(/\{\{|\[object Object\]/);
   });
 

@@ -1,0 +1,11 @@
+import { normalizeBackend } from "./normalize-agent.js";
+import type { RegistryCompletionStep } from "./registry-file-schema.js";
+import type { ClosureReviewDefinition } from "./types.js";
+
+/** A completion step's `closureReview` with its defaults (docs/completion.md#closure-review). */
+export function normalizeClosureReview(
+  review: NonNullable<RegistryCompletionStep["closureReview"]>,
+): ClosureReviewDefinition {
+  const { backend, ...rest } = review;
+  return { ...rest, ...(backend === undefined ? {} : { backend: normalizeBackend(backend) }) };
+}

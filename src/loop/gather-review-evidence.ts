@@ -1,0 +1,68 @@
+import type { CompletionCheck } from "../completion/check-completion.js";
+import { type CheckEvidence, reviewEvidenceVariables } from "../completion/review-evidence.js";
+import { inventoryOf } from "../integrity/guards.js";
+import type { ProtectedFingerprint } from "../integrity/protected-files.js";
+import type { TreeChanges } from "../workspace/changes-since.js";
+import type { RunContext } from "./run-context.js";
+import type { Declaration } from "./run-settings.js";
+
+/** What the closure review is shown of a declaration (docs/completion.md#closure-review). */
+export interface ReviewSubject {
+  readonly declaration: Declaration;
+  readonly validation: CompletionCheck;
+  /** The protected paths as the checks found them. */
+  readonly protectedNow: ProtectedFingerprint;
+}
+
+/** The evidence variables of the review prompt, and the changes they were read from. */
+export async function gatherReviewEvidence(
+  run: RunContext,
+  subject: ReviewSubject,
+): Promise<{ variables: Record<string, unknown>; changes: TreeChanges }> {
+  const commit = run.state.baseline?.commit ?? "";
+  const changes = await readChanges(run, commit);
+  const protectedPaths = [
+    ...Object.keys(run.state.baseline?.protectedFiles ?? {}),
+    ...Object.keys(subject.protectedNow),
+  ].map((path) => path.split(" › ")[0] ?? path);
+  const variables = reviewEvidenceVariables({
+    baselineCommit: commit,
+    changes,
+    checkFiles: protectedPaths,
+    checks: checksOf(run, subject.validation),
+    declaration: {
+      ...(subject.declaration.status === undefined ? {} : { status: subject.declaration.status }),
+      ...(subject.declaration.summary === undefined
+        ? {}
+        : { summary: subject.declaration.summary }),
+    },
+  });
+  return { variables, changes };
+}
+
+/** The changes since the baseline commit; none when git cannot tell. */
+export async function readChanges(run: RunContext, commit: string): Promise<TreeChanges> {
+  try {
+    return await run.ports.integrity.readChangesSince(commit);
+  } catch {
+    return { stat: "", files: [] };
+  }
+}
+
+function checksOf(run: RunContext, validation: CompletionCheck): CheckEvidence[] {
+  const inventories = run.state.baseline?.inventories ?? {};
+  return validation.outcomes.map((outcome) => {
+    const definition = run.agent.registry.validators[outcome.validator];
+    const command =
+      outcome.command ?? (definition?.type === "command" ? definition.command : undefined);
+    const before = inventories[outcome.validator]?.tests.length;
+    const now = inventoryOf(outcome)?.tests.length;
+    return {
+      validator: outcome.validator,
+      valid: outcome.valid,
+      ...(command === undefined ? {} : { command }),
+      ...(before === undefined ? {} : { testsAtBaseline: before }),
+      ...(now === undefined ? {} : { testsNow: now }),
+    };
+  });
+}
