@@ -1,5 +1,4 @@
-import { readFile } from "node:fs/promises";
-import { delimiter, join } from "node:path";
+import { delimiter } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { BOUNDARY_MESSAGE } from "../../src/backends/boundary.js";
 import { runTask } from "../../src/run/index.js";
@@ -13,6 +12,7 @@ import {
 } from "../doubles/fake-cli/fake-cli-harness.js";
 import { fixerRunOptions } from "./support/fake-claude-run.js";
 import { DONE, makeIssueAgent, PROJECT } from "./support/issue-repo.js";
+import { readRecordedEvents } from "./support/recorded-events.js";
 
 /**
  * Whole runs through each agent CLI's fake: the model cannot perform a GitHub
@@ -20,19 +20,6 @@ import { DONE, makeIssueAgent, PROJECT } from "./support/issue-repo.js";
  * recorded), and tokens reported without a price are priced, so a cost
  * budget holds.
  */
-
-interface RecordedEvent {
-  readonly type: string;
-  readonly [field: string]: unknown;
-}
-
-async function readEvents(runDir: string): Promise<RecordedEvent[]> {
-  const text = await readFile(join(runDir, "events.jsonl"), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as RecordedEvent);
-}
 
 const BACKENDS: Readonly<Record<string, { cli: FakeCliName; config: Record<string, unknown> }>> = {
   "claude-cli": {
@@ -109,7 +96,7 @@ describe("agent CLIs at the GitHub boundary and the cost budget", () => {
       expect(call?.env).not.toHaveProperty("GH_TOKEN");
       expect(call?.env).not.toHaveProperty("GH_ENTERPRISE_TOKEN");
       expect(call?.env.PATH?.split(delimiter)[0]).toMatch(/closer-gh-/);
-      const attempts = (await readEvents(outcome.runDir)).filter(
+      const attempts = (await readRecordedEvents(outcome.runDir)).filter(
         (event) => event.type === "boundary-attempt",
       );
       expect(attempts).toEqual([
@@ -132,7 +119,9 @@ describe("agent CLIs at the GitHub boundary and the cost budget", () => {
 
     // 400k input at $1.25/M + 50k output at $10/M = $1.00 per query.
     expect(outcome).toMatchObject({ success: false, status: "budget_exhausted", iterations: 1 });
-    const ends = (await readEvents(outcome.runDir)).filter((event) => event.type === "backend-end");
+    const ends = (await readRecordedEvents(outcome.runDir)).filter(
+      (event) => event.type === "backend-end",
+    );
     expect(ends[0]?.costUsd).toBeCloseTo(1);
   });
 
@@ -145,7 +134,9 @@ describe("agent CLIs at the GitHub boundary and the cost budget", () => {
     const outcome = await runTask(options);
 
     expect(outcome).toMatchObject({ status: "completed" });
-    const warnings = (await readEvents(outcome.runDir)).filter((event) => event.type === "warning");
+    const warnings = (await readRecordedEvents(outcome.runDir)).filter(
+      (event) => event.type === "warning",
+    );
     expect(warnings.map((event) => event.message)).toContainEqual(
       expect.stringContaining("maxCostUsd cannot be enforced for model my-local-model"),
     );

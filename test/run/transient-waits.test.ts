@@ -1,5 +1,3 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { readRunState } from "../../src/record/run-record.js";
 import { resumeRun, runTask } from "../../src/run/index.js";
@@ -18,6 +16,7 @@ import {
 } from "../doubles/fake-cli/fake-cli-harness.js";
 import { fakeClaudeRunOptions, fixerRunOptions } from "./support/fake-claude-run.js";
 import { DONE, makeIssueAgent, PROJECT } from "./support/issue-repo.js";
+import { type RecordedEvent, readRecordedEvents } from "./support/recorded-events.js";
 
 /**
  * An overloaded or briefly unreachable model API is waited out, not fatal:
@@ -26,23 +25,14 @@ import { DONE, makeIssueAgent, PROJECT } from "./support/issue-repo.js";
  * clock, so minutes of backoff pass at once and every wait can be read back.
  */
 
-interface RecordedEvent {
-  readonly type: string;
+interface WaitEvent extends RecordedEvent {
   readonly iteration?: number;
   readonly reason?: string;
   readonly waitMs?: number;
   readonly attempt?: number;
 }
 
-async function readEvents(runDir: string): Promise<RecordedEvent[]> {
-  const text = await readFile(join(runDir, "events.jsonl"), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as RecordedEvent);
-}
-
-function waitsOf(events: readonly RecordedEvent[]): RecordedEvent[] {
+function waitsOf(events: readonly WaitEvent[]): WaitEvent[] {
   return events.filter((event) => event.type === "backend-wait");
 }
 
@@ -90,7 +80,7 @@ describe("a model API in trouble, through the SDK and the fake Claude Code", () 
     const outcome = await runTask(options);
 
     expect(outcome).toMatchObject({ success: true, status: "completed", iterations: 1 });
-    const events = await readEvents(outcome.runDir);
+    const events = await readRecordedEvents<WaitEvent>(outcome.runDir);
     const waits = waitsOf(events);
     expect(waits.map((wait) => wait.reason)).toEqual(Array(5).fill("overloaded"));
     expect(waits.every((wait) => wait.iteration === 1)).toBe(true);
@@ -119,7 +109,7 @@ describe("a model API in trouble, through the SDK and the fake Claude Code", () 
     const outcome = await runTask(options);
 
     expect(outcome).toMatchObject({ success: true, status: "completed", iterations: 1 });
-    const waits = waitsOf(await readEvents(outcome.runDir));
+    const waits = waitsOf(await readRecordedEvents<WaitEvent>(outcome.runDir));
     expect(waits.map((wait) => wait.reason)).toEqual(["server_error", "connection", "connection"]);
     expect(waits.map((wait) => wait.waitMs)).toEqual(clock.sleeps);
   });
@@ -138,7 +128,7 @@ describe("a model API in trouble, through the SDK and the fake Claude Code", () 
     expect(failed).toMatchObject({ success: false, status: "error" });
     expect(failed.reason).toContain("500");
     expect(failed.reason).toContain(`--resume ${runId}`);
-    const waits = waitsOf(await readEvents(failed.runDir));
+    const waits = waitsOf(await readRecordedEvents<WaitEvent>(failed.runDir));
     expect(waits.length).toBeGreaterThan(0);
     expect(waits.every((wait) => wait.reason === "server_error")).toBe(true);
     const waitedMs = clock.sleeps.reduce((total, waitMs) => total + waitMs, 0);
@@ -155,7 +145,7 @@ describe("a model API in trouble, through the SDK and the fake Claude Code", () 
     const invocations = await claude.invocations();
     expect(invocations).toHaveLength(failedQueries + 1);
     expect(invocations.at(-1)?.prompts).toEqual(invocations[0]?.prompts);
-    const iterations = (await readEvents(resumed.runDir))
+    const iterations = (await readRecordedEvents<WaitEvent>(resumed.runDir))
       .filter((event) => event.type === "iteration-start")
       .map((event) => event.iteration);
     expect(new Set(iterations)).toEqual(new Set([1]));
@@ -212,7 +202,7 @@ describe("a model API in trouble, through each agent CLI's fake", () => {
       const outcome = await runTask(options);
 
       expect(outcome).toMatchObject({ success: true, status: "completed", iterations: 1 });
-      const events = await readEvents(outcome.runDir);
+      const events = await readRecordedEvents<WaitEvent>(outcome.runDir);
       const waits = waitsOf(events);
       expect(waits.map((wait) => wait.reason)).toEqual([
         "server_error",
