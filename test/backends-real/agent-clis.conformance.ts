@@ -7,7 +7,7 @@
  * commits in the run's folder. A CLI that is not installed or does not start
  * here has its tests skipped with the reason in their names.
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -58,7 +58,54 @@ interface RunSetup {
   readonly command: readonly string[];
   readonly permissionMode: PermissionMode;
   readonly worktree: boolean;
+  /** With a closure review on the completion step (prompt written here). */
+  readonly review?: boolean;
 }
+
+const PENDING_ACTION = "Note the slug rules in the README";
+const REVIEW_REJECTS = JSON.stringify({
+  allComplete: false,
+  checklist: [{ item: "slug rules documented", done: false, evidence: "README unchanged" }],
+  pendingActions: [PENDING_ACTION],
+});
+const REVIEW_APPROVES = JSON.stringify({
+  allComplete: true,
+  checklist: [{ item: "slugify fixed", done: true, evidence: "npm test passes" }],
+  pendingActions: [],
+});
+const GH_COMMAND = "gh issue close 7";
+
+/**
+ * The demo turns with a `gh` call in the first, and a closure review that
+ * rejects once (the worker answers the pending action) and then approves.
+ */
+async function reviewTurns(): Promise<ModelTurn[]> {
+  const [first, second] = await demoTurns();
+  if (first === undefined || second === undefined)
+    throw new Error("the demo session has two turns");
+  return [
+    { ...first, commands: [GH_COMMAND, ...(first.commands ?? [])] },
+    second,
+    { answer: REVIEW_REJECTS },
+    { answer: second.answer },
+    { answer: REVIEW_APPROVES },
+  ];
+}
+
+const REVIEW_PROMPT = `Review whether the task is done.
+
+Changes since {{baseline.commit}}:
+
+{{changes.stat}}
+
+{{changes.code}}
+
+Checks:
+{{checks}}
+
+The worker declared:
+{{declaration}}
+`;
 
 /** Runs the example agent with `setup`'s backend through `closer run`; asserts the refuted-then-fixed outcome. */
 async function runExample(setup: RunSetup, env: Record<string, string>) {
@@ -75,8 +122,22 @@ async function runExample(setup: RunSetup, env: Record<string, string>) {
     agent.runner.budgets.queryTimeoutMs = 180_000;
     agent.runner.worktree = { ...agent.runner.worktree, onSuccess: "keep" };
     await writeFile(agentFile, JSON.stringify(agent, null, 2));
+    if (setup.review === true) {
+      const registryFile = join(repo.dir, ".agent/example/steps_registry.json");
+      const registry = JSON.parse(await readFile(registryFile, "utf8"));
+      registry.completionSteps["complete.issue"].closureReview = { c2: "review", c3: "issue" };
+      await writeFile(registryFile, JSON.stringify(registry, null, 2));
+      const promptDir = join(repo.dir, ".agent/example/prompts/steps/review/issue");
+      await mkdir(promptDir, { recursive: true });
+      await writeFile(join(promptDir, "f_default.md"), REVIEW_PROMPT);
+    }
+    await git(repo.dir, "add -A");
     await git(repo.dir, '-c user.name=test -c user.email=t@example.invalid commit -qam "agent"');
     const mainHead = await git(repo.dir, "rev-parse HEAD");
+    if (setup.review === true) {
+      const validated = await cli("validate", "example", "--cwd", repo.dir);
+      expect(validated.code, validated.stdout + validated.stderr).toBe(0);
+    }
     for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
     // closer itself runs in a folder of its own: a CLI that ignored the run's
     // folder would work there (and not in a developer's checkout).
@@ -105,11 +166,21 @@ async function runExample(setup: RunSetup, env: Record<string, string>) {
     const checks = events
       .filter((event) => event.type === "validator-end")
       .map((event) => `${event.validator}:${event.valid}`);
+    const passing = ["git-clean:true", "tests-pass:true"];
     expect({ code: result.code, checks }, result.stderr).toEqual({
       code: 0,
-      checks: ["git-clean:true", "tests-pass:false", "git-clean:true", "tests-pass:true"],
+      checks: [
+        "git-clean:true",
+        "tests-pass:false",
+        ...passing,
+        ...(setup.review === true ? passing : []),
+      ],
     });
-    expect(outcome).toMatchObject({ success: true, status: "completed", iterations: 2 });
+    expect(outcome).toMatchObject({
+      success: true,
+      status: "completed",
+      iterations: setup.review === true ? 3 : 2,
+    });
 
     const runFolder = setup.worktree ? await worktreeOf(repo.dir, "closer/conformance") : repo.dir;
     const runLog = await git(runFolder, "log --format=%s -3");
@@ -149,6 +220,43 @@ describe("the command backend (baseline)", () => {
   );
 });
 
+/**
+ * The run of reviewTurns(): the `gh` call was refused and recorded, the review
+ * went out in a fresh session and its rejection reached the worker's next
+ * prompt, and the review's cost is in the result.
+ */
+function expectReviewAndGh(
+  server: ModelServer,
+  outcome: Record<string, unknown>,
+  events: Record<string, unknown>[],
+  conversationOf: (body: Record<string, unknown>) => unknown,
+): void {
+  const served = server.requests.map((request) => request.served);
+  const reviews = served.flatMap((step, index) => (step === "answer" ? [index] : []));
+  // Answers: worker, worker, review (rejects), worker, review (approves).
+  expect(reviews).toHaveLength(5);
+  const [, , rejectAt, workerAt, approveAt] = reviews as [number, number, number, number, number];
+  for (const at of [rejectAt, approveAt]) {
+    // A fresh session: none of the worker's tool calls or prompts.
+    const conversation = JSON.stringify(conversationOf(server.requests[at]?.body ?? {}));
+    expect(conversation).not.toContain('"call_1"');
+    expect(conversation).not.toContain(GH_COMMAND);
+  }
+  const rejectConversation = JSON.stringify(conversationOf(server.requests[rejectAt]?.body ?? {}));
+  expect(rejectConversation).toContain("Review whether the task is done");
+  // The worker's next prompt names the pending action, in the worker's session.
+  const workerConversation = JSON.stringify(conversationOf(server.requests[workerAt]?.body ?? {}));
+  expect(workerConversation).toContain(PENDING_ACTION);
+  expect(workerConversation).toContain('"call_1"');
+  expect(outcome).toHaveProperty("reviewCostUsd");
+  expect(events.filter((event) => event.type === "closure-review")).toHaveLength(2);
+  const attempts = events.filter((event) => event.type === "boundary-attempt");
+  expect(attempts.map((event) => String(event.command))).toEqual([
+    expect.stringContaining(GH_COMMAND),
+  ]);
+  expect(served).toContain(`tool:${GH_COMMAND}`);
+}
+
 /** Plays the model turns itself: runs turn N's commands in its folder and prints the answer. */
 const COMMAND_AGENT = join(import.meta.dirname, "command-agent.mjs");
 
@@ -181,21 +289,25 @@ describe.skipIf(!codex.ok)(title(codex), () => {
   afterEach(() => vi.unstubAllEnvs());
 
   it.each([
-    { permissionMode: "acceptEdits" as const, worktree: false },
-    { permissionMode: "acceptEdits" as const, worktree: true },
-    { permissionMode: "bypassPermissions" as const, worktree: false },
+    { permissionMode: "acceptEdits" as const, worktree: false, review: true },
+    { permissionMode: "acceptEdits" as const, worktree: true, review: false },
+    { permissionMode: "bypassPermissions" as const, worktree: false, review: false },
   ])(
-    "refuted declaration, then fixed: completed in 2 iterations, commits in the run's folder ($permissionMode, worktree: $worktree)",
-    async ({ permissionMode, worktree }) => {
+    "refuted declaration, then fixed: completed, commits in the run's folder ($permissionMode, worktree: $worktree, review and gh: $review)",
+    async ({ permissionMode, worktree, review }) => {
       if (!codex.ok) return;
-      server.script(await demoTurns());
+      server.script(review ? await reviewTurns() : await demoTurns());
       server.requests.length = 0;
       const env = await codexEnv(await tempDir(), server.baseUrl);
-      const { outcome } = await runExample(
-        { kind: "codex", command: [codex.path], permissionMode, worktree },
+      const { outcome, events } = await runExample(
+        { kind: "codex", command: [codex.path], permissionMode, worktree, review },
         env,
       );
       expect(server.requests.map((request) => request.served)).not.toContain("exhausted");
+      if (review) {
+        expectReviewAndGh(server, outcome, events, (body) => body.input);
+        return;
+      }
       expect(server.requests).toHaveLength(6);
       // The step's schema reaches the model as the Responses API's json_schema format.
       const text = server.requests[0]?.body.text as { format?: { type?: string } } | undefined;
@@ -222,20 +334,24 @@ describe.skipIf(!opencode.ok)(title(opencode), () => {
   afterEach(() => vi.unstubAllEnvs());
 
   it.each([
-    { permissionMode: "bypassPermissions" as const, worktree: false },
-    { permissionMode: "acceptEdits" as const, worktree: true },
+    { permissionMode: "bypassPermissions" as const, worktree: false, review: true },
+    { permissionMode: "acceptEdits" as const, worktree: true, review: false },
   ])(
-    "refuted declaration, then fixed: completed in 2 iterations, commits in the run's folder ($permissionMode, worktree: $worktree)",
-    async ({ permissionMode, worktree }) => {
+    "refuted declaration, then fixed: completed, commits in the run's folder ($permissionMode, worktree: $worktree, review and gh: $review)",
+    async ({ permissionMode, worktree, review }) => {
       if (!opencode.ok) return;
-      server.script(await demoTurns());
+      server.script(review ? await reviewTurns() : await demoTurns());
       server.requests.length = 0;
       const env = await opencodeEnv(await tempDir(), server.baseUrl, titles.baseUrl);
-      await runExample(
-        { kind: "opencode", command: [opencode.path], permissionMode, worktree },
+      const { outcome, events } = await runExample(
+        { kind: "opencode", command: [opencode.path], permissionMode, worktree, review },
         env,
       );
       expect(server.requests.map((request) => request.served)).not.toContain("exhausted");
+      if (review) {
+        expectReviewAndGh(server, outcome, events, (body) => body.messages);
+        return;
+      }
       expect(server.requests).toHaveLength(6);
       // The second iteration continued the session: it carries the first turn's tool calls.
       expect(JSON.stringify(server.requests[3]?.body.messages)).toContain('"call_1"');

@@ -45,6 +45,8 @@ describe("codex backend", () => {
     const argv = call?.argv ?? [];
     expect(argv.slice(0, 2)).toEqual(["exec", "--json"]);
     expect(argv[argv.indexOf("-m") + 1]).toBe("gpt-5-codex");
+    // No login shell: it could reset PATH and drop the gh shim.
+    expect(argv[argv.indexOf("-c") + 1]).toBe("allow_login_shell=false");
     expect(argv.at(-1)).toBe("-");
     expect(call?.schema).toEqual(schema);
     expect(call?.stdin).toBe("Fix it.");

@@ -52,6 +52,10 @@ function codexArgs(
     "exec",
     "--json",
     "--skip-git-repo-check",
+    // A login shell re-reads /etc/profile, which on many systems resets PATH
+    // and drops the gh shim closer put first on it.
+    "-c",
+    "allow_login_shell=false",
     ...sandboxArgs(request.permissionMode, gitDirs),
   ];
   if (schemaFile !== undefined) args.push("--output-schema", schemaFile);
