@@ -8,7 +8,7 @@ import {
   listPromptCandidates,
   type PromptCandidate,
 } from "./c3l.js";
-import { GUARD_RETRY_TEXTS } from "./guard-retry-texts.js";
+import { BUILTIN_RETRY_TEXTS } from "./builtin-retry-texts.js";
 import { type CompiledTemplate, compileTemplate } from "./render-template.js";
 import { renderParams } from "./variables.js";
 
@@ -99,9 +99,9 @@ function renderBuiltinRetry(
   const params = Object.fromEntries((retry?.params ?? []).map((name) => [name, variables[name]]));
   const attempt = typeof variables.attempt === "number" ? ` (attempt ${variables.attempt})` : "";
   const summary = typeof variables.previousSummary === "string" ? variables.previousSummary : "";
-  const guardText = GUARD_RETRY_TEXTS[pattern];
-  if (guardText !== undefined) {
-    return [...guardText(params), ...(summary ? ["", summary] : []), ""].join("\n");
+  const ownText = BUILTIN_RETRY_TEXTS[pattern];
+  if (ownText !== undefined) {
+    return [...ownText(params), ...(summary ? ["", summary] : []), ""].join("\n");
   }
   return [
     `The completion check failed with the pattern "${pattern}"${attempt}. The work is not done yet.`,

@@ -3,7 +3,7 @@
  * and of the closure review (docs/completion.md#closure-review): what was
  * found and what to do. An agent's own `f_failed_<pattern>.md` wins.
  */
-export const GUARD_RETRY_TEXTS: Readonly<
+export const BUILTIN_RETRY_TEXTS: Readonly<
   Record<string, (params: Readonly<Record<string, unknown>>) => string[]>
 > = {
   "tests-removed": (params) => [
