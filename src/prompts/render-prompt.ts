@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CloserError } from "../errors.js";
+import { BUILTIN_RETRY_TEXTS } from "./builtin-retry-texts.js";
 import {
   BUILTIN_RETRY_PATH,
   type C3lWords,
@@ -8,7 +9,6 @@ import {
   listPromptCandidates,
   type PromptCandidate,
 } from "./c3l.js";
-import { BUILTIN_RETRY_TEXTS } from "./builtin-retry-texts.js";
 import { type CompiledTemplate, compileTemplate } from "./render-template.js";
 import { renderParams } from "./variables.js";
 
