@@ -1,4 +1,5 @@
 /** Test inventories from `node --test` (spec reporter) and from TAP (node's tap reporter and others). */
+import { SUITE_SEPARATOR } from "./failed-test.js";
 import {
   countStates,
   type InventoryTest,
@@ -9,7 +10,7 @@ import {
   type TestState,
 } from "./inventory-test.js";
 import { leaveSuites, nameInSuites, type SuiteEntry } from "./suite-stack.js";
-import { readTapDiagnostics } from "./test-output-node.js";
+import { readTapPoints } from "./test-output-node.js";
 
 /** node:test's hint that `.only` was written but `--test-only` was not given, and its skip reason when it was. */
 const NODE_ONLY = /'only' and 'runOnly' require the --test-only|'only' option not set/;
@@ -72,44 +73,21 @@ export function readNodeSpecInventory(lines: readonly string[]): TestInventory |
 
 const TAP_VERSION = /^TAP version \d+\s*$/;
 const TAP_PLAN = /^\s*1\.\.\d+\b/;
-const TAP_SUBTEST = /^(\s*)# Subtest: (.+)$/;
-const TAP_RESULT = /^(\s*)(not ok|ok)\b\s*\d*\s*(?:-\s*)?(.*?)(?:\s+#\s*(SKIP|TODO)\b.*)?$/i;
 const TAP_COUNT = /^# (tests|pass|fail|cancelled|skipped|skip|todo) (\d+)\s*$/;
 
-function tapState(result: string, directive: string | undefined): TestState {
-  if (directive?.toUpperCase() === "SKIP") return "skipped";
-  if (directive?.toUpperCase() === "TODO") return "todo";
-  return result === "ok" ? "passed" : "failed";
+function tapState(ok: boolean, directive: string | undefined): TestState {
+  if (directive === "SKIP") return "skipped";
+  if (directive === "TODO") return "todo";
+  return ok ? "passed" : "failed";
 }
 
 function readTapTests(lines: readonly string[]): InventoryTest[] {
-  const tests: InventoryTest[] = [];
-  const subtests: SuiteEntry[] = [];
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] as string;
-    const subtest = TAP_SUBTEST.exec(line);
-    if (subtest) {
-      const indent = (subtest[1] as string).length;
-      leaveSuites(subtests, indent);
-      subtests.push({ indent, name: (subtest[2] as string).trim() });
-      continue;
-    }
-    const result = TAP_RESULT.exec(line);
-    if (!result) continue;
-    const indent = (result[1] as string).length;
-    while ((subtests.at(-1)?.indent ?? -1) > indent) subtests.pop();
-    const own = subtests.at(-1)?.indent === indent ? subtests.pop() : undefined;
-    const diagnostics = readTapDiagnostics(lines, index);
-    index = diagnostics.end;
-    // node:test reports each suite as a result of its own.
-    if (diagnostics.fields.get("type") === "suite") continue;
-    const title = (result[3] as string).trim() || own?.name || "(unnamed)";
-    tests.push({
-      name: nameInSuites(subtests, title),
-      state: tapState(result[2] as string, result[4]),
-    });
-  }
-  return tests;
+  return readTapPoints(lines)
+    .filter((point) => point.fields.get("type") !== "suite") // node:test reports each suite too
+    .map((point) => ({
+      name: [...point.suites, point.title].join(SUITE_SEPARATOR),
+      state: tapState(point.ok, point.directive),
+    }));
 }
 
 /** TAP lists every test point; its `# tests`/`# pass`/… comments, when present, are the summary. */

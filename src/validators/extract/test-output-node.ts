@@ -43,8 +43,7 @@ export function parseNodeSpecOutput(lines: readonly string[]): FailedTest[] {
 }
 
 const TAP_SUBTEST = /^(\s*)# Subtest: (.+)$/;
-const TAP_RESULT = /^(\s*)(not ok|ok)\b\s*\d*\s*(?:-\s*)?(.*)$/;
-const TAP_DIRECTIVE = /\s#\s*(?:SKIP|TODO)\b/i;
+const TAP_RESULT = /^(\s*)(not ok|ok)\b\s*\d*\s*(?:-\s*)?(.*?)(?:\s+#\s*(SKIP|TODO)\b.*)?$/i;
 
 function unquoteYaml(value: string): string {
   const text = value.trim();
@@ -91,12 +90,24 @@ export function readTapDiagnostics(lines: readonly string[], start: number): Tap
   return { fields, end: index };
 }
 
-function isSuiteFailure(fields: Map<string, string>): boolean {
+function isSuiteFailure(fields: ReadonlyMap<string, string>): boolean {
   return fields.get("type") === "suite" || fields.get("failureType") === "subtestsFailed";
 }
 
-export function parseTapOutput(lines: readonly string[]): FailedTest[] {
-  const failed: FailedTest[] = [];
+/** One TAP test point: the subtests around it, its title, its result, directive and diagnostics. */
+export interface TapPoint {
+  readonly suites: readonly string[];
+  /** Its own title, else the name of the subtest it closes, else `(unnamed)`. */
+  readonly title: string;
+  readonly ok: boolean;
+  /** `SKIP` or `TODO`, when the point carries one. */
+  readonly directive?: string;
+  readonly fields: ReadonlyMap<string, string>;
+}
+
+/** Every test point of a TAP stream (node:test's included), nested subtests named by their path. */
+export function readTapPoints(lines: readonly string[]): TapPoint[] {
+  const points: TapPoint[] = [];
   const subtests: { indent: number; name: string }[] = [];
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
@@ -114,18 +125,28 @@ export function parseTapOutput(lines: readonly string[]): FailedTest[] {
     const own = subtests.at(-1)?.indent === indent ? subtests.pop() : undefined;
     const diagnostics = readTapDiagnostics(lines, index);
     index = diagnostics.end;
-    const title = (result[3] as string).trim();
-    if (result[2] !== "not ok" || TAP_DIRECTIVE.test(title) || isSuiteFailure(diagnostics.fields)) {
-      continue;
-    }
-    const name = [...subtests.map((entry) => entry.name), title || own?.name || "(unnamed)"];
-    const message = diagnostics.fields.get("error") ?? diagnostics.fields.get("message") ?? "";
-    const location = diagnostics.fields.get("location")?.replace(/:\d+:\d+$/, "");
-    failed.push({
-      name: name.join(SUITE_SEPARATOR),
-      error: summarizeError(message.split("\n")),
-      ...(location ? { file: location } : {}),
+    const directive = result[4]?.toUpperCase();
+    points.push({
+      suites: subtests.map((entry) => entry.name),
+      title: (result[3] as string).trim() || own?.name || "(unnamed)",
+      ok: result[2]?.toLowerCase() === "ok",
+      ...(directive === undefined ? {} : { directive }),
+      fields: diagnostics.fields,
     });
   }
-  return failed;
+  return points;
+}
+
+export function parseTapOutput(lines: readonly string[]): FailedTest[] {
+  return readTapPoints(lines)
+    .filter((point) => !point.ok && point.directive === undefined && !isSuiteFailure(point.fields))
+    .map((point) => {
+      const message = point.fields.get("error") ?? point.fields.get("message") ?? "";
+      const location = point.fields.get("location")?.replace(/:\d+:\d+$/, "");
+      return {
+        name: [...point.suites, point.title].join(SUITE_SEPARATOR),
+        error: summarizeError(message.split("\n")),
+        ...(location ? { file: location } : {}),
+      };
+    });
 }
