@@ -3,8 +3,10 @@
  * (`faulty`) whose "model" is a Node program given as source text and run by
  * the `command` backend. The program reads the prompt on stdin, does what the
  * fault needs, and answers on stdout; `DONE_ANSWER` is a declaration of done.
+ * `scratch/` beside it is ignored by git: a place for the program's own notes
+ * (a call counter, its pid) that do not make the tree dirty.
  */
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FixtureRepo, makeFixtureRepo, writeAgent } from "../../../src/testing/index.js";
 import { type IssueAgentOptions, makeIssueAgent, PROJECT } from "../../run/support/issue-repo.js";
@@ -20,6 +22,8 @@ export interface FaultRepoOptions extends IssueAgentOptions {
   readonly program?: string;
   /** More files of the project (committed). */
   readonly files?: Readonly<Record<string, string>>;
+  /** More files of the agent folder (a custom validator's module, say), committed. */
+  readonly agentFiles?: Readonly<Record<string, string>>;
 }
 
 export interface FaultRepo extends FixtureRepo {
@@ -30,11 +34,12 @@ export interface FaultRepo extends FixtureRepo {
 }
 
 export async function makeFaultRepo(options: FaultRepoOptions = {}): Promise<FaultRepo> {
-  const { program, files, ...agentOptions } = options;
+  const { program, files, agentFiles, ...agentOptions } = options;
   const repo = await makeFixtureRepo({
-    files: { ...PROJECT, ".gitignore": "node_modules/\n.closer/\nmodel.mjs\n", ...files },
+    files: { ...PROJECT, ".gitignore": "node_modules/\n.closer/\nmodel.mjs\nscratch/\n", ...files },
   });
   const programPath = join(repo.dir, "model.mjs");
+  await mkdir(join(repo.dir, "scratch"));
   await writeFile(programPath, program ?? `${READ_PROMPT}\n${DONE_ANSWER}\n`);
   const fixture = makeIssueAgent({
     name: "faulty",
@@ -48,7 +53,7 @@ export async function makeFaultRepo(options: FaultRepoOptions = {}): Promise<Fau
       ...agentOptions.runner,
     },
   });
-  await writeAgent(repo.dir, fixture);
+  await writeAgent(repo.dir, { ...fixture, files: { ...fixture.files, ...agentFiles } });
   await repo.commitAll("project and agent");
   return { ...repo, agent: "faulty", programPath };
 }

@@ -1,0 +1,147 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect } from "vitest";
+import { isProcessGroupAlive } from "../../src/process/shell-command.js";
+import { cli } from "../cli/support/cli-repo.js";
+import { fault } from "./support/fault.js";
+import { type FaultRepo, makeFaultRepo } from "./support/fault-repo.js";
+import { onlyRunFolder, readRecordedEvents, readRunJson } from "./support/run-folder.js";
+import { expectUserStateKept, takeUserState } from "./support/user-state.js";
+
+/** A command validator that fails the `check-failed` pattern with its stderr. */
+function checkValidator(command: string) {
+  return {
+    type: "command",
+    command,
+    successWhen: "exitCode:0",
+    failurePattern: "check-failed",
+    extractParams: { errorOutput: "stderr" },
+  };
+}
+
+describe("The checks", () => {
+  let repo: FaultRepo | undefined;
+  afterEach(async () => {
+    await repo?.cleanup();
+    repo = undefined;
+  });
+
+  async function runWith(
+    validators: Record<string, unknown>,
+    agentFiles: Record<string, string> = {},
+  ) {
+    repo = await makeFaultRepo({
+      agentFiles,
+      validators,
+      conditions: ["git-clean", ...Object.keys(validators)],
+      runner: { maxIterations: 2, budgets: { queryTimeoutMs: 20_000, validatorTimeoutMs: 1500 } },
+    });
+    const before = await takeUserState(repo.dir);
+    const result = await cli(
+      "run",
+      repo.agent,
+      "--task",
+      "Check it",
+      "--cwd",
+      repo.dir,
+      "--no-worktree",
+      "--json",
+    );
+    await expectUserStateKept(repo.dir, before);
+    const runDir = await onlyRunFolder(repo.dir);
+    return {
+      result,
+      runDir,
+      state: await readRunJson(runDir),
+      events: await readRecordedEvents(runDir),
+    };
+  }
+
+  fault(
+    {
+      what: "a check hangs past the validator timeout",
+      does: "its process group is ended at the timeout and the check fails with a message saying so, which the retry prompt carries; no process is left running",
+    },
+    async () => {
+      const hang =
+        "node -e \"require('fs').writeFileSync('scratch/pid.txt', String(process.pid)); setInterval(() => {}, 1000)\"";
+      const { result, state, events, runDir } = await runWith({ hangs: checkValidator(hang) });
+      expect(result.code).toBe(1);
+      expect(state.status).toBe("retries_exhausted");
+      const ends = events.filter(
+        (event) => event.type === "validator-end" && event.validator === "hangs",
+      );
+      expect(ends[0]).toMatchObject({ valid: false });
+      expect(ends[0]).toMatchObject({ timedOut: true });
+      const retry = await readFile(join(runDir, "prompts/iteration-002.md"), "utf8");
+      expect(retry).toMatch(/timed out|timeout/i);
+      const pid = Number(await readFile(join(repo?.dir ?? "", "scratch/pid.txt"), "utf8"));
+      expect(await isProcessGroupAlive(pid)).toBe(false);
+    },
+    60_000,
+  );
+
+  fault(
+    {
+      what: "a check is killed by a signal (a segfaulting tool)",
+      does: "a failed check whose output names the signal; the run goes on with a retry",
+    },
+    async () => {
+      const { state, events } = await runWith({ segfaults: checkValidator("kill -SEGV $$") });
+      expect(state.status).toBe("retries_exhausted");
+      const end = events.find(
+        (event) => event.type === "validator-end" && event.validator === "segfaults",
+      );
+      expect(end).toMatchObject({ valid: false });
+      expect(JSON.stringify(end)).toMatch(/SIGSEGV|139/);
+    },
+  );
+
+  fault(
+    {
+      what: "a check prints bytes that are not UTF-8",
+      does: "the output is read with replacement characters; the record stays valid JSON lines and the retry prompt shows the readable part",
+    },
+    async () => {
+      const bytes = "printf 'bad \\377\\376 bytes\\n' >&2; exit 1";
+      const { state, runDir } = await runWith({ "bad-bytes": checkValidator(bytes) });
+      expect(state.status).toBe("retries_exhausted");
+      const retry = await readFile(join(runDir, "prompts/iteration-002.md"), "utf8");
+      expect(retry).toContain("bad \ufffd\ufffd bytes");
+    },
+  );
+
+  fault(
+    {
+      what: "a custom validator's module throws",
+      does: "exit 2 (`config_error`): the module runs in a child process, and the message names it, the error and the fix; the run ends `error` with its record",
+    },
+    async () => {
+      const { state, events, result } = await runWith(
+        {
+          "custom-throws": {
+            type: "custom",
+            module: "validators/throws.mjs",
+            failurePattern: "check-failed",
+          },
+        },
+        {
+          "validators/throws.mjs":
+            'export default () => { throw new Error("the checker broke"); };\n',
+        },
+      );
+      expect(result.code).toBe(2);
+      expect(state).toMatchObject({ status: "error" });
+      expect(result.stderr).toMatch(
+        /validators\/throws\.mjs.*threw: the checker broke.*fix the module/,
+      );
+      const end = events.find(
+        (event) => event.type === "validator-end" && event.validator === "custom-throws",
+      );
+      expect(end).toMatchObject({
+        valid: false,
+        configError: expect.stringContaining("the checker broke"),
+      });
+    },
+  );
+});
