@@ -1,3 +1,4 @@
+import { isCloserError } from "../errors.js";
 import { prepareRun, startRun } from "./prepare-run.js";
 import {
   emitWritten,
@@ -9,7 +10,9 @@ import {
 import { runLoop } from "./run-loop.js";
 import type { AgentResult, FinishRecord, FinishRun, RunSettings } from "./run-settings.js";
 import {
+  isRecordFailure,
   recordEndState,
+  recordFailed,
   recordRunEnd,
   resultOf,
   type Terminal,
@@ -47,14 +50,26 @@ export async function runAgent(
     terminal = terminalFromError(error);
   } finally {
     try {
-      if (finish !== undefined) {
+      // A run whose record failed takes no side effects: nothing of them could be kept on record.
+      if (finish !== undefined && !isRecordFailure(terminal)) {
         // run.json says how the run ended before anything after the loop starts, so an attempt
         // that dies during the side effects is on record as ended (docs/integrity.md#resume).
         await recordEndState(run, terminal);
         outcome = await finish(resultOf(run, terminal), finishRecord(run));
       }
+    } catch (error) {
+      // A failed record write ends the run; anything else finish throws is a bug, left to surface.
+      if (!isCloserError(error) || error.code !== "record_error") throw error;
+      terminal = recordFailed(error);
+      outcome = undefined;
     } finally {
-      await recordRunEnd(run, terminal);
+      // The end is written where it can be; a record that can't take it ends the run as record_error.
+      await recordRunEnd(run, terminal).catch((error: unknown) => {
+        if (!isRecordFailure(terminal)) {
+          terminal = recordFailed(error);
+          outcome = undefined;
+        }
+      });
     }
   }
   return outcome ?? resultOf(run, terminal);
