@@ -42,37 +42,53 @@ export async function runAgent(
 ): Promise<AgentResult> {
   const run = await prepareRun(settings);
   let terminal: Terminal = UNDECIDED_END;
-  let outcome: AgentResult | undefined;
   try {
     await startRun(run, settings);
     terminal = await runLoop(run);
   } catch (error) {
     terminal = terminalFromError(error);
-  } finally {
-    try {
-      // A run whose record failed takes no side effects: nothing of them could be kept on record.
-      if (finish !== undefined && !isRecordFailure(terminal)) {
-        // run.json says how the run ended before anything after the loop starts, so an attempt
-        // that dies during the side effects is on record as ended (docs/integrity.md#resume).
-        await recordEndState(run, terminal);
-        outcome = await finish(resultOf(run, terminal), finishRecord(run));
-      }
-    } catch (error) {
-      // A failed record write ends the run; anything else finish throws is a bug, left to surface.
-      if (!isCloserError(error) || error.code !== "record_error") throw error;
-      terminal = recordFailed(error);
-      outcome = undefined;
-    } finally {
-      // The end is written where it can be; a record that can't take it ends the run as record_error.
-      await recordRunEnd(run, terminal).catch((error: unknown) => {
-        if (!isRecordFailure(terminal)) {
-          terminal = recordFailed(error);
-          outcome = undefined;
-        }
-      });
-    }
   }
+  return await endRun(run, terminal, finish);
+}
+
+/**
+ * After the loop: the side effects (`finish`), then the final run.json and
+ * `run-end`. A record that can't be written ends the run as `record_error`
+ * (docs/record.md#record-failure), with no side effects after the failure:
+ * nothing of them could be kept on record.
+ */
+async function endRun(
+  run: RunContext,
+  loopEnd: Terminal,
+  finish: FinishRun<AgentResult> | undefined,
+): Promise<AgentResult> {
+  let terminal = loopEnd;
+  let outcome: AgentResult | undefined;
+  let bug: { error: unknown } | undefined;
+  try {
+    if (finish !== undefined && !isRecordFailure(terminal)) {
+      // run.json says how the run ended before anything after the loop starts, so an attempt
+      // that dies during the side effects is on record as ended (docs/integrity.md#resume).
+      await recordEndState(run, terminal);
+      outcome = await finish(resultOf(run, terminal), finishRecord(run));
+    }
+  } catch (error) {
+    if (isRecordWriteError(error)) terminal = recordFailed(error);
+    else bug = { error };
+    outcome = undefined;
+  }
+  // The end is written where it can be; a record that can't take it ends the run as record_error.
+  await recordRunEnd(run, terminal).catch((error: unknown) => {
+    if (isRecordFailure(terminal)) return;
+    terminal = recordFailed(error);
+    outcome = undefined;
+  });
+  if (bug !== undefined) throw bug.error;
   return outcome ?? resultOf(run, terminal);
+}
+
+function isRecordWriteError(error: unknown): boolean {
+  return isCloserError(error) && error.code === "record_error";
 }
 
 function finishRecord(run: RunContext): FinishRecord {

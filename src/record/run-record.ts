@@ -127,7 +127,8 @@ export function createRunRecord(runDir: string, options: RunRecordOptions): RunR
   /** task.json and baseline.json: written when they first appear (or change), never each iteration. */
   const keepStartFiles = (state: RunState) => {
     if (state.task !== keptTask) {
-      const text = JSON.stringify({ task: state.task, args: state.args }, redactStrings(redact), 2);
+      const { task, args, worktree } = state;
+      const text = JSON.stringify({ task, args, worktree }, redactStrings(redact), 2);
       replaceFileSync(join(runDir, RUN_FILES.task), `${text}\n`);
       keptTask = state.task;
     }
@@ -262,10 +263,28 @@ export async function readRunState(runDir: string): Promise<RunState> {
       cause: error,
     });
   }
-  return checkRunState(parsed, file);
+  const state = checkRunState(parsed, file);
+  return { ...state, ...(await readWholeTask(runDir)) };
 }
 
-const DAMAGED_FIX = "the run record is damaged; start a new run instead of resuming this one";
+/**
+ * The task and arguments as task.json keeps them, whole: run.json's copy is
+ * cut like any stored text (docs/record.md#start-files).
+ */
+async function readWholeTask(runDir: string): Promise<Partial<RunState>> {
+  try {
+    const kept = JSON.parse(
+      await readFile(join(runDir, RUN_FILES.task), "utf8"),
+    ) as Partial<RunState>;
+    if (typeof kept.task !== "object" || kept.task === null) return {};
+    return { task: kept.task, ...(typeof kept.args === "object" ? { args: kept.args } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+const DAMAGED_FIX =
+  "rebuild run.json from events.jsonl and resume with --resume <run id> --rebuild, or start a new run";
 
 const REQUIRED_FIELDS: readonly [string, "string" | "number" | "object"][] = [
   ["runId", "string"],
