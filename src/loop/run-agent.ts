@@ -28,8 +28,9 @@ import {
  *
  * Throws a CloserError only when the run can't start (a step the registry
  * lacks, a completed run to resume); once started, every outcome — including
- * a configuration error found mid-run — is a result, and exactly one
- * `finally` writes the final run.json and `run-end` event.
+ * a configuration error found mid-run, or a record that can no longer be
+ * written (docs/record.md#record-failure) — is a result, and exactly one
+ * place (`endRun`) writes the final run.json and `run-end` event.
  */
 export async function runAgent(settings: RunSettings): Promise<AgentResult>;
 export async function runAgent<Outcome extends AgentResult>(
