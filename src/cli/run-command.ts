@@ -159,6 +159,7 @@ async function executeOne(
               ...repo,
               resume: mode.runId,
               reloadDefinition: mode.reloadDefinition,
+              rebuild: mode.rebuild,
             })
           : await runTask({ ...options, task: context.task ?? taskFromText("") });
     reporter.stop();

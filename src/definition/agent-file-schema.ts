@@ -209,6 +209,20 @@ const loggingSchema = z
   .prefault({})
   .describe("Run record and progress output.");
 
+const recordSchema = z
+  .strictObject({
+    maxFieldBytes: z
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(256 * 1024)
+      .describe(
+        "What the run record keeps of each stored text (event field, run.json field, prompt, transcript): its head and tail, in bytes; default 256 KiB.",
+      ),
+  })
+  .prefault({})
+  .describe("The run record's bounds (docs/record.md#bounded-record).");
+
 const runnerSchema = z
   .strictObject({
     backend: backendSchema,
@@ -236,6 +250,7 @@ const runnerSchema = z
     worktree: worktreeSchema,
     github: githubSchema,
     logging: loggingSchema,
+    record: recordSchema,
   })
   .prefault({})
   .describe("How the agent is run.");

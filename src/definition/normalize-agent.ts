@@ -70,6 +70,7 @@ export function normalizeAgentFile(
           failureComment: runner.github.failureComment,
         },
         logging: { ...runner.logging },
+        record: { maxFieldBytes: runner.record.maxFieldBytes },
         maxUndecidable: runner.maxUndecidable,
         decisionFile: runner.decisionFile,
       },

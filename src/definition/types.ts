@@ -106,6 +106,12 @@ export interface LoggingConfig {
   readonly verbose: boolean;
 }
 
+/** The run record's bounds (docs/record.md#bounded-record). */
+export interface RecordConfig {
+  /** What each stored text keeps, head and tail, in bytes. */
+  readonly maxFieldBytes: number;
+}
+
 export interface RunnerConfig {
   readonly backend: BackendConfig;
   /** Absolute path of the system prompt file (may not exist: then none is appended). */
@@ -115,6 +121,7 @@ export interface RunnerConfig {
   readonly worktree: WorktreeConfig;
   readonly github: GithubConfig;
   readonly logging: LoggingConfig;
+  readonly record: RecordConfig;
   /** Consecutive undecidable declarations before the run ends with `error`. */
   readonly maxUndecidable: number;
   /** Decision file the agent may write, relative to the working tree. */

@@ -1,3 +1,4 @@
+import { isCloserError } from "../errors.js";
 import { prepareRun, startRun } from "./prepare-run.js";
 import {
   emitWritten,
@@ -9,7 +10,9 @@ import {
 import { runLoop } from "./run-loop.js";
 import type { AgentResult, FinishRecord, FinishRun, RunSettings } from "./run-settings.js";
 import {
+  isRecordFailure,
   recordEndState,
+  recordFailed,
   recordRunEnd,
   resultOf,
   type Terminal,
@@ -25,8 +28,9 @@ import {
  *
  * Throws a CloserError only when the run can't start (a step the registry
  * lacks, a completed run to resume); once started, every outcome — including
- * a configuration error found mid-run — is a result, and exactly one
- * `finally` writes the final run.json and `run-end` event.
+ * a configuration error found mid-run, or a record that can no longer be
+ * written (docs/record.md#record-failure) — is a result, and exactly one
+ * place (`endRun`) writes the final run.json and `run-end` event.
  */
 export async function runAgent(settings: RunSettings): Promise<AgentResult>;
 export async function runAgent<Outcome extends AgentResult>(
@@ -39,25 +43,53 @@ export async function runAgent(
 ): Promise<AgentResult> {
   const run = await prepareRun(settings);
   let terminal: Terminal = UNDECIDED_END;
-  let outcome: AgentResult | undefined;
   try {
     await startRun(run, settings);
     terminal = await runLoop(run);
   } catch (error) {
     terminal = terminalFromError(error);
-  } finally {
-    try {
-      if (finish !== undefined) {
-        // run.json says how the run ended before anything after the loop starts, so an attempt
-        // that dies during the side effects is on record as ended (docs/integrity.md#resume).
-        await recordEndState(run, terminal);
-        outcome = await finish(resultOf(run, terminal), finishRecord(run));
-      }
-    } finally {
-      await recordRunEnd(run, terminal);
-    }
   }
+  return await endRun(run, terminal, finish);
+}
+
+/**
+ * After the loop: the side effects (`finish`), then the final run.json and
+ * `run-end`. A record that can't be written ends the run as `record_error`
+ * (docs/record.md#record-failure), with no side effects after the failure:
+ * nothing of them could be kept on record.
+ */
+async function endRun(
+  run: RunContext,
+  loopEnd: Terminal,
+  finish: FinishRun<AgentResult> | undefined,
+): Promise<AgentResult> {
+  let terminal = loopEnd;
+  let outcome: AgentResult | undefined;
+  let bug: { error: unknown } | undefined;
+  try {
+    if (finish !== undefined && !isRecordFailure(terminal)) {
+      // run.json says how the run ended before anything after the loop starts, so an attempt
+      // that dies during the side effects is on record as ended (docs/integrity.md#resume).
+      await recordEndState(run, terminal);
+      outcome = await finish(resultOf(run, terminal), finishRecord(run));
+    }
+  } catch (error) {
+    if (isRecordWriteError(error)) terminal = recordFailed(error);
+    else bug = { error };
+    outcome = undefined;
+  }
+  // The end is written where it can be; a record that can't take it ends the run as record_error.
+  await recordRunEnd(run, terminal).catch((error: unknown) => {
+    if (isRecordFailure(terminal)) return;
+    terminal = recordFailed(error);
+    outcome = undefined;
+  });
+  if (bug !== undefined) throw bug.error;
   return outcome ?? resultOf(run, terminal);
+}
+
+function isRecordWriteError(error: unknown): boolean {
+  return isCloserError(error) && error.code === "record_error";
 }
 
 function finishRecord(run: RunContext): FinishRecord {

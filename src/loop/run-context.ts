@@ -78,9 +78,14 @@ export function saveState(run: RunContext): void {
   run.stateWritten = written;
 }
 
-/** Resolves once the last run.json write is on disk; rejects if it failed. */
-export function waitForState(run: RunContext): Promise<void> {
-  return run.stateWritten;
+/**
+ * Resolves once the last run.json write is on disk; rejects if it failed, or
+ * if any write of the record failed since: a run whose record cannot be
+ * written sends no further query (docs/record.md#record-failure).
+ */
+export async function waitForState(run: RunContext): Promise<void> {
+  await run.stateWritten;
+  await run.ports.record.flush?.();
 }
 
 export function isoTime(run: RunContext): string {

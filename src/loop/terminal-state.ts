@@ -75,6 +75,21 @@ export async function recordRunEnd(run: RunContext, terminal: Terminal): Promise
   await run.ports.record.flush?.();
 }
 
+/** A write of the record that failed (docs/record.md#record-failure). */
+export function isRecordFailure(terminal: Terminal): boolean {
+  return terminal.status === "error" && terminal.errorCode === "record_error";
+}
+
+/**
+ * The end of a run whose record failed to be written at its end: the run
+ * cannot be trusted as completed, whatever the loop decided, since its
+ * record does not say so (docs/record.md#record-failure).
+ */
+export function recordFailed(error: unknown): Terminal {
+  const terminal = terminalFromError(error);
+  return terminal.errorCode === "record_error" ? terminal : failed("record_error", terminal.reason);
+}
+
 export function resultOf(run: RunContext, terminal: Terminal): AgentResult {
   const { iteration, totals, worktree, warnings, completion, counters, flaky, review } = run.state;
   return {

@@ -19,6 +19,12 @@ export { isProcessGroupAlive, killProcessGroup } from "./process-group.js";
 
 /** Output beyond this is dropped by the capture itself; far above any sane command. */
 const MAX_BUFFER_BYTES = 256 * 1024 * 1024;
+/**
+ * What a check or a model's command keeps of each of stdout and stderr: its
+ * first and last 4 MiB (docs/record.md#bounded-record). A command that prints
+ * 50 MB costs closer this much memory, not the 50 MB.
+ */
+export const COMMAND_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** Extra wait after SIGKILL before giving up on pipes held open by an escaped process. */
 const PIPE_RELEASE_MS = 1000;
 
@@ -42,6 +48,8 @@ export interface CommandOptions {
    * there is the result's `report`, apart from stdout and stderr.
    */
   readonly reportPipe?: boolean;
+  /** What is kept of each of stdout and stderr: head and tail (default 256 MiB, e.g. COMMAND_OUTPUT_BYTES). */
+  readonly maxOutputBytes?: number;
 }
 
 /** What a finished command left behind. A non-zero exit is a value, never an exception. */
@@ -111,8 +119,8 @@ export function startCommand(options: CommandOptions): RunningCommand {
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   const child = spawnChild(options);
   const { pid } = child;
-  const stdout = new OutputCapture(MAX_BUFFER_BYTES);
-  const stderr = new OutputCapture(MAX_BUFFER_BYTES);
+  const stdout = new OutputCapture(options.maxOutputBytes ?? MAX_BUFFER_BYTES);
+  const stderr = new OutputCapture(options.maxOutputBytes ?? MAX_BUFFER_BYTES);
   child.stdout?.on("data", (chunk: Buffer) => stdout.add(chunk));
   child.stderr?.on("data", (chunk: Buffer) => stderr.add(chunk));
   const reportPipe = options.reportPipe ? (child.stdio[3] as Readable | null) : null;

@@ -1,13 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { open, readFile, rename, rm } from "node:fs/promises";
+import { open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { CloserError } from "../errors.js";
+import { gzipSync } from "node:zlib";
+import type { CloserError } from "../errors.js";
 import type { RunEvent } from "../events.js";
 import type { RecordSink } from "../ports.js";
-import { RUN_STATE_VERSION, type RunState } from "./run-state.js";
-import { makeRedactor, stringifyRedacted } from "./secret-redactor.js";
+import { eventLine, MAX_PAYLOAD_BYTES, type Payload, stringifyBounded } from "./bounded-json.js";
+import { cutText } from "./bounded-text.js";
+import { recordWriteError } from "./record-write-error.js";
+import type { RunState } from "./run-state.js";
+import { makeRedactor } from "./secret-redactor.js";
 
+export { readRunState } from "./read-run-state.js";
 export { defaultRunsDir } from "./runs-dir.js";
 
 /** File names inside a run folder. */
@@ -17,11 +22,22 @@ export const RUN_FILES = {
   prompts: "prompts",
   transcripts: "transcripts",
   definition: "definition",
+  /** The run's task and arguments, whole, written once (docs/record.md#start-files). */
+  task: "task.json",
+  /** The run's baseline, whole, written once it is taken. */
+  baseline: "baseline.json",
+  /** Texts too long for their event, gzipped (docs/record.md#bounded-record). */
+  payloads: "payloads",
 } as const;
+
+/** What a stored string field keeps by default: its first and last 128 KiB. */
+export const DEFAULT_MAX_FIELD_BYTES = 256 * 1024;
 
 export interface RunRecordOptions {
   /** The environment whose secrets never reach the record. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** What each stored string keeps, head and tail (`runner.record.maxFieldBytes`; default 256 KiB). */
+  readonly maxFieldBytes?: number;
 }
 
 /** A RecordSink that also says when everything it was given is on disk. */
@@ -39,8 +55,15 @@ function iterationFileName(iteration: number, extension: string, label?: string)
 /**
  * The writer of one run folder: `events.jsonl` (one JSON line per event),
  * `run.json` (rewritten atomically: it is where a resumed run starts), and
- * the prompt and transcript of each iteration. Secrets of the environment
+ * the prompt and transcript of each query. Secrets of the environment
  * are redacted from everything written.
+ *
+ * The record is bounded (docs/record.md#bounded-record): every stored string
+ * keeps its head and tail up to `maxFieldBytes`; a longer text of an event
+ * goes whole, gzipped, to `payloads/`, and a transcript longer than that is
+ * kept gzipped instead; no events line exceeds 1 MiB. The task and the
+ * baseline are also kept whole, once, in `task.json` and `baseline.json`: a
+ * resume takes the task from there, and `--rebuild` both.
  *
  * Everything is written synchronously, so it is in the file system, and
  * survives the process being killed, once the call returns: an event is an
@@ -56,16 +79,22 @@ function iterationFileName(iteration: number, extension: string, label?: string)
  * too. Syncing every iteration would make each one wait on the disk for a
  * state the next iteration replaces.
  *
- * A failed write rejects its own promise and is reported again by the next
- * `saveState` and by `flush`.
+ * A failed write rejects its own promise with a `record_error` naming the
+ * file and the cause, and is reported again by every later `saveState` (which
+ * still writes run.json when it can, so the end of the run is on record) and
+ * by `flush` (docs/record.md#record-failure).
  */
 export function createRunRecord(runDir: string, options: RunRecordOptions): RunRecord {
   const redact = makeRedactor(options.env);
+  const maxFieldBytes = options.maxFieldBytes ?? DEFAULT_MAX_FIELD_BYTES;
   const eventsPath = join(runDir, RUN_FILES.events);
   const statePath = join(runDir, RUN_FILES.state);
+  const payloadFiles = new Map<string, string>();
   let foldersMade = false;
   let failure: unknown;
   let stateWrites: Promise<void> = Promise.resolve();
+  let keptTask: unknown;
+  let keptBaseline: unknown;
 
   const ensureFolders = () => {
     if (foldersMade) return;
@@ -73,57 +102,103 @@ export function createRunRecord(runDir: string, options: RunRecordOptions): RunR
     mkdirSync(join(runDir, RUN_FILES.transcripts), { recursive: true });
     foldersMade = true;
   };
-  const writeNow = (write: () => void): Promise<void> => {
+  const fail = (file: string, error: unknown): CloserError => {
+    const described = recordWriteError(file, runDir, error);
+    failure ??= described;
+    return described;
+  };
+  const writeNow = (file: string, write: () => void): Promise<void> => {
     try {
       ensureFolders();
       write();
       return Promise.resolve();
     } catch (error) {
-      failure ??= error;
-      return Promise.reject(error);
+      return Promise.reject(fail(file, error));
     }
   };
-  const reportFailure = () => {
-    if (failure !== undefined) throw failure;
+  const spill = (payload: Payload): string => {
+    const known = payloadFiles.get(payload.hash);
+    if (known !== undefined) return known;
+    const name = `${RUN_FILES.payloads}/${String(payloadFiles.size + 1).padStart(4, "0")}-${safeName(payload.field)}.txt.gz`;
+    mkdirSync(join(runDir, RUN_FILES.payloads), { recursive: true });
+    writeFileSync(join(runDir, name), gzipSync(payload.text));
+    payloadFiles.set(payload.hash, name);
+    return name;
+  };
+  /** task.json and baseline.json: written when they first appear (or change), never each iteration. */
+  const keepStartFiles = (state: RunState) => {
+    if (state.task !== keptTask) {
+      const { task, args, worktree } = state;
+      const text = JSON.stringify({ task, args, worktree }, redactStrings(redact), 2);
+      replaceFileSync(join(runDir, RUN_FILES.task), `${text}\n`);
+      keptTask = state.task;
+    }
+    if (state.baseline !== undefined && state.baseline !== keptBaseline) {
+      const text = JSON.stringify(state.baseline, redactStrings(redact), 2);
+      replaceFileSync(join(runDir, RUN_FILES.baseline), `${text}\n`);
+      keptBaseline = state.baseline;
+    }
   };
   const writeState = (state: RunState, text: string): Promise<void> =>
     state.status === "running"
-      ? writeNow(() => replaceFileSync(statePath, text))
-      : writeNow(() => undefined).then(() => writeFileAtomic(statePath, text));
+      ? writeNow(statePath, () => {
+          keepStartFiles(state);
+          replaceFileSync(statePath, text);
+        })
+      : writeNow(statePath, () => keepStartFiles(state)).then(() =>
+          writeFileAtomic(statePath, text).catch((error: unknown) => {
+            throw fail(statePath, error);
+          }),
+        );
 
   return {
     runDir,
     emit: (event: RunEvent) =>
-      writeNow(() => appendFileSync(eventsPath, `${stringifyRedacted(event, redact)}\n`)),
+      writeNow(eventsPath, () =>
+        appendFileSync(
+          eventsPath,
+          `${eventLine(eventFields(event), redact, maxFieldBytes, spill)}\n`,
+        ),
+      ),
     saveState: async (state: RunState) => {
-      reportFailure();
-      const text = `${stringifyRedacted(state, redact, 2)}\n`;
+      const text = `${stringifyBounded(state, redact, maxFieldBytes, 2)}\n`;
       // One write after another: a synced write of an ended run may still be under way.
+      // After a failed write run.json is still written where it can be, so the end is on record.
       const written = stateWrites.then(() => writeState(state, text));
-      stateWrites = written.catch((error: unknown) => {
-        failure ??= error;
-      });
+      stateWrites = written.catch(() => undefined);
       await written;
+      if (failure !== undefined) throw failure;
     },
-    savePrompt: (iteration: number, prompt: string, label?: string) =>
-      writeNow(() =>
-        writeFileSync(
-          join(runDir, RUN_FILES.prompts, iterationFileName(iteration, "md", label)),
-          redact(prompt),
-        ),
-      ),
-    saveTranscript: (iteration: number, transcript: readonly unknown[], label?: string) =>
-      writeNow(() =>
-        writeFileSync(
-          join(runDir, RUN_FILES.transcripts, iterationFileName(iteration, "json", label)),
-          `${stringifyRedacted(transcript, redact, 2)}\n`,
-        ),
-      ),
+    savePrompt: (iteration: number, prompt: string, label?: string) => {
+      const file = join(runDir, RUN_FILES.prompts, iterationFileName(iteration, "md", label));
+      return writeNow(file, () => writeFileSync(file, cutText(redact(prompt), maxFieldBytes)));
+    },
+    saveTranscript: (iteration: number, transcript: readonly unknown[], label?: string) => {
+      const file = join(runDir, RUN_FILES.transcripts, iterationFileName(iteration, "json", label));
+      return writeNow(file, () => {
+        const text = `${stringifyBounded(transcript, redact, MAX_PAYLOAD_BYTES, 2)}\n`;
+        if (Buffer.byteLength(text) <= maxFieldBytes) writeFileSync(file, text);
+        else writeFileSync(`${file}.gz`, gzipSync(text));
+      });
+    },
     flush: async () => {
       await stateWrites;
-      reportFailure();
+      if (failure !== undefined) throw failure;
     },
   };
+}
+
+function eventFields(event: RunEvent): Readonly<Record<string, unknown>> {
+  return event as unknown as Readonly<Record<string, unknown>>;
+}
+
+function redactStrings(redact: (text: string) => string) {
+  return (_key: string, item: unknown) => (typeof item === "string" ? redact(item) : item);
+}
+
+/** A field name fit for a file name: `stdout`, `errorOutput`. */
+function safeName(field: string): string {
+  return field.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40) || "value";
 }
 
 /** A temp file beside `path`, unique to this write. */
@@ -162,97 +237,4 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
     await rm(temporary, { force: true });
     throw error;
   }
-}
-
-/** Reads run.json of a run folder; a missing or broken file is a CloserError saying so. */
-export async function readRunState(runDir: string): Promise<RunState> {
-  const file = join(runDir, RUN_FILES.state);
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    throw new CloserError("not_found", `no run record at ${runDir}`, {
-      file,
-      expected: "a run folder holding run.json",
-      fix: "check the run id and the runs folder (--runs-dir); each run id is a folder there",
-      cause: error,
-    });
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new CloserError("record_error", "run.json is not valid JSON", {
-      file,
-      found: (error as Error).message,
-      fix: DAMAGED_FIX,
-      cause: error,
-    });
-  }
-  return checkRunState(parsed, file);
-}
-
-const DAMAGED_FIX = "the run record is damaged; start a new run instead of resuming this one";
-
-const REQUIRED_FIELDS: readonly [string, "string" | "number" | "object"][] = [
-  ["runId", "string"],
-  ["agent", "string"],
-  ["task", "object"],
-  ["args", "object"],
-  ["cwd", "string"],
-  ["status", "string"],
-  ["iteration", "number"],
-  ["stepId", "string"],
-  ["counters", "object"],
-  ["totals", "object"],
-  ["startedAt", "string"],
-];
-
-function checkRunState(value: unknown, file: string): RunState {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new CloserError("record_error", "run.json does not hold an object", {
-      file,
-      fix: DAMAGED_FIX,
-    });
-  }
-  const record = value as Record<string, unknown>;
-  if (record.version !== 1 && record.version !== RUN_STATE_VERSION) {
-    throw new CloserError("record_error", "run.json has an unknown format version", {
-      file,
-      jsonPath: "version",
-      expected: `1 or ${RUN_STATE_VERSION}`,
-      found: JSON.stringify(record.version),
-      fix: DAMAGED_FIX,
-    });
-  }
-  for (const [field, type] of REQUIRED_FIELDS) {
-    const found = record[field];
-    if (typeof found !== type || found === null) {
-      throw new CloserError("record_error", `run.json lacks a valid "${field}"`, {
-        file,
-        jsonPath: field,
-        expected: type,
-        found: found === undefined ? "nothing" : JSON.stringify(found),
-        fix: DAMAGED_FIX,
-      });
-    }
-  }
-  checkDefinitionStamp(record.definition, file);
-  return record as unknown as RunState;
-}
-
-function checkDefinitionStamp(value: unknown, file: string): void {
-  if (value === undefined) return;
-  const stamp = (typeof value === "object" && value !== null ? value : {}) as Record<
-    string,
-    unknown
-  >;
-  if (typeof stamp.hash === "string" && typeof stamp.files === "number") return;
-  throw new CloserError("record_error", 'run.json has an invalid "definition"', {
-    file,
-    jsonPath: "definition",
-    expected: "{hash: string, files: number}",
-    found: JSON.stringify(value),
-    fix: DAMAGED_FIX,
-  });
 }

@@ -16,7 +16,8 @@ export const EXIT_CODES = {
  * error found during the run; 3 an unrecoverable backend error
  * (authentication, a backend that keeps failing); 1 any other end without
  * verified completion — an `aborted` run that no signal stopped
- * (`onFailure: abort`) included.
+ * (`onFailure: abort`) and a run whose record could no longer be written
+ * (docs/record.md#record-failure) included.
  */
 export function exitCodeOfOutcome(
   outcome: RunOutcome,
@@ -27,6 +28,10 @@ export function exitCodeOfOutcome(
   }
   if (outcome.status === "aborted") {
     return context.interrupted ? EXIT_CODES.interrupted : EXIT_CODES.notCompleted;
+  }
+  // A record that failed mid-run: the run did not complete, nothing about it was misused.
+  if (outcome.status === "error" && outcome.errorCode === "record_error") {
+    return EXIT_CODES.notCompleted;
   }
   if (outcome.status === "error" && outcome.errorCode !== undefined) {
     return exitCodeFor(outcome.errorCode);

@@ -9,6 +9,7 @@ import {
   readRecordedDefinitionHash,
   writeDefinitionSnapshot,
 } from "../record/definition-snapshot.js";
+import { recordWriteError } from "../record/record-write-error.js";
 import type { DefinitionStamp, RunState } from "../record/run-state.js";
 import type { RunBase } from "./run-settings.js";
 
@@ -75,7 +76,11 @@ async function takeSnapshot(
   kind: SnapshotKind,
 ): Promise<FixedDefinition> {
   const files = await readDefinitionFiles(base.agent.dir);
-  const dir = await writeDefinitionSnapshot(runDir, files);
+  const dir = await writeDefinitionSnapshot(runDir, files).catch((error: unknown) => {
+    throw isCloserError(error)
+      ? error
+      : recordWriteError(definitionSnapshotDir(runDir), runDir, error);
+  });
   const skipped =
     files.skipped.length === 0
       ? []

@@ -1,5 +1,6 @@
 import type { Issue } from "../ports.js";
 import type { TaskInfo } from "../record/run-state.js";
+import { refuseLargeTask } from "./task-size.js";
 
 /** The task and the template variables of an issue run. */
 export interface IssueTask {
@@ -11,12 +12,22 @@ export interface IssueTask {
 /**
  * The one place an issue becomes template variables: `task` (title, body,
  * url, issueNumber, labels, and comments as `{author, body}` in order) and
- * `issue` (the number).
+ * `issue` (the number). An issue of more than 1 MiB is refused
+ * (docs/record.md#task-limit).
  */
 export function makeIssueTask(
   issue: Issue,
   args: Readonly<Record<string, unknown>> = {},
 ): IssueTask {
+  refuseLargeTask(
+    Buffer.byteLength(issue.title) +
+      Buffer.byteLength(issue.body) +
+      issue.comments.reduce((bytes, comment) => bytes + Buffer.byteLength(comment.body), 0),
+    {
+      what: `issue #${issue.number} (its title, body and comments)`,
+      fix: "shorten the issue or its comments, or write the task with --task-file; a task is at most 1 MiB",
+    },
+  );
   return {
     task: {
       kind: "issue",

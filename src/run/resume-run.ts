@@ -10,6 +10,8 @@ export interface ResumeRunOptions extends RunBaseOptions, GithubRunOptions {
   readonly resume: string;
   /** Take a new definition snapshot from the agent folder instead of the run's own (`--reload-definition`). */
   readonly reloadDefinition?: boolean;
+  /** Rebuild run.json from events.jsonl first (`--rebuild`; docs/record.md#rebuild). */
+  readonly rebuild?: boolean;
 }
 
 /**
@@ -22,7 +24,9 @@ export interface ResumeRunOptions extends RunBaseOptions, GithubRunOptions {
 export async function resumeRun(options: ResumeRunOptions): Promise<RunOutcome> {
   const base = await resolveRunBase(options);
   return withRunLock(base.cwd, options.resume, async (warnings) => {
-    const state = await readRunToResume(base, options.resume);
+    const state = await readRunToResume(base, options.resume, {
+      ...(options.rebuild === undefined ? {} : { rebuild: options.rebuild }),
+    });
     const issueNumber = state.task.kind === "issue" ? state.task.issueNumber : undefined;
     const issue =
       issueNumber === undefined

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { RunStart } from "../loop/index.js";
 import { runAgent } from "../loop/index.js";
+import { ensureRunsDirWritable } from "../record/runs-dir-access.js";
 import { type FinishIssue, finishAfterLoop } from "./after-loop.js";
 import { makeBranchWork } from "./branch-conditions.js";
 import { fixDefinition } from "./fix-definition.js";
@@ -34,6 +35,7 @@ export interface TreeJob {
 export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome> {
   const resumed = "resumed" in job.start ? job.start.resumed : undefined;
   const runId = resumed?.runId ?? base.runId;
+  await ensureRunsDirWritable(base.runsDir);
   const gitWarnings = await checkGitRepository(base.agent, base.cwd, {
     worktree: job.useWorktree,
     issue: job.issue !== undefined,

@@ -1,14 +1,16 @@
+import { rename } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { unpricedModelWarnings } from "../backends/pricing.js";
 import { resolveDecisionPath } from "../completion/decide-completion.js";
 import type { ExternalCondition } from "../completion/is-complete.js";
 import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
-import { CloserError } from "../errors.js";
+import { CloserError, isCloserError } from "../errors.js";
 import type { EventListener } from "../events.js";
 import { protectedSetFor } from "../integrity/protected-set.js";
 import type { Declaration, DefinitionStart, RunSettings, RunStart } from "../loop/index.js";
 import { refuseCompletedRun } from "../loop/prepare-run.js";
 import type { Backend, Clock } from "../ports.js";
+import { rebuildRunState } from "../record/rebuild-run-state.js";
 import { createRunRecord, defaultRunsDir, readRunState } from "../record/run-record.js";
 import type { RunState, TaskInfo } from "../record/run-state.js";
 import type { Environment, RunBaseOptions, Serializer } from "./run-options.js";
@@ -153,7 +155,10 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
       file: agent.files.agentJson,
       jsonPath: "runner.decisionFile",
     }),
-    record: createRunRecord(runDir, { env: base.env }),
+    record: createRunRecord(runDir, {
+      env: base.env,
+      maxFieldBytes: agent.runner.record.maxFieldBytes,
+    }),
     signal: base.signal,
     start: place.start,
     ...(place.definition === undefined ? {} : { definition: place.definition }),
@@ -215,9 +220,18 @@ function newRun(options: AgentRunOptions): RunStart {
  * run.json of a run to resume, read once: it must be this agent's run, and
  * one that did not complete (docs/integrity.md#resume).
  */
-export async function readRunToResume(base: RunBase, runId: string): Promise<RunState> {
+export async function readRunToResume(
+  base: RunBase,
+  runId: string,
+  options: { readonly rebuild?: boolean } = {},
+): Promise<RunState> {
   const runDir = join(base.runsDir, runId);
-  const state = await readRunState(runDir);
+  const state =
+    options.rebuild === true
+      ? await rebuildRunJson(runDir, base.agent.registry.entryStep)
+      : await readRunState(runDir).catch((error: unknown) => {
+          throw offerRebuild(error, base.agent.name, runId);
+        });
   if (state.agent !== base.agent.name) {
     throw new CloserError("usage_error", `run ${state.runId} belongs to agent "${state.agent}"`, {
       file: join(runDir, "run.json"),
@@ -228,6 +242,25 @@ export async function readRunToResume(base: RunBase, runId: string): Promise<Run
     });
   }
   refuseCompletedRun(state, runDir);
+  return state;
+}
+
+/** A damaged run.json's refusal, with the command that rebuilds it (docs/record.md#rebuild). */
+function offerRebuild(error: unknown, agent: string, runId: string): unknown {
+  if (!isCloserError(error) || error.code !== "record_error") return error;
+  return new CloserError("record_error", error.message, {
+    ...error.fields,
+    fix: `rebuild it from events.jsonl and resume: closer run ${agent} --resume ${runId} --rebuild (or start a new run)`,
+  });
+}
+
+/** run.json rebuilt from the run's events; the damaged one is kept beside it as run.json.damaged. */
+async function rebuildRunJson(runDir: string, entryStep: string): Promise<RunState> {
+  const state = await rebuildRunState(runDir, entryStep);
+  const file = join(runDir, "run.json");
+  await rename(file, `${file}.damaged`).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  });
   return state;
 }
 

@@ -3,6 +3,7 @@ import { runInTree } from "./run-in-tree.js";
 import { withRunLock } from "./run-lock.js";
 import type { RunBaseOptions, RunOutcome } from "./run-options.js";
 import { resolveCheckedRunBase } from "./run-settings.js";
+import { refuseLargeTask } from "./task-size.js";
 
 /** A run on a written task. */
 export interface TaskRunOptions extends RunBaseOptions {
@@ -17,6 +18,11 @@ export interface TaskRunOptions extends RunBaseOptions {
  * works from a snapshot of the agent folder (docs/integrity.md#definition-snapshot).
  */
 export async function runTask(options: TaskRunOptions): Promise<RunOutcome> {
+  const { title, body } = options.task;
+  refuseLargeTask(Buffer.byteLength(title) + Buffer.byteLength(body), {
+    what: "the task",
+    fix: "put the large part (logs, data) in a file of the project and name that file in the task",
+  });
   const base = await resolveCheckedRunBase(options);
   const useWorktree =
     options.worktree !== false &&

@@ -1,7 +1,11 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { CloserError } from "../errors.js";
+import { CloserError, isCloserError } from "../errors.js";
 import type { TaskInfo } from "../record/run-state.js";
+import { refuseLargeTask } from "./task-size.js";
+
+const LARGE_TASK_FIX =
+  "put the large part (logs, data) in a file of the project and name that file in the task; a task is at most 1 MiB";
 
 /**
  * A written task from text: the title is the first Markdown heading (or,
@@ -27,8 +31,15 @@ export async function readTaskFile(file: string, cwd: string): Promise<TaskInfo>
   const path = resolve(cwd, file);
   let text: string;
   try {
+    // Sized first, so a huge file is refused without being read.
+    refuseLargeTask((await stat(path)).size, {
+      what: "the task file",
+      file: path,
+      fix: LARGE_TASK_FIX,
+    });
     text = await readFile(path, "utf8");
   } catch (error) {
+    if (isCloserError(error)) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new CloserError(
       "usage_error",
@@ -54,6 +65,10 @@ export async function readTaskFile(file: string, cwd: string): Promise<TaskInfo>
 
 /** A task given as `--task TEXT`: its first line is the title; the body is the whole text. */
 export function taskFromText(text: string): TaskInfo {
+  refuseLargeTask(Buffer.byteLength(text), {
+    what: "the task given with --task",
+    fix: LARGE_TASK_FIX,
+  });
   const task = parseTaskText(text);
   if (task.title !== "") return { ...task, body: text.trim() };
   throw new CloserError("usage_error", "--task is empty", {

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import type { CommandValidatorDefinition } from "../definition/types.js";
 import type { CheckContext, ValidatorOutcome } from "../ports.js";
-import { type CommandResult, runCommand } from "../process/shell-command.js";
+import { COMMAND_OUTPUT_BYTES, type CommandResult, runCommand } from "../process/shell-command.js";
 import { extractParams } from "./extract/extract-param.js";
 import { isSuccess } from "./success-when.js";
 import { elapsedMs, makeCheckEnv, makeConfigErrorOutcome } from "./validator-outcome.js";
@@ -47,6 +47,7 @@ export async function runCommandValidator(
     env: makeCheckEnv(context),
     timeoutMs: definition.timeoutMs,
     signal: context.signal,
+    maxOutputBytes: COMMAND_OUTPUT_BYTES,
   });
   const durationMs = elapsedMs(startedMs);
   const stopped = result.timedOut || result.aborted;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { CustomValidatorDefinition } from "../definition/types.js";
 import type { CheckContext, ValidatorOutcome } from "../ports.js";
-import { type CommandResult, runCommand } from "../process/shell-command.js";
+import { COMMAND_OUTPUT_BYTES, type CommandResult, runCommand } from "../process/shell-command.js";
 import {
   CUSTOM_VALIDATOR_PROGRAM,
   type ProgramReport,
@@ -97,6 +97,7 @@ export async function runCustomValidator(
     timeoutMs: definition.timeoutMs,
     signal: context.signal,
     reportPipe: true,
+    maxOutputBytes: COMMAND_OUTPUT_BYTES,
   });
   const durationMs = elapsedMs(startedMs);
   const output = { stdout: result.stdout, stderr: result.stderr };

@@ -20,10 +20,17 @@ describe("readRunInvocation", () => {
       kind: "resume",
       runId: "r1",
       reloadDefinition: false,
+      rebuild: false,
     });
     expect(
       readRunInvocation(["fixer"], flags({ resume: "r1", reloadDefinition: true })).mode,
-    ).toEqual({ kind: "resume", runId: "r1", reloadDefinition: true });
+    ).toEqual({ kind: "resume", runId: "r1", reloadDefinition: true, rebuild: false });
+    expect(readRunInvocation(["fixer"], flags({ resume: "r1", rebuild: true })).mode).toEqual({
+      kind: "resume",
+      runId: "r1",
+      reloadDefinition: false,
+      rebuild: true,
+    });
   });
 
   it.each([
@@ -82,6 +89,12 @@ describe("readRunInvocation", () => {
       tokens: ["a"],
       change: { task: "t", reloadDefinition: true },
       text: "--reload-definition applies only to --resume",
+    },
+    {
+      name: "--rebuild without --resume",
+      tokens: ["a"],
+      change: { task: "t", rebuild: true },
+      text: "--rebuild applies only to --resume",
     },
     {
       name: "a zero --max-iterations",

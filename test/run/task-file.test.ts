@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isCloserError } from "../../src/errors.js";
-import { parseTaskText, readTaskFile, taskFromText } from "../../src/run/index.js";
+import type { Issue } from "../../src/ports.js";
+import { makeIssueTask, parseTaskText, readTaskFile, taskFromText } from "../../src/run/index.js";
 
 describe("task text", () => {
   it("takes the first Markdown heading as the title and the rest as the body", () => {
@@ -64,5 +65,37 @@ describe("readTaskFile", () => {
     folder = await mkdtemp(join(tmpdir(), "closer-task-"));
     await writeFile(join(folder, "EMPTY.md"), "\n\n");
     await expect(readTaskFile("EMPTY.md", folder)).rejects.toThrow(/empty/);
+  });
+});
+
+describe("the task limit", () => {
+  const bigText = `# Too much\n${"x".repeat(1024 * 1024)}`;
+
+  it("refuses a --task over 1 MiB as a usage error naming the flag and the limit", () => {
+    const refused = (() => {
+      try {
+        return taskFromText(bigText);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(isCloserError(refused) && refused.code).toBe("usage_error");
+    expect(String((refused as Error).message)).toBe(
+      "the task given with --task is too large: 1.0 MB, the limit is 1 MiB",
+    );
+  });
+
+  it("refuses an issue whose body and comments are over 1 MiB, naming the issue", () => {
+    const issue = {
+      number: 7,
+      title: "Big",
+      body: "x".repeat(600_000),
+      url: "https://example.test/7",
+      state: "open",
+      labels: [],
+      comments: [{ author: "a", body: "y".repeat(600_000) }],
+    } as unknown as Issue;
+    expect(() => makeIssueTask(issue)).toThrow(/issue #7 .* is too large: 1\.2 MB/);
+    expect(makeIssueTask({ ...issue, comments: [] }).task.body).toHaveLength(600_000);
   });
 });

@@ -7,7 +7,11 @@
  */
 
 import type { BackendError, BackendRequest, BackendResponse } from "../../ports.js";
-import { type CommandResult, runCommand } from "../../process/shell-command.js";
+import {
+  COMMAND_OUTPUT_BYTES,
+  type CommandResult,
+  runCommand,
+} from "../../process/shell-command.js";
 import { makeAgentEnvironment } from "../agent-environment.js";
 import { abortedError, errorResponse, makeBackendError } from "../backend-errors.js";
 import { tailOf } from "../classify-failure.js";
@@ -42,6 +46,7 @@ export async function runAgentCli(invocation: CliInvocation): Promise<CliRun> {
     const result = await runCommand({
       command: invocation.command,
       cwd: request.cwd,
+      maxOutputBytes: COMMAND_OUTPUT_BYTES,
       // A CLI that reads its folder from PWD (opencode) would otherwise work in closer's own.
       env: makeAgentEnvironment(process.env, {
         ...request.env,

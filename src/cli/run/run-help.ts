@@ -44,6 +44,11 @@ export const RUN_OPTIONS: readonly OptionHelp[] = [
       "with --resume: the resumed run takes the agent folder as it is now instead of the definition it started with",
   },
   {
+    flags: "--rebuild",
+    description:
+      "with --resume: rebuild the run's damaged run.json from its events.jsonl, then resume",
+  },
+  {
     flags: "--cwd <dir>",
     description: "project directory that holds .agent/ (default: the current directory)",
   },

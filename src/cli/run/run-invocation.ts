@@ -16,6 +16,7 @@ export interface RunFlags {
   readonly model?: string;
   readonly resume?: string;
   readonly reloadDefinition?: boolean;
+  readonly rebuild?: boolean;
   readonly runsDir?: string;
   readonly json?: boolean;
   readonly verbose?: boolean;
@@ -36,7 +37,13 @@ export type RunMode =
       readonly project?: number;
       readonly concurrency?: number;
     }
-  | { readonly kind: "resume"; readonly runId: string; readonly reloadDefinition: boolean };
+  | {
+      readonly kind: "resume";
+      readonly runId: string;
+      readonly reloadDefinition: boolean;
+      /** `--rebuild`: run.json rebuilt from events.jsonl first. */
+      readonly rebuild: boolean;
+    };
 
 export interface RunInvocation {
   readonly agentName: string;
@@ -122,6 +129,7 @@ function modeOf(flags: RunFlags): RunMode {
       kind: "resume",
       runId: flags.resume,
       reloadDefinition: flags.reloadDefinition === true,
+      rebuild: flags.rebuild === true,
     };
   }
   return {
@@ -155,6 +163,9 @@ function checkModeOptions(mode: RunMode, flags: RunFlags): void {
     throw usage(
       "--reload-definition applies only to --resume: a new run always takes the agent folder as it is",
     );
+  }
+  if (flags.rebuild === true && mode.kind !== "resume") {
+    throw usage("--rebuild applies only to --resume: it rebuilds a resumed run's run.json");
   }
   if (mode.kind === "resume" && (flags.branch !== undefined || flags.baseBranch !== undefined)) {
     throw usage("a resumed run keeps its branch; drop --branch and --base-branch");

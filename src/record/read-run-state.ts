@@ -1,0 +1,116 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CloserError } from "../errors.js";
+import { RUN_FILES } from "./run-record.js";
+import { RUN_STATE_VERSION, type RunState } from "./run-state.js";
+
+/** Reads run.json of a run folder; a missing or broken file is a CloserError saying so. */
+export async function readRunState(runDir: string): Promise<RunState> {
+  const file = join(runDir, RUN_FILES.state);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new CloserError("not_found", `no run record at ${runDir}`, {
+      file,
+      expected: "a run folder holding run.json",
+      fix: "check the run id and the runs folder (--runs-dir); each run id is a folder there",
+      cause: error,
+    });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new CloserError("record_error", "run.json is not valid JSON", {
+      file,
+      found: (error as Error).message,
+      fix: DAMAGED_FIX,
+      cause: error,
+    });
+  }
+  const state = checkRunState(parsed, file);
+  return { ...state, ...(await readWholeTask(runDir)) };
+}
+
+/**
+ * The task and arguments as task.json keeps them, whole: run.json's copy is
+ * cut like any stored text (docs/record.md#start-files).
+ */
+async function readWholeTask(runDir: string): Promise<Partial<RunState>> {
+  try {
+    const kept = JSON.parse(
+      await readFile(join(runDir, RUN_FILES.task), "utf8"),
+    ) as Partial<RunState>;
+    if (typeof kept.task !== "object" || kept.task === null) return {};
+    return { task: kept.task, ...(typeof kept.args === "object" ? { args: kept.args } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+const DAMAGED_FIX =
+  "rebuild run.json from events.jsonl and resume with --resume <run id> --rebuild, or start a new run";
+
+const REQUIRED_FIELDS: readonly [string, "string" | "number" | "object"][] = [
+  ["runId", "string"],
+  ["agent", "string"],
+  ["task", "object"],
+  ["args", "object"],
+  ["cwd", "string"],
+  ["status", "string"],
+  ["iteration", "number"],
+  ["stepId", "string"],
+  ["counters", "object"],
+  ["totals", "object"],
+  ["startedAt", "string"],
+];
+
+function checkRunState(value: unknown, file: string): RunState {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new CloserError("record_error", "run.json does not hold an object", {
+      file,
+      fix: DAMAGED_FIX,
+    });
+  }
+  const record = value as Record<string, unknown>;
+  if (record.version !== 1 && record.version !== RUN_STATE_VERSION) {
+    throw new CloserError("record_error", "run.json has an unknown format version", {
+      file,
+      jsonPath: "version",
+      expected: `1 or ${RUN_STATE_VERSION}`,
+      found: JSON.stringify(record.version),
+      fix: DAMAGED_FIX,
+    });
+  }
+  for (const [field, type] of REQUIRED_FIELDS) {
+    const found = record[field];
+    if (typeof found !== type || found === null) {
+      throw new CloserError("record_error", `run.json lacks a valid "${field}"`, {
+        file,
+        jsonPath: field,
+        expected: type,
+        found: found === undefined ? "nothing" : JSON.stringify(found),
+        fix: DAMAGED_FIX,
+      });
+    }
+  }
+  checkDefinitionStamp(record.definition, file);
+  return record as unknown as RunState;
+}
+
+function checkDefinitionStamp(value: unknown, file: string): void {
+  if (value === undefined) return;
+  const stamp = (typeof value === "object" && value !== null ? value : {}) as Record<
+    string,
+    unknown
+  >;
+  if (typeof stamp.hash === "string" && typeof stamp.files === "number") return;
+  throw new CloserError("record_error", 'run.json has an invalid "definition"', {
+    file,
+    jsonPath: "definition",
+    expected: "{hash: string, files: number}",
+    found: JSON.stringify(value),
+    fix: DAMAGED_FIX,
+  });
+}

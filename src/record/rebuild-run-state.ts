@@ -1,0 +1,176 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { CloserError } from "../errors.js";
+import type { Baseline } from "../integrity/baseline.js";
+import { RUN_FILES } from "./run-record.js";
+import { RUN_STATE_VERSION, type RunState, type TaskInfo } from "./run-state.js";
+
+type Event = Readonly<Record<string, unknown>>;
+
+/** What the events of a run say, newest last. */
+interface Recorded {
+  readonly events: readonly Event[];
+  last(type: string): Event | undefined;
+  all(type: string): readonly Event[];
+}
+
+/**
+ * run.json of a run rebuilt from what its folder holds besides it
+ * (docs/record.md#rebuild): `events.jsonl` (iteration, step, session,
+ * counters, totals, definition stamp, side effects, warnings), `task.json`
+ * (the task, its arguments and worktree) and `baseline.json`. The definition
+ * stamp is the events' own, so the resume still checks the snapshot against
+ * it (docs/integrity.md#resume). What they cannot give — the pending retry
+ * prompt, the last iteration's summary — the resumed run goes on without; what
+ * a resume can't do without is named in a `record_error`.
+ */
+export async function rebuildRunState(runDir: string, entryStep: string): Promise<RunState> {
+  const runId = basename(runDir);
+  const recorded = await readEvents(join(runDir, RUN_FILES.events));
+  const start = await readJson(join(runDir, RUN_FILES.task));
+  const baseline = await readJson(join(runDir, RUN_FILES.baseline));
+  const firstStart = recorded.all("run-start")[0];
+  const lastStart = recorded.last("run-start");
+  const definition = recorded.events.filter(
+    (event) => event.type === "definition-snapshot" || event.type === "definition-reloaded",
+  );
+  const stamp = definition.at(-1);
+  const missing = [
+    ...(firstStart === undefined || lastStart === undefined
+      ? ["a run-start event in events.jsonl (the agent, the working tree, the start time)"]
+      : []),
+    ...(start === undefined || typeof start.task !== "object"
+      ? [`${RUN_FILES.task} (the task and its arguments; events.jsonl holds only the task's title)`]
+      : []),
+    ...(recorded.last("baseline") !== undefined && baseline === undefined
+      ? [`${RUN_FILES.baseline} (the baseline the integrity guards compare with)`]
+      : []),
+    ...(stamp === undefined && existsSync(join(runDir, RUN_FILES.definition))
+      ? [
+          "a definition-snapshot event in events.jsonl (the stamp the run's definition snapshot is checked against)",
+        ]
+      : []),
+  ];
+  if (missing.length > 0 || firstStart === undefined || lastStart === undefined || !start) {
+    throw new CloserError("record_error", `run.json of run ${runId} cannot be rebuilt`, {
+      file: join(runDir, RUN_FILES.state),
+      expected: "run.json, or the record it can be rebuilt from",
+      found: `missing: ${missing.join("; ")}`,
+      fix: "start a new run instead of resuming this one",
+    });
+  }
+  const end = recorded.last("run-end");
+  const ended = end !== undefined && (end.at as number) >= (lastStart.at as number);
+  const iterationStart = recorded.last("iteration-start");
+  const backendEnds = recorded.all("backend-end");
+  const session = [...backendEnds, ...recorded.all("backend-start")]
+    .filter((event) => typeof event.sessionId === "string")
+    .sort((left, right) => (left.at as number) - (right.at as number))
+    .at(-1)?.sessionId as string | undefined;
+  const lastAt = (recorded.events.at(-1)?.at as number | undefined) ?? Date.now();
+  const refuted = recorded.last("declaration-refuted")?.refutedDeclarations;
+  const reviews = recorded.all("closure-review");
+  const worktree = start.worktree as RunState["worktree"];
+  return {
+    version: RUN_STATE_VERSION,
+    runId,
+    agent: String(lastStart.agent),
+    ...(stamp === undefined
+      ? {}
+      : { definition: { hash: String(stamp.hash), files: Number(stamp.files) } }),
+    task: start.task as TaskInfo,
+    args: (start.args ?? {}) as Readonly<Record<string, unknown>>,
+    cwd: String(lastStart.cwd),
+    status: ended ? (end.status as RunState["status"]) : "error",
+    reason: ended ? String(end.reason) : "run.json was rebuilt from events.jsonl",
+    iteration: Number(iterationStart?.iteration ?? 0),
+    stepId: String(iterationStart?.step ?? entryStep),
+    ...(session === undefined ? {} : { sessionId: session }),
+    counters: {
+      failedChecks: Number(recorded.last("retry-select")?.attempt ?? 0),
+      formatRetries: Number(recorded.last("format-check")?.formatRetries ?? 0),
+      undecidableStreak: Number(recorded.last("decision")?.undecidableStreak ?? 0),
+      ...(typeof refuted === "number" ? { refutedDeclarations: refuted } : {}),
+    },
+    totals: totalsOf(backendEnds),
+    startedAt: new Date(firstStart.at as number).toISOString(),
+    updatedAt: new Date(lastAt).toISOString(),
+    ...(worktree === undefined ? {} : { worktree }),
+    sideEffects: recorded
+      .all("side-effect")
+      .filter((event) => event.ok === true)
+      .map((event) => String(event.action)),
+    warnings: recorded.all("warning").map((event) => String(event.message)),
+    ...(baseline === undefined ? {} : { baseline: baseline as unknown as Baseline }),
+    flaky: recorded
+      .all("validator-end")
+      .filter((event) => event.flaky !== undefined)
+      .map((event) => ({ iteration: Number(event.iteration), validator: String(event.validator) })),
+    ...(reviews.length === 0
+      ? {}
+      : {
+          review: {
+            rejections: reviews.filter((event) => event.allComplete === false).length,
+            costUsd: sum(reviews, (event) => event.costUsd),
+            durationMs: sum(reviews, (event) => event.durationMs),
+          },
+        }),
+  } as RunState;
+}
+
+function totalsOf(backendEnds: readonly Event[]): RunState["totals"] {
+  const usage = (field: string) =>
+    sum(backendEnds, (event) => (event.usage as Record<string, unknown> | undefined)?.[field]);
+  const lastTotal = backendEnds.at(-1)?.totalCostUsd;
+  return {
+    costUsd: typeof lastTotal === "number" ? lastTotal : sum(backendEnds, (event) => event.costUsd),
+    usage: {
+      inputTokens: usage("inputTokens"),
+      outputTokens: usage("outputTokens"),
+      cacheReadTokens: usage("cacheReadTokens"),
+      cacheCreationTokens: usage("cacheCreationTokens"),
+    },
+    backendMs: sum(backendEnds, (event) => event.durationMs),
+  };
+}
+
+function sum(events: readonly Event[], value: (event: Event) => unknown): number {
+  let total = 0;
+  for (const event of events) {
+    const found = value(event);
+    if (typeof found === "number" && Number.isFinite(found)) total += found;
+  }
+  return total;
+}
+
+/** The events of events.jsonl; a line that is not JSON (a torn last write) is left out. */
+async function readEvents(file: string): Promise<Recorded> {
+  const text = await readFile(file, "utf8").catch(() => "");
+  const events: Event[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      const parsed: unknown = JSON.parse(line);
+      if (typeof parsed === "object" && parsed !== null) events.push(parsed as Event);
+    } catch {
+      // a torn line: the events before and after it still count
+    }
+  }
+  return {
+    events,
+    last: (type) => events.findLast((event) => event.type === type),
+    all: (type) => events.filter((event) => event.type === type),
+  };
+}
+
+async function readJson(file: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(file, "utf8"));
+    return typeof parsed === "object" && parsed !== null
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
