@@ -45,6 +45,7 @@ export async function runCommandValidator(
     command: definition.command,
     cwd: context.cwd,
     env: makeCheckEnv(context),
+    inheritEnv: false,
     timeoutMs: definition.timeoutMs,
     signal: context.signal,
   });
