@@ -40,11 +40,15 @@ interface ImportFailure {
   readonly where: string;
 }
 
-async function importFailure(module: string, cwd: string): Promise<ImportFailure | undefined> {
+async function importFailure(
+  module: string,
+  agent: ResolvedAgent,
+): Promise<ImportFailure | undefined> {
+  const grant = { ...agent.runner.env, passGithubToken: false };
   const result = await runCommand({
     command: [process.execPath, "--input-type=module", "--eval", IMPORT_PROGRAM, module],
-    cwd,
-    env: makeChildEnvironment("validators", process.env),
+    cwd: agent.dir,
+    env: makeChildEnvironment("validators", process.env, grant),
     inheritEnv: false,
     timeoutMs: IMPORT_TIMEOUT_MS,
   });
@@ -67,7 +71,7 @@ export async function checkModuleImports(
 ): Promise<void> {
   for (const [name, validator] of Object.entries(agent.registry.validators)) {
     if (validator.type !== "custom" || !found.has(validator)) continue;
-    const failure = await importFailure(validator.module, agent.dir);
+    const failure = await importFailure(validator.module, agent);
     if (failure === undefined) continue;
     const file = relative(agent.dir, validator.module);
     const where = failure.where === "" ? "" : ` at ${relative(agent.dir, failure.where)}`;
