@@ -40,6 +40,8 @@ export type RunEventBody =
       maxIterations: number;
       resumed: boolean;
     }
+  /** The names (never the values) of the variables each kind of process starts with (docs/backends.md#environment). */
+  | { type: "environment"; backend: string[]; validators: string[] }
   | { type: "definition-snapshot"; hash: string; files: number }
   | { type: "definition-reloaded"; previousHash: string; hash: string; files: number }
   | { type: "iteration-start"; iteration: number; step: string }

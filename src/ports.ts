@@ -127,7 +127,14 @@ export interface CheckContext {
   readonly cwd: string;
   readonly agentDir: string;
   readonly checkId: string;
+  /** What closer adds for the check (CLOSER_CHECK_ID, CLOSER_RUN_ID), on top of `processEnv`. */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * The environment the check's processes start from: the run's environment
+   * for validators (docs/backends.md#environment). Default: the policy applied
+   * to closer's own environment, with nothing passed on purpose.
+   */
+  readonly processEnv?: Readonly<Record<string, string>>;
   readonly signal: AbortSignal;
 }
 

@@ -1,28 +1,25 @@
 /**
- * The agent's environment: what every backend process runs with. It is
- * closer's own environment plus what closer adds for the query, without the
- * GitHub tokens — closer alone performs GitHub side effects, after
- * verification (docs/worktrees-and-github.md#github-boundary).
+ * The agent's environment: what every backend process runs with. It is the
+ * backend's environment (the run gives the one the environment policy built,
+ * docs/backends.md#environment) plus what closer adds for the query, without
+ * the GitHub tokens unless the agent opted in — closer alone performs GitHub
+ * side effects, after verification (docs/worktrees-and-github.md#github-boundary).
  */
 import path from "node:path";
+import { GITHUB_TOKEN_VARIABLES } from "../process/child-environment.js";
 
-/** Tokens the model must not hold; `GITHUB_TOKEN` is also the one closer itself uses. */
-export const GITHUB_TOKEN_VARIABLES: readonly string[] = [
-  "GITHUB_TOKEN",
-  "GH_TOKEN",
-  "GITHUB_ENTERPRISE_TOKEN",
-  "GH_ENTERPRISE_TOKEN",
-];
+export { GITHUB_TOKEN_VARIABLES };
 
-/** `base` plus `added`, without the GitHub tokens (whichever side set them). */
+/** `base` plus `added`, without the GitHub tokens (whichever side set them) unless `keepGithubToken`. */
 export function makeAgentEnvironment(
   base: Readonly<Record<string, string | undefined>>,
   added: Readonly<Record<string, string>>,
+  keepGithubToken = false,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) if (value !== undefined) env[name] = value;
   Object.assign(env, added);
-  for (const name of GITHUB_TOKEN_VARIABLES) delete env[name];
+  if (!keepGithubToken) for (const name of GITHUB_TOKEN_VARIABLES) delete env[name];
   return env;
 }
 

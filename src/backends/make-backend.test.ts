@@ -65,7 +65,7 @@ describe("makeBackend", () => {
       config("claude-cli", { claudePath: "/nowhere/claude", maxTurns: 4 }),
       {
         agentDir,
-        env: { CLOSER_CLAUDE_PATH: fakeCliPath("claude") },
+        env: { PATH: process.env.PATH, CLOSER_CLAUDE_PATH: fakeCliPath("claude") },
       },
     );
     const response = await backend.query(makeRequest(setup));

@@ -6,10 +6,12 @@ import { BACKEND_KINDS } from "../definition/backend-kinds.js";
 import type { BackendConfig, BackendKind } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import type { Backend } from "../ports.js";
+import { makeChildEnvironment, NO_GRANT } from "../process/child-environment.js";
 import { makeClaudeCliBackend, resolveClaudeCliCommand } from "./agent-cli/claude-cli.js";
 import { makeCodexBackend } from "./agent-cli/codex.js";
 import { makeCommandBackend } from "./agent-cli/command.js";
 import { makeOpencodeBackend } from "./agent-cli/opencode.js";
+import type { AgentCliEnvironment } from "./agent-cli/run-agent-cli.js";
 import { makeClaudeSdkBackend } from "./claude-sdk/claude-sdk.js";
 import { withGhShim } from "./gh-shim.js";
 import { withPricing } from "./pricing.js";
@@ -20,6 +22,12 @@ export interface MakeBackendOptions {
   readonly agentDir: string;
   /** The environment closer runs in (CLOSER_CLAUDE_PATH is read from it); defaults to process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The environment the backend's processes start from: the run's policy
+   * (docs/backends.md#environment). Default: the policy applied to `env` with
+   * nothing passed on purpose but `passGithubToken`.
+   */
+  readonly processEnv?: Readonly<Record<string, string>>;
   /** The backend of kind `scripted` (tests, and library users scripting an agent). */
   readonly scripted?: Backend;
 }
@@ -28,6 +36,8 @@ export interface MakeBackendOptions {
 interface FactoryContext {
   readonly agentDir: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** What the backend's processes get: its environment, and whether the GitHub tokens stay in it. */
+  readonly processes: AgentCliEnvironment & { readonly env: Readonly<Record<string, string>> };
   readonly scripted?: Backend;
 }
 
@@ -35,11 +45,17 @@ type BackendFactory = (config: BackendConfig, context: FactoryContext) => Backen
 
 /** One factory per kind: a kind without one does not compile. */
 const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
-  "claude-sdk": (config, { env }) => makeClaudeSdkBackend(config, { env }),
+  "claude-sdk": (config, { env, processes }) =>
+    makeClaudeSdkBackend(config, {
+      env,
+      processEnv: processes.env,
+      ...(processes.passGithubToken === true ? { passGithubToken: true } : {}),
+    }),
   // Claude Code reports its own cost; it only needs the gh shim.
-  "claude-cli": (config, { agentDir, env }) =>
+  "claude-cli": (config, { agentDir, env, processes }) =>
     withGhShim(
       makeClaudeCliBackend({
+        ...processes,
         command: resolveClaudeCliCommand(
           config.command === undefined
             ? config
@@ -49,26 +65,37 @@ const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
         settingSources: config.settingSources,
         ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
       }),
+      processes.env,
     ),
-  codex: (config, { agentDir }) =>
+  codex: (config, { agentDir, processes }) =>
     agentCli(
-      makeCodexBackend({ command: commandFrom(config.command ?? ["codex"], agentDir) }),
+      makeCodexBackend({
+        ...processes,
+        command: commandFrom(config.command ?? ["codex"], agentDir),
+      }),
       config,
+      processes.env,
     ),
-  opencode: (config, { agentDir }) =>
+  opencode: (config, { agentDir, processes }) =>
     agentCli(
-      makeOpencodeBackend({ command: commandFrom(config.command ?? ["opencode"], agentDir) }),
+      makeOpencodeBackend({
+        ...processes,
+        command: commandFrom(config.command ?? ["opencode"], agentDir),
+      }),
       config,
+      processes.env,
     ),
-  command: (config, { agentDir }) =>
+  command: (config, { agentDir, processes }) =>
     agentCli(
       makeCommandBackend({
+        ...processes,
         command: commandFrom(requiredCommand(config), agentDir),
         ...(config.readsOutputSchema === undefined
           ? {}
           : { readsOutputSchema: config.readsOutputSchema }),
       }),
       config,
+      processes.env,
     ),
   replay: (config, { agentDir }) =>
     makeReplayBackend({ source: path.resolve(agentDir, requiredReplaySource(config)) }),
@@ -87,8 +114,12 @@ const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
  * PATH (docs/worktrees-and-github.md#github-boundary); tokens it reports
  * without a price are priced (docs/backends.md#cost).
  */
-function agentCli(backend: Backend, config: BackendConfig): Backend {
-  return withGhShim(withPricing(backend, config.pricing));
+function agentCli(
+  backend: Backend,
+  config: BackendConfig,
+  processEnv: Readonly<Record<string, string>>,
+): Backend {
+  return withGhShim(withPricing(backend, config.pricing), processEnv);
 }
 
 /** Make the backend `config.kind` names; a configuration it cannot use is a CloserError. */
@@ -102,7 +133,15 @@ export function makeBackend(config: BackendConfig, options: MakeBackendOptions):
       fix: `set runner.backend.kind to one of ${BACKEND_KINDS.join(", ")}`,
     });
   }
-  return FACTORIES[config.kind](config, { ...options, env: options.env ?? process.env });
+  const env = options.env ?? process.env;
+  const passGithubToken = config.passGithubToken === true;
+  const processEnv =
+    options.processEnv ?? makeChildEnvironment("backend", env, { ...NO_GRANT, passGithubToken });
+  return FACTORIES[config.kind](config, {
+    ...options,
+    env,
+    processes: { env: processEnv, ...(passGithubToken ? { passGithubToken } : {}) },
+  });
 }
 
 function requiredCommand(config: BackendConfig): readonly string[] {

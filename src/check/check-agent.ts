@@ -9,6 +9,7 @@ import {
   checkPatternParams,
   checkTargets,
 } from "./check-references.js";
+import { checkLabels, checkPassedNames, checkSystemPrompt } from "./check-runner.js";
 import { checkSchemas } from "./check-schemas.js";
 import { makeProblemCollector, type Problem, type ProblemCollector } from "./problem.js";
 
@@ -43,6 +44,9 @@ export async function runChecks(
   checkTargets(agent, problems);
   checkPatternParams(agent, problems);
   checkCostBudget(agent, problems);
+  checkLabels(agent, problems);
+  checkPassedNames(agent, problems);
+  await checkSystemPrompt(agent, problems);
   await checkCustomModules(agent, problems);
   await checkSchemas(agent, problems);
   await checkPrompts(agent, problems);

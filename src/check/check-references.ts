@@ -1,9 +1,14 @@
 import { stat } from "node:fs/promises";
 import { relative } from "node:path";
-import type { ResolvedAgent, ValidatorDefinition } from "../definition/types.js";
+import type {
+  CustomValidatorDefinition,
+  ResolvedAgent,
+  ValidatorDefinition,
+} from "../definition/types.js";
 import { findBadWords } from "../prompts/c3l.js";
 import { stepWords } from "../prompts/prompt-words.js";
 import { RETRY_VARIABLES, RUNNER_VARIABLES } from "../prompts/variables.js";
+import { checkModuleImports } from "./check-module-import.js";
 import { keyPath, type ProblemCollector } from "./problem.js";
 
 /** Names a quoted, comma-separated list: `"a", "b"`. */
@@ -66,24 +71,29 @@ export function checkTargets(agent: ResolvedAgent, problems: ProblemCollector): 
   }
 }
 
-/** Checks that custom validator modules exist. */
+/** Checks that custom validator modules exist and import. */
 export async function checkCustomModules(
   agent: ResolvedAgent,
   problems: ProblemCollector,
 ): Promise<void> {
+  const found = new Set<CustomValidatorDefinition>();
   for (const [name, validator] of Object.entries(agent.registry.validators)) {
     if (validator.type !== "custom") continue;
-    const found = await stat(validator.module).then(
+    const isFile = await stat(validator.module).then(
       (stats) => stats.isFile(),
       () => false,
     );
-    if (found) continue;
+    if (isFile) {
+      found.add(validator);
+      continue;
+    }
     problems.error(
       { file: agent.files.registry, jsonPath: `${keyPath("validators", name)}.module` },
       `module ${relative(agent.dir, validator.module)} of custom validator "${name}" does not exist`,
       "create the module (relative to the agent folder) or correct the path",
     );
   }
+  await checkModuleImports(agent, problems, found);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { EventListener, RunEvent, RunEventOf } from "../events.js";
+import type { Redactor } from "../record/secret-redactor.js";
 import { formatUsd, type ShownRunEnd } from "../run/outcome-report.js";
 
 const ANSI = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39] };
@@ -17,6 +18,8 @@ export interface ProgressOptions {
   readonly verbose: boolean;
   /** Injected for tests; defaults to Date.now. */
   readonly now?: () => number;
+  /** Applied to every text before it is written: the run record's redactor (docs/record.md#secrets). */
+  readonly redact?: Redactor;
 }
 
 /** Whether to colour: an interactive terminal, and NO_COLOR unset (https://no-color.org). */
@@ -54,7 +57,12 @@ export type ProgressReporter = EventListener & {
  * Turns run events into lines on stderr: one line per event, plus (in a
  * terminal) a status line that ticks while the backend is working.
  */
-export function makeProgressReporter(options: ProgressOptions): ProgressReporter {
+export function makeProgressReporter(settings: ProgressOptions): ProgressReporter {
+  const { redact } = settings;
+  const options: ProgressOptions =
+    redact === undefined
+      ? settings
+      : { ...settings, write: (text) => settings.write(redact(text)) };
   const paint = (style: Style, text: string) => (options.color ? styled(style, text) : text);
   const now = options.now ?? Date.now;
   let ticker: NodeJS.Timeout | undefined;

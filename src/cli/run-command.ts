@@ -5,6 +5,7 @@ import { loadAgent } from "../definition/load-agent.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import { isCloserError } from "../errors.js";
 import type { TaskInfo } from "../record/run-state.js";
+import { makeRedactor } from "../record/secret-redactor.js";
 import {
   describeOutcome,
   EXIT_CODES,
@@ -129,10 +130,12 @@ function execute(
     : executeOne(mode, base, context);
 }
 
+/** How progress is shown; secrets are redacted as in the run record (docs/record.md#secrets). */
 function progressStyle(base: RunBaseOptions) {
   return {
     verbose: base.agent.runner.logging.verbose,
     color: shouldColor(process.stderr, process.env),
+    redact: makeRedactor(base.env ?? process.env),
   };
 }
 

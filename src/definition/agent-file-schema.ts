@@ -111,6 +111,12 @@ export const backendConfigSchema = z
       .describe(
         "Price of the model's tokens, for codex, opencode and command backends that report tokens but no cost; wins over closer's table of known models.",
       ),
+    passGithubToken: z
+      .boolean()
+      .optional()
+      .describe(
+        "Give the backend's processes closer's GitHub tokens (GITHUB_TOKEN, GH_TOKEN, …); the model can then act on GitHub before verification. Default false.",
+      ),
   })
   .superRefine((backend, context) => {
     const needed = { command: "command", replay: "replayFrom" } as const;
@@ -223,9 +229,32 @@ const recordSchema = z
   .prefault({})
   .describe("The run record's bounds (docs/record.md#bounded-record).");
 
+const variableNames = z
+  .array(
+    z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/)
+      .describe("A variable name; a trailing * matches every name that starts with the rest."),
+  )
+  .default([]);
+
+const envSchema = z
+  .strictObject({
+    pass: variableNames.describe(
+      "Variables of closer's environment passed to the backend and the validators.",
+    ),
+    backend: variableNames.describe("Variables passed to the backend only."),
+    validators: variableNames.describe("Variables passed to the validators only."),
+  })
+  .prefault({})
+  .describe(
+    "What the processes that run the model's code get of closer's environment beyond the allowlist; never closer's GitHub tokens.",
+  );
+
 const runnerSchema = z
   .strictObject({
     backend: backendSchema,
+    env: envSchema,
     systemPrompt: insidePath("the agent folder", "prompts/system.md")
       .default("prompts/system.md")
       .describe("System prompt file relative to the agent folder; a missing file adds none."),

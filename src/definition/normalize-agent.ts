@@ -53,6 +53,11 @@ export function normalizeAgentFile(
       parameters: normalizeParameters(file.parameters),
       runner: {
         backend: normalizeBackend(runner.backend),
+        env: {
+          pass: [...runner.env.pass],
+          backend: [...runner.env.backend],
+          validators: [...runner.env.validators],
+        },
         systemPromptPath: path.resolve(context.dir, runner.systemPrompt),
         maxIterations: runner.maxIterations,
         budgets: { ...runner.budgets },

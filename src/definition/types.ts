@@ -59,6 +59,8 @@ export interface BackendConfig {
   readonly maxTurns?: number;
   /** Price of the model's tokens, for a backend that reports tokens but no cost (docs/backends.md#cost). */
   readonly pricing?: ModelPricing;
+  /** The backend's processes get closer's GitHub tokens (docs/backends.md#passing-the-github-token). */
+  readonly passGithubToken?: boolean;
 }
 
 /** USD per million tokens. */
@@ -112,8 +114,19 @@ export interface RecordConfig {
   readonly maxFieldBytes: number;
 }
 
+/** Variables of closer's environment the agent passes on purpose (docs/backends.md#environment). */
+export interface EnvironmentPass {
+  /** To every process that runs the model's code; a trailing `*` matches a prefix. */
+  readonly pass: readonly string[];
+  /** To the backend (and the tools it starts) only. */
+  readonly backend: readonly string[];
+  /** To the validators only. */
+  readonly validators: readonly string[];
+}
+
 export interface RunnerConfig {
   readonly backend: BackendConfig;
+  readonly env: EnvironmentPass;
   /** Absolute path of the system prompt file (may not exist: then none is appended). */
   readonly systemPromptPath: string;
   readonly maxIterations: number;

@@ -5,6 +5,7 @@ import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import { makeIntegrityProbe } from "../integrity/integrity-probe.js";
 import type { LoopPorts, ValidatorOutcome } from "../ports.js";
+import { passedNames } from "../process/child-environment.js";
 import { makePromptRenderer } from "../prompts/make-prompt-renderer.js";
 import { readOptionalFile } from "../record/read-optional-file.js";
 import { type DefinitionStamp, RUN_STATE_VERSION, type RunState } from "../record/run-state.js";
@@ -57,6 +58,7 @@ export async function startRun(run: RunContext, settings: RunSettings): Promise<
     maxIterations: run.agent.runner.maxIterations,
     resumed: "resumed" in settings.start,
   });
+  emit(run, { type: "environment", ...passedNames(settings.environments) });
   const { definition } = settings;
   if (definition?.how === "taken") {
     emit(run, { type: "definition-snapshot", hash: definition.hash, files: definition.files });
@@ -108,7 +110,8 @@ function makePorts(settings: RunSettings): LoopPorts {
     readFile: readOptionalFile,
     runValidator: async (name, context) => {
       const definition = agent.registry.validators[name];
-      return definition === undefined ? unknownValidator(name) : runValidator(definition, context);
+      if (definition === undefined) return unknownValidator(name);
+      return runValidator(definition, { ...context, processEnv: settings.environments.validators });
     },
     schemaValidators: new SchemaValidators(),
     integrity: makeIntegrityProbe(settings.protectedSet),

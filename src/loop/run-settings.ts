@@ -4,6 +4,7 @@ import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
 import type { ProtectedSet } from "../integrity/protected-files.js";
 import type { Backend, Clock, RecordSink } from "../ports.js";
+import type { ChildEnvironments } from "../process/child-environment.js";
 import type {
   DefinitionStamp,
   FlakyValidator,
@@ -25,6 +26,12 @@ export interface RunSettings {
   readonly reviewBackend?: (config: BackendConfig) => Promise<Backend>;
   /** The working tree the agent works in and the checks run in (absolute). */
   readonly cwd: string;
+  /**
+   * The environment each kind of process that runs the model's code starts
+   * from, built once for the run (docs/backends.md#environment); the backend
+   * was made with its own.
+   */
+  readonly environments: ChildEnvironments;
   readonly clock: Clock;
   readonly runId: string;
   /** The run's folder; `record` writes into it. */

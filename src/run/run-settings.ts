@@ -13,6 +13,7 @@ import type { Backend, Clock } from "../ports.js";
 import { rebuildRunState } from "../record/rebuild-run-state.js";
 import { createRunRecord, defaultRunsDir, readRunState } from "../record/run-record.js";
 import type { RunState, TaskInfo } from "../record/run-state.js";
+import { backendEnvironment, runEnvironments } from "./run-environments.js";
 import type { Environment, RunBaseOptions, Serializer } from "./run-options.js";
 import { makeSerializer } from "./run-pool.js";
 import { makeSystemClock } from "./system-clock.js";
@@ -89,6 +90,7 @@ export async function resolveBackend(base: RunBase, agent: ResolvedAgent): Promi
   return makeBackend(agent.runner.backend, {
     agentDir: base.agent.dir,
     env: base.env,
+    processEnv: backendEnvironment(base.env, agent, agent.runner.backend),
     ...(base.scripted === undefined ? {} : { scripted: base.scripted }),
   });
 }
@@ -107,6 +109,7 @@ export function reviewBackendMaker(base: RunBase): (config: BackendConfig) => Pr
       makeBackend(config, {
         agentDir: base.agent.dir,
         env: base.env,
+        processEnv: backendEnvironment(base.env, base.agent, config),
         ...(base.scripted === undefined ? {} : { scripted: base.scripted }),
       }),
     );
@@ -148,6 +151,7 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
     backend: place.backend,
     reviewBackend: reviewBackendMaker(base),
     cwd: place.cwd,
+    environments: runEnvironments(base.env, agent),
     clock: base.clock,
     runId,
     runDir,

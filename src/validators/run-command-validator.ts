@@ -35,6 +35,30 @@ async function describeNotRunnable(
   return `command cannot be run: ${named} (exit 126 from \`${definition.command}\`) — make it executable or fix ${where}`;
 }
 
+/** The words of a shell command that can name a program: split at blanks and operators. */
+function commandWords(command: string): string[] {
+  return command.split(/[\s;&|()<>`"']+/).filter((word) => word !== "");
+}
+
+/**
+ * Whether a 126/127 is the definition's fault: what could not be found or run
+ * is named in the validator's own command (or the working tree is gone).
+ * Otherwise the command itself ran and something it started was missing — a
+ * tool the tests call — and that is a failed check, shown with its output
+ * (docs/completion.md#command-not-found).
+ */
+async function isOwnCommandMissing(
+  definition: CommandValidatorDefinition,
+  context: CheckContext,
+  result: CommandResult,
+): Promise<boolean> {
+  if (!(await isDirectory(context.cwd))) return true;
+  const match = NOT_FOUND.exec(result.stderr);
+  const named = match?.[1] ?? match?.[2];
+  if (named === undefined) return true;
+  return commandWords(definition.command).includes(named);
+}
+
 /** Runs a `command` validator in the working tree; `successWhen` decides (docs/completion.md#success-when). */
 export async function runCommandValidator(
   definition: CommandValidatorDefinition,
@@ -45,13 +69,15 @@ export async function runCommandValidator(
     command: definition.command,
     cwd: context.cwd,
     env: makeCheckEnv(context),
+    inheritEnv: false,
     timeoutMs: definition.timeoutMs,
     signal: context.signal,
     maxOutputBytes: COMMAND_OUTPUT_BYTES,
   });
   const durationMs = elapsedMs(startedMs);
   const stopped = result.timedOut || result.aborted;
-  if (!stopped && (result.exitCode === 126 || result.exitCode === 127)) {
+  const notRunnable = result.exitCode === 126 || result.exitCode === 127;
+  if (!stopped && notRunnable && (await isOwnCommandMissing(definition, context, result))) {
     return {
       ...makeConfigErrorOutcome(
         definition,

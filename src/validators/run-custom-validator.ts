@@ -7,7 +7,12 @@ import {
   type ProgramReport,
   readProgramReport,
 } from "./custom-validator-program.js";
-import { elapsedMs, makeCheckEnv, makeConfigErrorOutcome } from "./validator-outcome.js";
+import {
+  elapsedMs,
+  makeCheckAdditions,
+  makeCheckEnv,
+  makeConfigErrorOutcome,
+} from "./validator-outcome.js";
 
 /** What a custom validator module's function receives. */
 export interface CustomValidatorInput {
@@ -87,12 +92,13 @@ export async function runCustomValidator(
 ): Promise<ValidatorOutcome> {
   const startedMs = performance.now();
   const nonce = randomBytes(16).toString("hex");
-  const env = makeCheckEnv(context);
+  const env = makeCheckAdditions(context);
   const input = { cwd: context.cwd, agentDir: context.agentDir, checkId: context.checkId, env };
   const result = await runCommand({
     command: [process.execPath, "--input-type=module", "--eval", CUSTOM_VALIDATOR_PROGRAM],
     cwd: context.cwd,
-    env,
+    env: makeCheckEnv(context),
+    inheritEnv: false,
     input: JSON.stringify({ nonce, module: definition.module, input }),
     timeoutMs: definition.timeoutMs,
     signal: context.signal,

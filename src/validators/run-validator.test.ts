@@ -138,6 +138,36 @@ describe("command validator", () => {
     expect(outcome.configError).toMatch(/install it/);
   });
 
+  it("docs/completion.md#command-not-found fails the check, with its output, when a program the command starts is missing", async () => {
+    const outcome = await runValidator(
+      commandValidator({
+        name: "tests",
+        // The tool's name is made inside, as a test script's would be: the command does not name it.
+        command: 'sh -c "closer-missing-$(echo inner)-tool"',
+        successWhenText: "exitCode:0",
+      }),
+      context,
+    );
+    expect(outcome).toMatchObject({ valid: false, exitCode: 127 });
+    expect(outcome.configError).toBeUndefined();
+    expect(outcome.stderr).toContain("closer-missing-inner-tool");
+  });
+
+  it("gives the check no GitHub token of closer's", async () => {
+    const saved = process.env.GITHUB_TOKEN;
+    process.env.GITHUB_TOKEN = "ghp_notForChecks";
+    try {
+      const outcome = await runValidator(
+        commandValidator({ command: 'test -z "$GITHUB_TOKEN"', successWhenText: "exitCode:0" }),
+        context,
+      );
+      expect(outcome.valid).toBe(true);
+    } finally {
+      if (saved === undefined) delete process.env.GITHUB_TOKEN;
+      else process.env.GITHUB_TOKEN = saved;
+    }
+  });
+
   it("fails an empty-output rule when the command exited non-zero (outside a repository)", async () => {
     const outside = await mkdtemp(join(tmpdir(), "closer-validator-no-git-"));
     try {

@@ -1,5 +1,6 @@
 import type { ValidatorDefinition } from "../definition/types.js";
 import type { CheckContext, ValidatorOutcome } from "../ports.js";
+import { makeChildEnvironment } from "../process/child-environment.js";
 
 /** The outcome of a check that failed because the definition itself is wrong. */
 export function makeConfigErrorOutcome(
@@ -17,9 +18,19 @@ export function makeConfigErrorOutcome(
   };
 }
 
-/** The environment a check's code sees besides closer's own. */
-export function makeCheckEnv(context: CheckContext): Record<string, string> {
+/** What closer adds to a check's environment: its variables, `CLOSER_CHECK_ID` included. */
+export function makeCheckAdditions(context: CheckContext): Record<string, string> {
   return { ...context.env, CLOSER_CHECK_ID: context.checkId };
+}
+
+/**
+ * The whole environment of a check's processes: the validators' environment
+ * of the run's policy — never closer's GitHub tokens — plus closer's
+ * additions (docs/backends.md#environment).
+ */
+export function makeCheckEnv(context: CheckContext): Record<string, string> {
+  const base = context.processEnv ?? makeChildEnvironment("validators", process.env);
+  return { ...base, ...makeCheckAdditions(context) };
 }
 
 export function elapsedMs(startedMs: number): number {

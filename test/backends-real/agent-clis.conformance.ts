@@ -119,6 +119,8 @@ async function runExample(setup: RunSetup, env: Record<string, string>) {
       permissionMode: setup.permissionMode,
       session: "continue",
     };
+    // The scripted provider's key and settings reach the CLI only when passed (docs/backends.md#environment).
+    agent.runner.env = { backend: Object.keys(env) };
     agent.runner.budgets.queryTimeoutMs = 180_000;
     agent.runner.worktree = { ...agent.runner.worktree, onSuccess: "keep" };
     await writeFile(agentFile, JSON.stringify(agent, null, 2));

@@ -20,7 +20,7 @@ describe("the example agent through closer run and the Claude Agent SDK", () => 
   });
 
   it("declared done → test fails → retry naming the test → verified done, in two iterations", async () => {
-    repo = await copyExampleRepo();
+    repo = await copyExampleRepo(["FAKE_CLAUDE_*"]);
     claude = await makeFakeClaude();
     const recorded = await readDemoSession();
     await claude.script(

@@ -53,6 +53,8 @@ describe("agent CLIs at the GitHub boundary and the cost budget", () => {
     const agent = makeIssueAgent({
       runner: {
         backend,
+        // The fake CLIs find their scripts through these (docs/backends.md#environment).
+        env: { backend: ["FAKE_CLI_*"] },
         maxIterations: 4,
         budgets: { queryTimeoutMs: 20_000, validatorTimeoutMs: 20_000, ...budgets },
       },

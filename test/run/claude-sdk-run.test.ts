@@ -47,6 +47,8 @@ async function makeSdkRepo(options: SdkAgentOptions = {}): Promise<FixtureRepo> 
         session: options.session ?? "continue",
       },
       maxIterations: 4,
+      // The fake Claude Code finds its script through these (docs/backends.md#environment).
+      env: { backend: ["FAKE_CLAUDE_*"] },
       budgets: { queryTimeoutMs: options.queryTimeoutMs ?? 20_000, validatorTimeoutMs: 20_000 },
     },
     steps: options.continuationModel ? { continuation: { model: options.continuationModel } } : {},

@@ -42,7 +42,9 @@ async function makeRepo(backend: Record<string, unknown>, transientWaitMs?: numb
     validatorTimeoutMs: 20_000,
     ...(transientWaitMs === undefined ? {} : { transientWaitMs }),
   };
-  const agent = makeIssueAgent({ runner: { backend, maxIterations: 4, budgets } });
+  // The fakes find their scripts through these (docs/backends.md#environment).
+  const env = { backend: ["FAKE_CLI_*", "FAKE_CLAUDE_*"] };
+  const agent = makeIssueAgent({ runner: { backend, env, maxIterations: 4, budgets } });
   return makeFixtureRepo({ files: PROJECT, agents: [agent] });
 }
 

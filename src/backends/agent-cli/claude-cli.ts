@@ -13,9 +13,9 @@ import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { numberOr, stringOr } from "../json-values.js";
 import { protectedPathRules } from "../protected-paths.js";
-import { runAgentCli } from "./run-agent-cli.js";
+import { type AgentCliEnvironment, environmentOf, runAgentCli } from "./run-agent-cli.js";
 
-export interface ClaudeCliBackendOptions {
+export interface ClaudeCliBackendOptions extends AgentCliEnvironment {
   /** Executable and leading arguments, e.g. `["claude"]`. */
   readonly command: readonly string[];
   /** Settings sources Claude Code loads; empty for reproducible runs. */
@@ -74,6 +74,7 @@ export function makeClaudeCliBackend(options: ClaudeCliBackendOptions): Backend 
     async query(request) {
       const run = await runAgentCli({
         command: [...options.command, ...claudeCliArgs(request, options)],
+        ...environmentOf(options),
         request,
         input: request.prompt,
       });

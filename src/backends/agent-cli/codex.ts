@@ -20,10 +20,15 @@ import { getGitDirs } from "../../workspace/git.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { numberOr, parseJsonLines, stringOr } from "../json-values.js";
-import { promptWithSystemText, runAgentCli } from "./run-agent-cli.js";
+import {
+  type AgentCliEnvironment,
+  environmentOf,
+  promptWithSystemText,
+  runAgentCli,
+} from "./run-agent-cli.js";
 import { dropNullOptionals, strictSchema } from "./strict-schema.js";
 
-export interface CodexBackendOptions {
+export interface CodexBackendOptions extends AgentCliEnvironment {
   /** Executable and leading arguments, e.g. `["codex"]`. */
   readonly command: readonly string[];
   /** Folder for the schema file of each query; defaults to the system temp folder. */
@@ -88,6 +93,7 @@ export function makeCodexBackend(options: CodexBackendOptions): Backend {
             : await getGitDirs(request.cwd);
         const run = await runAgentCli({
           command: [...options.command, ...codexArgs(request, schemaFile, gitDirs)],
+          ...environmentOf(options),
           request,
           input: promptWithSystemText(request),
         });

@@ -16,9 +16,9 @@ import type { Backend, BackendError, BackendRequest } from "../../ports.js";
 import type { CommandResult } from "../../process/shell-command.js";
 import { crashError, errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
-import { runAgentCli } from "./run-agent-cli.js";
+import { type AgentCliEnvironment, environmentOf, runAgentCli } from "./run-agent-cli.js";
 
-export interface CommandBackendOptions {
+export interface CommandBackendOptions extends AgentCliEnvironment {
   /** Executable and its arguments. */
   readonly command: readonly string[];
   /** The program answers in the schema it reads from `CLOSER_OUTPUT_SCHEMA` (default false). */
@@ -40,6 +40,7 @@ export function makeCommandBackend(options: CommandBackendOptions): Backend {
     async query(request) {
       const run = await runAgentCli({
         command: options.command,
+        ...environmentOf(options),
         request,
         input: request.prompt,
         extraEnv: addedEnv(request),

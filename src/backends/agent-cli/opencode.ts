@@ -17,9 +17,14 @@ import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, retryAfterHeaderSeconds, tailOf } from "../classify-failure.js";
 import { numberOr, parseJsonLines, stringOr } from "../json-values.js";
-import { promptWithSystemText, runAgentCli } from "./run-agent-cli.js";
+import {
+  type AgentCliEnvironment,
+  environmentOf,
+  promptWithSystemText,
+  runAgentCli,
+} from "./run-agent-cli.js";
 
-export interface OpencodeBackendOptions {
+export interface OpencodeBackendOptions extends AgentCliEnvironment {
   /** Executable and leading arguments, e.g. `["opencode"]`. */
   readonly command: readonly string[];
   readonly now?: () => number;
@@ -43,6 +48,7 @@ export function makeOpencodeBackend(options: OpencodeBackendOptions): Backend {
     async query(request) {
       const run = await runAgentCli({
         command: [...options.command, ...opencodeArgs(request)],
+        ...environmentOf(options),
         request,
         input: promptWithSystemText(request),
       });

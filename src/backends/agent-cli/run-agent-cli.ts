@@ -1,7 +1,7 @@
 /**
  * Runs one agent CLI process for one backend query: in the request's working
- * tree (also as `PWD`), with the agent's environment (closer's own plus the
- * request's, without GitHub tokens), the prompt on stdin, the query
+ * tree (also as `PWD`), with the agent's environment (the backend's plus the
+ * request's, without GitHub tokens unless the agent opted in), the prompt on stdin, the query
  * timeout and cancellation. The process runs in its own group, so a timeout
  * or an abort ends every process the CLI started.
  */
@@ -24,6 +24,28 @@ export interface CliInvocation {
   readonly input: string;
   /** Variables added on top of the request's environment. */
   readonly extraEnv?: Readonly<Record<string, string>>;
+  /** The environment the process starts from (default: closer's own), before the request's additions. */
+  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Keep the GitHub tokens of `baseEnv` (`runner.backend.passGithubToken`). */
+  readonly keepGithubToken?: boolean;
+}
+
+/** How an agent CLI backend is told its environment (docs/backends.md#environment). */
+export interface AgentCliEnvironment {
+  /** The environment its processes start from (the run's backend environment); default: closer's own. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Its processes keep the GitHub tokens of `env` (`runner.backend.passGithubToken`). */
+  readonly passGithubToken?: boolean;
+}
+
+/** The invocation's fields for a backend's environment options. */
+export function environmentOf(
+  options: AgentCliEnvironment,
+): Pick<CliInvocation, "baseEnv" | "keepGithubToken"> {
+  return {
+    ...(options.env === undefined ? {} : { baseEnv: options.env }),
+    ...(options.passGithubToken === true ? { keepGithubToken: true } : {}),
+  };
 }
 
 /** A finished CLI process, or the error response of a process that could give no answer. */
@@ -48,11 +70,11 @@ export async function runAgentCli(invocation: CliInvocation): Promise<CliRun> {
       cwd: request.cwd,
       maxOutputBytes: COMMAND_OUTPUT_BYTES,
       // A CLI that reads its folder from PWD (opencode) would otherwise work in closer's own.
-      env: makeAgentEnvironment(process.env, {
-        ...request.env,
-        ...invocation.extraEnv,
-        PWD: request.cwd,
-      }),
+      env: makeAgentEnvironment(
+        invocation.baseEnv ?? process.env,
+        { ...request.env, ...invocation.extraEnv, PWD: request.cwd },
+        invocation.keepGithubToken === true,
+      ),
       inheritEnv: false,
       input: invocation.input,
       timeoutMs: request.timeoutMs,

@@ -28,6 +28,13 @@ export type ClaudeSdkBackendConfig = Partial<
 export interface ClaudeSdkBackendOptions {
   /** Closer's environment (default `process.env`); CLOSER_CLAUDE_PATH is read from it and the executable gets it plus `request.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The environment the executable starts from, when not `env` itself: the
+   * run gives the backend's environment of its policy (docs/backends.md#environment).
+   */
+  readonly processEnv?: Readonly<Record<string, string | undefined>>;
+  /** The executable keeps the GitHub tokens of its environment (`runner.backend.passGithubToken`). */
+  readonly passGithubToken?: boolean;
   /** Between SIGTERM and SIGKILL when a query is stopped; default 2000. */
   readonly killGraceMs?: number;
   /** Finds the native binary of the SDK's optional platform package; undefined when missing. */
@@ -43,6 +50,8 @@ const DEFAULT_KILL_GRACE_MS = 2000;
 interface RunSettings {
   readonly executablePath: string;
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  readonly keepGithubToken: boolean;
+  readonly githubApiUrl: string | undefined;
   readonly settingSources: readonly SettingSource[];
   readonly maxTurns?: number;
   readonly killGraceMs: number;
@@ -134,7 +143,7 @@ export function makeClaudeSdkBackend(
   const sessionTotals = new Map<string, SessionTotals>();
   const validate = makeStructuredOutputValidator();
   const now = options.now ?? Date.now;
-  const baseEnv = options.env ?? process.env;
+  const closerEnv = options.env ?? process.env;
 
   return {
     name: options.name ?? "claude-sdk",
@@ -143,7 +152,7 @@ export function makeClaudeSdkBackend(
       const startedAt = now();
       if (request.signal.aborted) return errorResponse(abortedError());
       const executable = await resolveClaudeExecutable({
-        env: baseEnv,
+        env: closerEnv,
         ...(config.claudePath === undefined ? {} : { claudePath: config.claudePath }),
         findNativeExecutable: options.findNativeExecutable ?? findNativeClaudeExecutable,
       });
@@ -151,7 +160,9 @@ export function makeClaudeSdkBackend(
         return errorResponse(executable.error, { durationMs: now() - startedAt });
       const run = await runQuery(request, {
         executablePath: executable.path,
-        baseEnv,
+        baseEnv: options.processEnv ?? closerEnv,
+        keepGithubToken: options.passGithubToken === true,
+        githubApiUrl: closerEnv.GITHUB_API_URL,
         settingSources: config.settingSources ?? [],
         ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
         killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,

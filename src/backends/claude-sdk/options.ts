@@ -15,6 +15,10 @@ export interface SdkOptionsContext {
   readonly executablePath: string;
   /** Closer's own environment; the executable gets this plus `request.env`, without GitHub tokens. */
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  /** Keep the GitHub tokens of `baseEnv` (`runner.backend.passGithubToken`). */
+  readonly keepGithubToken: boolean;
+  /** closer's GitHub API address, which the boundary hook refuses calls to. */
+  readonly githubApiUrl: string | undefined;
   readonly settingSources: readonly SettingSource[];
   readonly maxTurns?: number;
   readonly abortController: AbortController;
@@ -52,15 +56,16 @@ function makeBoundaryHook(request: BackendRequest, githubApiUrl: string | undefi
 function mergeEnv(
   base: Readonly<Record<string, string | undefined>>,
   added: Readonly<Record<string, string>>,
+  keepGithubToken: boolean,
 ): Record<string, string> {
-  const env = makeAgentEnvironment(base, added);
+  const env = makeAgentEnvironment(base, added, keepGithubToken);
   env.CLAUDE_AGENT_SDK_CLIENT_APP ??= "closer";
   return env;
 }
 
 export function buildSdkOptions(request: BackendRequest, context: SdkOptionsContext): Options {
   // The SDK replaces the environment rather than merging it, so closer's own is spread in.
-  const env = mergeEnv(context.baseEnv, request.env);
+  const env = mergeEnv(context.baseEnv, request.env, context.keepGithubToken);
   const options: Options = {
     abortController: context.abortController,
     cwd: request.cwd,
@@ -76,7 +81,11 @@ export function buildSdkOptions(request: BackendRequest, context: SdkOptionsCont
       ...(request.systemPrompt ? { append: request.systemPrompt } : {}),
     },
     settingSources: [...context.settingSources],
-    hooks: { PreToolUse: [{ hooks: [makeBoundaryHook(request, env.GITHUB_API_URL)] }] },
+    hooks: {
+      PreToolUse: [
+        { hooks: [makeBoundaryHook(request, context.githubApiUrl ?? env.GITHUB_API_URL)] },
+      ],
+    },
   };
   if (request.permissionMode === "bypassPermissions")
     options.allowDangerouslySkipPermissions = true;

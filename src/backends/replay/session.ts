@@ -36,6 +36,7 @@ import path from "node:path";
 import { z } from "zod";
 import { CloserError } from "../../errors.js";
 import { BACKEND_ERROR_KINDS } from "../../ports.js";
+import { makeChildEnvironment } from "../../process/child-environment.js";
 import { runCommand } from "../../process/shell-command.js";
 
 /** One replace inside an existing file. */
@@ -161,7 +162,14 @@ export async function applyTurnChanges(turn: ReplayTurn, cwd: string): Promise<v
 const RECORDED_COMMAND_TIMEOUT_MS = 60_000;
 
 async function runRecordedCommand(cwd: string, command: string): Promise<void> {
-  const result = await runCommand({ command, cwd, timeoutMs: RECORDED_COMMAND_TIMEOUT_MS });
+  // A recorded command is the model's: it gets the backend's environment, never closer's tokens.
+  const result = await runCommand({
+    command,
+    cwd,
+    env: makeChildEnvironment("backend", process.env),
+    inheritEnv: false,
+    timeoutMs: RECORDED_COMMAND_TIMEOUT_MS,
+  });
   if (result.exitCode === 0) return;
   throw new CloserError("config_error", `the replayed command \`${command}\` failed`, {
     found: `exit code ${result.exitCode}: ${(result.stderr || result.stdout).trim().slice(-400)}`,

@@ -37,7 +37,7 @@ export function makeAgentJson(name: string): unknown {
       },
       github: {
         labels: { add: ["done"], remove: ["in-progress"] },
-        closeAction: "close",
+        closeAction: "label-and-close",
         completionComment: true,
       },
     },

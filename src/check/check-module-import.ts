@@ -1,0 +1,86 @@
+/**
+ * Whether each custom validator's module imports: in a `node` process of its
+ * own, with the validators' environment, since the module is the definition's
+ * code, not closer's (docs/definition.md#validate).
+ */
+import { relative } from "node:path";
+import type { CustomValidatorDefinition, ResolvedAgent } from "../definition/types.js";
+import { makeChildEnvironment } from "../process/child-environment.js";
+import { runCommand } from "../process/shell-command.js";
+import { keyPath, type ProblemCollector } from "./problem.js";
+
+const IMPORT_TIMEOUT_MS = 20_000;
+
+/**
+ * Imports the module named by argv[1]; prints nothing when it loads, else
+ * the error, with the place of a syntax error (`file:line`) found by `node --check`.
+ */
+const IMPORT_PROGRAM = `
+import { spawnSync } from "node:child_process";
+import { pathToFileURL } from "node:url";
+const file = process.argv[1];
+try {
+  await import(pathToFileURL(file).href);
+} catch (error) {
+  let where = "";
+  if (error instanceof SyntaxError) {
+    const checked = spawnSync(process.execPath, ["--check", file], { encoding: "utf8" });
+    where = (checked.stderr ?? "").split("\\n").find((line) => line.startsWith(file + ":")) ?? "";
+  }
+  const name = error instanceof Error ? error.name : "Error";
+  const message = error instanceof Error ? error.message : String(error);
+  process.stdout.write(JSON.stringify({ name, message, where }));
+}
+process.exit(0);
+`;
+
+interface ImportFailure {
+  readonly name: string;
+  readonly message: string;
+  readonly where: string;
+}
+
+async function importFailure(
+  module: string,
+  agent: ResolvedAgent,
+): Promise<ImportFailure | undefined> {
+  const grant = { ...agent.runner.env, passGithubToken: false };
+  const result = await runCommand({
+    command: [process.execPath, "--input-type=module", "--eval", IMPORT_PROGRAM, module],
+    cwd: agent.dir,
+    env: makeChildEnvironment("validators", process.env, grant),
+    inheritEnv: false,
+    timeoutMs: IMPORT_TIMEOUT_MS,
+  });
+  if (result.timedOut) {
+    return { name: "Timeout", message: `importing took over ${IMPORT_TIMEOUT_MS} ms`, where: "" };
+  }
+  if (result.stdout.trim() === "") return undefined;
+  try {
+    return JSON.parse(result.stdout) as ImportFailure;
+  } catch {
+    return { name: "Error", message: result.stdout.trim(), where: "" };
+  }
+}
+
+/** An error for each custom validator module (that exists) whose import fails, naming the file and why. */
+export async function checkModuleImports(
+  agent: ResolvedAgent,
+  problems: ProblemCollector,
+  found: ReadonlySet<CustomValidatorDefinition>,
+): Promise<void> {
+  for (const [name, validator] of Object.entries(agent.registry.validators)) {
+    if (validator.type !== "custom" || !found.has(validator)) continue;
+    const failure = await importFailure(validator.module, agent);
+    if (failure === undefined) continue;
+    const file = relative(agent.dir, validator.module);
+    const where = failure.where === "" ? "" : ` at ${relative(agent.dir, failure.where)}`;
+    problems.error(
+      { file: agent.files.registry, jsonPath: `${keyPath("validators", name)}.module` },
+      `module ${file} of custom validator "${name}" does not import: ${failure.name}: ${failure.message}${where}`,
+      failure.name === "SyntaxError"
+        ? `fix the syntax error in ${file}`
+        : `make ${file} importable by node (its imports installed, no error at load)`,
+    );
+  }
+}
