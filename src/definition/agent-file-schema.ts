@@ -3,6 +3,7 @@
  * schemas/agent.schema.json, so the field docs below are what an editor shows on hover.
  */
 import { z } from "zod";
+import { envSchema, loggingSchema, recordSchema } from "./agent-file-record-and-env.js";
 import { BACKEND_KINDS } from "./backend-kinds.js";
 import { insidePath } from "./inside-path.js";
 import { WORD_PATTERN } from "./path-word.js";
@@ -202,54 +203,6 @@ const githubSchema = z
   })
   .prefault({})
   .describe("GitHub side effects, performed by closer after verified completion.");
-
-const loggingSchema = z
-  .strictObject({
-    runsDir: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Where run folders go; default: closer/runs inside the git folder."),
-    verbose: z.boolean().default(false).describe("Print more progress."),
-  })
-  .prefault({})
-  .describe("Run record and progress output.");
-
-const recordSchema = z
-  .strictObject({
-    maxFieldBytes: z
-      .int()
-      .min(1024)
-      .max(64 * 1024 * 1024)
-      .default(256 * 1024)
-      .describe(
-        "What the run record keeps of each stored text (event field, run.json field, prompt, transcript): its head and tail, in bytes; default 256 KiB.",
-      ),
-  })
-  .prefault({})
-  .describe("The run record's bounds (docs/record.md#bounded-record).");
-
-const variableNames = z
-  .array(
-    z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/)
-      .describe("A variable name; a trailing * matches every name that starts with the rest."),
-  )
-  .default([]);
-
-const envSchema = z
-  .strictObject({
-    pass: variableNames.describe(
-      "Variables of closer's environment passed to the backend and the validators.",
-    ),
-    backend: variableNames.describe("Variables passed to the backend only."),
-    validators: variableNames.describe("Variables passed to the validators only."),
-  })
-  .prefault({})
-  .describe(
-    "What the processes that run the model's code get of closer's environment beyond the allowlist; never closer's GitHub tokens.",
-  );
 
 const runnerSchema = z
   .strictObject({

@@ -1,0 +1,53 @@
+/**
+ * Parts of agent.json's runner: the run record and its output, and what the
+ * processes that run the model's code get of closer's environment.
+ */
+import { z } from "zod";
+
+export const loggingSchema = z
+  .strictObject({
+    runsDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Where run folders go; default: closer/runs inside the git folder."),
+    verbose: z.boolean().default(false).describe("Print more progress."),
+  })
+  .prefault({})
+  .describe("Run record and progress output.");
+
+export const recordSchema = z
+  .strictObject({
+    maxFieldBytes: z
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(256 * 1024)
+      .describe(
+        "What the run record keeps of each stored text (event field, run.json field, prompt, transcript): its head and tail, in bytes; default 256 KiB.",
+      ),
+  })
+  .prefault({})
+  .describe("The run record's bounds (docs/record.md#bounded-record).");
+
+const variableNames = z
+  .array(
+    z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/)
+      .describe("A variable name; a trailing * matches every name that starts with the rest."),
+  )
+  .default([]);
+
+export const envSchema = z
+  .strictObject({
+    pass: variableNames.describe(
+      "Variables of closer's environment passed to the backend and the validators.",
+    ),
+    backend: variableNames.describe("Variables passed to the backend only."),
+    validators: variableNames.describe("Variables passed to the validators only."),
+  })
+  .prefault({})
+  .describe(
+    "What the processes that run the model's code get of closer's environment beyond the allowlist; never closer's GitHub tokens.",
+  );
