@@ -71,7 +71,7 @@ export function normalizeAgentFile(
         },
         logging: { ...runner.logging },
         maxUndecidable: runner.maxUndecidable,
-        decisionFile: runner.decisionFile,
+        ...(runner.decisionFile === undefined ? {} : { decisionFile: runner.decisionFile }),
       },
       registryFile: path.resolve(context.dir, runner.registry),
       ...(runner.entryStep === undefined ? {} : { entryStep: runner.entryStep }),

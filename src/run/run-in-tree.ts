@@ -3,6 +3,7 @@ import type { RunStart } from "../loop/index.js";
 import { runAgent } from "../loop/index.js";
 import { type FinishIssue, finishAfterLoop } from "./after-loop.js";
 import { makeBranchWork } from "./branch-conditions.js";
+import { keepDecisionFileOutOfGit } from "./exclude-decision-file.js";
 import { fixDefinition } from "./fix-definition.js";
 import { checkGitRepository } from "./git-requirement.js";
 import { prepareTree } from "./prepare-tree.js";
@@ -57,6 +58,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
       ...(job.reloadDefinition === undefined ? {} : { reload: job.reloadDefinition }),
     });
     const { agent } = fixed;
+    await keepDecisionFileOutOfGit(agent, tree.cwd);
     const branchWork =
       tree.baseRevision === undefined
         ? undefined
