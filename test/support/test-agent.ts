@@ -50,7 +50,7 @@ export const STEP_SCHEMA = {
   type: "object",
   required: ["status"],
   properties: {
-    status: { type: "string", enum: ["in_progress", "completed", "blocked"] },
+    status: { type: "string", enum: ["in_progress", "completed"] },
     summary: { type: "string" },
     next_action: {
       type: "object",
