@@ -384,7 +384,11 @@ describe("decideCompletion: blocked and refused decision files", () => {
         decisionFile: jsonFile({ decision: "complete", check_id: CHECK_ID }),
       }),
     );
-    expect(decision).toMatchObject({ source: "structured", decision: "blocked", blockedReason: "why" });
+    expect(decision).toMatchObject({
+      source: "structured",
+      decision: "blocked",
+      blockedReason: "why",
+    });
   });
 
   it("docs/completion.md#decision-file a refused file speaks as undecidable with its reason, over a marker", () => {
