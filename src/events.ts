@@ -146,10 +146,12 @@ export type RunEventBody =
       iteration: number;
       checkId: string;
       source: DecisionSource;
-      decision: "complete" | "incomplete" | "undecidable";
+      decision: "complete" | "incomplete" | "blocked" | "undecidable";
       checkIdMatch?: boolean;
       stale?: boolean;
       reason?: string;
+      /** For `blocked`: the model's reason (docs/completion.md#blocked). */
+      blockedReason?: string;
       undecidableStreak: number;
     }
   | {

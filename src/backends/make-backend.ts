@@ -98,7 +98,10 @@ const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
       processes.env,
     ),
   replay: (config, { agentDir }) =>
-    makeReplayBackend({ source: path.resolve(agentDir, requiredReplaySource(config)) }),
+    makeReplayBackend({
+      source: path.resolve(agentDir, requiredReplaySource(config)),
+      root: agentDir,
+    }),
   scripted: (_config, { scripted }) => {
     if (scripted !== undefined) return scripted;
     throw new CloserError("config_error", "the scripted backend needs a script", {

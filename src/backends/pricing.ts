@@ -100,11 +100,8 @@ const PRICED_BY_CLOSER: ReadonlySet<BackendConfig["kind"]> = new Set([
 export function unpricedModelWarnings(agent: ResolvedAgent): string[] {
   const { backend, budgets } = agent.runner;
   if (budgets.maxCostUsd === undefined || !PRICED_BY_CLOSER.has(backend.kind)) return [];
-  if (backend.kind === "command") {
-    return [
-      "runner.budgets.maxCostUsd cannot be enforced: the command backend reports neither cost nor tokens",
-    ];
-  }
+  // A command program's cost is known only once it answers (docs/backends.md#command-usage).
+  if (backend.kind === "command") return [];
   if (backend.pricing !== undefined) return [];
   const steps = Object.values(agent.registry.steps);
   const models = new Set(steps.map((step) => step.model ?? backend.model));

@@ -165,8 +165,10 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
       if (event.declared) return `  declared done${declaredWith(event.status, event.action)}`;
       return verbose ? paint("dim", "  no completion declared") : undefined;
     case "decision": {
-      const color = event.decision === "complete" ? "green" : "yellow";
-      return `  decision ${paint(color, event.decision)} from ${event.source}${event.stale ? " (stale)" : ""}${event.reason ? ` · ${event.reason}` : ""}`;
+      const color =
+        event.decision === "complete" ? "green" : event.decision === "blocked" ? "red" : "yellow";
+      const blocked = event.blockedReason ? ` · ${firstLine(event.blockedReason)}` : "";
+      return `  decision ${paint(color, event.decision)} from ${event.source}${event.stale ? " (stale)" : ""}${event.reason ? ` · ${event.reason}` : ""}${blocked}`;
     }
     case "format-check":
       return event.valid ? undefined : paint("yellow", `  format ✗ ${event.error ?? ""}`);

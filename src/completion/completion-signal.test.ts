@@ -104,3 +104,42 @@ describe("readCompletionSignal", () => {
     expect(hasDeclaration({ name: "package" })).toBe(false);
   });
 });
+
+describe("status and action words in any case, and blocked", () => {
+  it("docs/completion.md#completion-signal reads COMPLETED, Complete and padded words as the registry's", () => {
+    const config = DEFAULT_COMPLETION_SIGNAL;
+    expect(readCompletionSignal({ status: "COMPLETED" }, config).declared).toBe(true);
+    expect(readCompletionSignal({ next_action: { action: "Complete" } }, config).declared).toBe(
+      true,
+    );
+    expect(readCompletionSignal({ status: " completed " }, config).declared).toBe(true);
+    expect(
+      readCompletionSignal({ status: "DONE" }, { status: ["done"], action: [] }).declared,
+    ).toBe(true);
+    expect(readCompletionSignal({ status: "completedish" }, config).declared).toBe(false);
+  });
+
+  it("docs/completion.md#blocked blocked in status or action is a declaration of its own, with the model's reason", () => {
+    const config = DEFAULT_COMPLETION_SIGNAL;
+    expect(
+      readCompletionSignal(
+        {
+          status: "BLOCKED",
+          summary: "stuck",
+          next_action: { action: "continue", reason: "no key" },
+        },
+        config,
+      ),
+    ).toMatchObject({ declared: false, blockedReason: "no key" });
+    expect(
+      readCompletionSignal(
+        { status: "completed", next_action: { action: "blocked" }, summary: "half" },
+        config,
+      ),
+    ).toMatchObject({ declared: false, blockedReason: "half" });
+    expect(readCompletionSignal({ status: "blocked" }, config).blockedReason).toBe(
+      "no reason given",
+    );
+    expect(readCompletionSignal({ status: "completed" }, config).blockedReason).toBeUndefined();
+  });
+});

@@ -11,7 +11,15 @@ export interface CompletionSignal {
   readonly action?: string;
   /** `next_action.reason`, when given (carried into the next prompt's summary). */
   readonly reason?: string;
+  /**
+   * Set when `status` or `next_action.action` is `blocked` (docs/completion.md#blocked):
+   * the model's reason (`next_action.reason`, else its `summary`).
+   */
+  readonly blockedReason?: string;
 }
+
+/** The status and action word that ends a run `blocked` (docs/completion.md#blocked). */
+export const BLOCKED_WORD = "blocked";
 
 /** Defaults of docs/completion.md#completion-signal, for callers that have no registry value. */
 export const DEFAULT_COMPLETION_SIGNAL: CompletionSignalConfig = Object.freeze({
@@ -21,8 +29,10 @@ export const DEFAULT_COMPLETION_SIGNAL: CompletionSignalConfig = Object.freeze({
 
 /**
  * docs/completion.md#completion-signal: completion is declared when `status` is one of `config.status`
- * or `next_action.action` is one of `config.action`. Anything that is not an
- * object (including no output at all) declares nothing.
+ * or `next_action.action` is one of `config.action`, compared without regard to
+ * case or surrounding spaces. Anything that is not an object (including no
+ * output at all) declares nothing. `blocked` in either field is a declaration
+ * of its own, and wins over completion.
  */
 export function readCompletionSignal(
   structuredOutput: unknown,
@@ -33,15 +43,24 @@ export function readCompletionSignal(
   const nextAction = structuredOutput.next_action;
   const action = isPlainObject(nextAction) ? stringField(nextAction, "action") : undefined;
   const reason = isPlainObject(nextAction) ? stringField(nextAction, "reason") : undefined;
-  const declared =
-    (status !== undefined && config.status.includes(status)) ||
-    (action !== undefined && config.action.includes(action));
+  const blocked = isWord(status, [BLOCKED_WORD]) || isWord(action, [BLOCKED_WORD]);
+  const declared = !blocked && (isWord(status, config.status) || isWord(action, config.action));
+  const summary = stringField(structuredOutput, "summary");
+  const blockedReason = (reason ?? summary ?? "").trim() || "no reason given";
   return {
     declared,
     ...(status === undefined ? {} : { status }),
     ...(action === undefined ? {} : { action }),
     ...(reason === undefined ? {} : { reason }),
+    ...(blocked ? { blockedReason } : {}),
   };
+}
+
+/** Whether `value` is one of `words`, without regard to case or surrounding spaces. */
+export function isWord(value: string | undefined, words: readonly string[]): boolean {
+  if (value === undefined) return false;
+  const wanted = value.trim().toLowerCase();
+  return words.some((word) => word.trim().toLowerCase() === wanted);
 }
 
 /** True when the object carries a declaration at all (a status or a next action). */

@@ -360,3 +360,54 @@ describe("decideCompletion: the undecidable streak", () => {
     expect(result.undecidableStreak).toBe(2);
   });
 });
+
+describe("decideCompletion: blocked and refused decision files", () => {
+  it("docs/completion.md#blocked a decision file saying BLOCKED is blocked, with its reasons, and resets the streak", () => {
+    const decision = decideCompletion(
+      input({
+        previousUndecidableStreak: 2,
+        decisionFile: jsonFile({ decision: "BLOCKED", check_id: CHECK_ID, reasons: ["a", "b"] }),
+      }),
+    );
+    expect(decision).toMatchObject({
+      source: "file-json",
+      decision: "blocked",
+      blockedReason: "a; b",
+      undecidableStreak: 0,
+    });
+  });
+
+  it("docs/completion.md#blocked a structured blocked status is blocked, before any decision file", () => {
+    const decision = decideCompletion(
+      input({
+        structuredOutput: { status: "blocked", next_action: { action: "continue", reason: "why" } },
+        decisionFile: jsonFile({ decision: "complete", check_id: CHECK_ID }),
+      }),
+    );
+    expect(decision).toMatchObject({
+      source: "structured",
+      decision: "blocked",
+      blockedReason: "why",
+    });
+  });
+
+  it("docs/completion.md#decision-file a refused file speaks as undecidable with its reason, over a marker", () => {
+    const decision = decideCompletion(
+      input({
+        text: "COMPLETE",
+        decisionFile: {
+          text: "",
+          modifiedAtMs: FRESH_MS,
+          refused: { reason: "decision-file-too-large", detail: "too big" },
+        },
+      }),
+    );
+    expect(decision).toMatchObject({
+      source: "file-json",
+      decision: "undecidable",
+      reason: "decision-file-too-large",
+      detail: "too big",
+      undecidableStreak: 1,
+    });
+  });
+});

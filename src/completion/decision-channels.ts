@@ -6,7 +6,7 @@ import { hasDeclaration, readCompletionSignal } from "./completion-signal.js";
 import { readDecisionFile } from "./decision-file.js";
 import { type ResponseContent, readStructuredObject } from "./json-in-text.js";
 
-export type DecisionWord = "complete" | "incomplete" | "undecidable";
+export type DecisionWord = "complete" | "incomplete" | "blocked" | "undecidable";
 
 /** What one channel said, before the undecidable streak is counted. */
 export interface ChannelReading {
@@ -30,6 +30,8 @@ export interface ChannelReading {
   readonly action?: string;
   /** `reasons` of a JSON decision file. */
   readonly reasons?: readonly string[];
+  /** For `blocked`: why the model says it cannot go on (docs/completion.md#blocked). */
+  readonly blockedReason?: string;
 }
 
 export interface ChannelInput extends ResponseContent {
@@ -143,9 +145,11 @@ function fromSignal(
   ].filter((part) => part !== undefined);
   return {
     source,
-    decision: signal.declared ? "complete" : "incomplete",
+    decision:
+      signal.blockedReason !== undefined ? "blocked" : signal.declared ? "complete" : "incomplete",
     ...(signal.status === undefined ? {} : { status: signal.status }),
     ...(signal.action === undefined ? {} : { action: signal.action }),
+    ...(signal.blockedReason === undefined ? {} : { blockedReason: signal.blockedReason }),
     detail: `declared ${said.join(" and ")}`,
   };
 }

@@ -21,6 +21,10 @@ const LEGACY_WORDS: Readonly<Record<string, "complete" | "incomplete">> = {
  * (undecidable), so that a marker in the text cannot override it.
  */
 export function readDecisionFile(file: FileSnapshot, context: FileContext): ChannelReading {
+  if (file.refused !== undefined) {
+    const { reason, detail } = file.refused;
+    return { source: "file-json", decision: "undecidable", reason, detail };
+  }
   const content = file.text.trim();
   return content.startsWith("{")
     ? readJsonFile(content, file, context)
@@ -74,13 +78,13 @@ function readDecisionWord(
     };
   }
   const decision = typeof word === "string" ? word.trim().toLowerCase() : "";
-  if (decision !== "complete" && decision !== "incomplete") {
+  if (decision !== "complete" && decision !== "incomplete" && decision !== "blocked") {
     return {
       source,
       decision: "undecidable",
       ...match,
       reason: "unknown-decision-word",
-      detail: `the decision file says "decision": ${JSON.stringify(word)}, expected "complete" or "incomplete"`,
+      detail: `the decision file says "decision": ${JSON.stringify(word)}, expected "complete", "incomplete" or "blocked"`,
     };
   }
   const reasons = stringArray(parsed.reasons);
@@ -89,6 +93,7 @@ function readDecisionWord(
     decision,
     ...match,
     ...(reasons.length > 0 ? { reasons } : {}),
+    ...(decision === "blocked" ? { blockedReason: reasons.join("; ") || "no reason given" } : {}),
     detail: `decision file: ${decision}`,
   };
 }

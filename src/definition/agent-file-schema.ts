@@ -81,12 +81,10 @@ export const backendConfigSchema = z
       .describe(
         "The command backend's program answers in the schema it reads from CLOSER_OUTPUT_SCHEMA, so closer does not append the schema to the prompt.",
       ),
-    replayFrom: z
-      .string()
-      .min(1)
+    replayFrom: insidePath("the agent folder", "recorded/session.json")
       .optional()
       .describe(
-        "Recorded run folder or transcript, relative to the agent folder (replay backend).",
+        "Recorded run folder or session file, relative to the agent folder and inside it (replay backend).",
       ),
     settingSources: z
       .array(z.enum(["user", "project", "local"]))
@@ -226,8 +224,10 @@ const runnerSchema = z
       .default(3)
       .describe("Consecutive undecidable declarations before the run ends with error."),
     decisionFile: insidePath("the working tree", ".closer/decision.json")
-      .default(".closer/decision.json")
-      .describe("Decision file the agent may write, relative to the working tree."),
+      .optional()
+      .describe(
+        "Decision file the agent may write, relative to the working tree (kept out of git's status); default: decision.json in the run folder.",
+      ),
     budgets: budgetsSchema,
     worktree: worktreeSchema,
     github: githubSchema,

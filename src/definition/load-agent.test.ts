@@ -40,7 +40,7 @@ describe("loadAgent", () => {
     expect(agent.runner.systemPromptPath).toBe(path.join(dir, "prompts", "system.md"));
     expect(agent.runner.maxIterations).toBe(20);
     expect(agent.runner.maxUndecidable).toBe(3);
-    expect(agent.runner.decisionFile).toBe(".closer/decision.json");
+    expect(agent.runner.decisionFile).toBeUndefined();
     expect(agent.runner.budgets).toEqual({
       queryTimeoutMs: 1_800_000,
       validatorTimeoutMs: 600_000,

@@ -77,7 +77,7 @@ export function normalizeAgentFile(
         logging: { ...runner.logging },
         record: { maxFieldBytes: runner.record.maxFieldBytes },
         maxUndecidable: runner.maxUndecidable,
-        decisionFile: runner.decisionFile,
+        ...(runner.decisionFile === undefined ? {} : { decisionFile: runner.decisionFile }),
       },
       registryFile: path.resolve(context.dir, runner.registry),
       ...(runner.entryStep === undefined ? {} : { entryStep: runner.entryStep }),

@@ -137,8 +137,11 @@ export interface RunnerConfig {
   readonly record: RecordConfig;
   /** Consecutive undecidable declarations before the run ends with `error`. */
   readonly maxUndecidable: number;
-  /** Decision file the agent may write, relative to the working tree. */
-  readonly decisionFile: string;
+  /**
+   * Decision file the agent may write, relative to the working tree; without
+   * it, `decision.json` in the run folder (docs/completion.md#decision-file).
+   */
+  readonly decisionFile?: string;
 }
 
 export interface OutputSchemaRef {

@@ -7,7 +7,7 @@ import { makeIntegrityProbe } from "../integrity/integrity-probe.js";
 import type { LoopPorts, ValidatorOutcome } from "../ports.js";
 import { passedNames } from "../process/child-environment.js";
 import { makePromptRenderer } from "../prompts/make-prompt-renderer.js";
-import { readOptionalFile } from "../record/read-optional-file.js";
+import { readOptionalFile, readUntrustedFile } from "../record/read-optional-file.js";
 import { type DefinitionStamp, RUN_STATE_VERSION, type RunState } from "../record/run-state.js";
 import { runValidator } from "../validators/run-validator.js";
 import { emit, type RunContext, saveState, waitForState } from "./run-context.js";
@@ -107,7 +107,7 @@ function makePorts(settings: RunSettings): LoopPorts {
       (ref) => schemas.resolve(ref),
     ),
     renderPrompt: makePromptRenderer(),
-    readFile: readOptionalFile,
+    readFile: readUntrustedFile,
     runValidator: async (name, context) => {
       const definition = agent.registry.validators[name];
       if (definition === undefined) return unknownValidator(name);

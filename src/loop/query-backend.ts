@@ -7,6 +7,7 @@ import { renderIterationSummary } from "../prompts/variables.js";
 import { makeRepeats, recoveryFor, terminalFor, waitBeforeRepeat } from "./backend-recovery.js";
 import { emit, keep, type RunContext, updateState, waitForState } from "./run-context.js";
 import { isTerminal, stopped, type Terminal } from "./terminal-state.js";
+import { warnOfUnreportedCost } from "./unreported-cost.js";
 
 /** One query of an iteration. */
 export interface Query {
@@ -137,6 +138,7 @@ async function queryOnce(
     signal: run.signal,
   });
   addToTotals(run, response, continues(run, query));
+  if (query.backend === undefined) warnOfUnreportedCost(run, query.iteration, response);
   emit(run, {
     type: "backend-end",
     iteration: query.iteration,

@@ -42,6 +42,7 @@ export async function readDeclaration(
     ...(decision.checkIdMatch === undefined ? {} : { checkIdMatch: decision.checkIdMatch }),
     ...(decision.stale === undefined ? {} : { stale: decision.stale }),
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    ...(decision.blockedReason === undefined ? {} : { blockedReason: decision.blockedReason }),
     undecidableStreak: decision.undecidableStreak,
   });
   return decision;

@@ -1,6 +1,7 @@
 import { beforeChecks } from "./before-checks.js";
 import { checkFormat } from "./check-format.js";
 import { checkLimits } from "./check-limits.js";
+import { declaredBlocked } from "./declared-blocked.js";
 import { acceptCompletion, goToNextStep } from "./end-iteration.js";
 import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
 import { queryBackend } from "./query-backend.js";
@@ -36,6 +37,7 @@ export async function runLoop(run: RunContext): Promise<Terminal> {
       goToNextStep(run, turn, response, { decision }); // rule 1: no signal, no checks
       continue;
     }
+    if (decision.decision === "blocked") return declaredBlocked(run, turn, response, decision);
     if (decision.decision === "undecidable") {
       const end = await handleUndecidable(run, turn, response, decision); // INCOMPLETE + retry
       if (end) return end;

@@ -4,6 +4,7 @@ import { runAgent } from "../loop/index.js";
 import { ensureRunsDirWritable } from "../record/runs-dir-access.js";
 import { type FinishIssue, finishAfterLoop } from "./after-loop.js";
 import { makeBranchWork } from "./branch-conditions.js";
+import { keepDecisionFileOutOfGit } from "./exclude-decision-file.js";
 import { fixDefinition } from "./fix-definition.js";
 import { checkGitRepository } from "./git-requirement.js";
 import { prepareTree } from "./prepare-tree.js";
@@ -59,6 +60,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
       ...(job.reloadDefinition === undefined ? {} : { reload: job.reloadDefinition }),
     });
     const { agent } = fixed;
+    await keepDecisionFileOutOfGit(agent, tree.cwd);
     const branchWork =
       tree.baseRevision === undefined
         ? undefined

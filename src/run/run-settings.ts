@@ -78,9 +78,10 @@ export async function resolveRunBase(options: RunBaseOptions): Promise<RunBase> 
 
 /**
  * The caller's backend, else the one `agent` (the run's, from its definition
- * snapshot) configures. Its executable or recording, when written relative to
- * the agent folder, is the project's: it may lead out of the folder, and it
- * serves the model, not the checks (docs/integrity.md#definition-snapshot).
+ * snapshot) configures. Its executable, when written relative to the agent
+ * folder, is the project's: it may lead out of the folder, and it serves the
+ * model, not the checks (docs/integrity.md#definition-snapshot); a recording
+ * stays inside the folder (docs/backends.md#replay).
  * The backends are loaded on first use, so a caller that brings its own does
  * not load them all.
  */
@@ -155,10 +156,7 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
     clock: base.clock,
     runId,
     runDir,
-    decisionPath: resolveDecisionPath(place.cwd, agent.runner.decisionFile, {
-      file: agent.files.agentJson,
-      jsonPath: "runner.decisionFile",
-    }),
+    decisionPath: decisionPathOf(agent, place.cwd, runDir),
     record: createRunRecord(runDir, {
       env: base.env,
       maxFieldBytes: agent.runner.record.maxFieldBytes,
@@ -179,6 +177,23 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
     ...(place.beforeChecks === undefined ? {} : { beforeChecks: place.beforeChecks }),
   };
 }
+
+/**
+ * Where the model writes its decision file (docs/completion.md#decision-file):
+ * `decision.json` in the run folder, which git never sees, unless agent.json
+ * names a path in the working tree.
+ */
+export function decisionPathOf(agent: ResolvedAgent, cwd: string, runDir: string): string {
+  const configured = agent.runner.decisionFile;
+  if (configured === undefined) return join(runDir, DEFAULT_DECISION_FILE_NAME);
+  return resolveDecisionPath(cwd, configured, {
+    file: agent.files.agentJson,
+    jsonPath: "runner.decisionFile",
+  });
+}
+
+/** The decision file's name in the run folder. */
+export const DEFAULT_DECISION_FILE_NAME = "decision.json";
 
 /** A run of the bare loop in the project folder: a new task, or a run to resume. */
 export interface AgentRunOptions extends RunBaseOptions {

@@ -85,18 +85,18 @@ describe("scenarios: how the declaration arrives", () => {
     });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([
-      {
+      (request) => ({
         files: {
-          [DECISION_FILE]: JSON.stringify({
+          [request.env.CLOSER_DECISION_FILE ?? ""]: JSON.stringify({
             decision: "complete",
             check_id: "check-from-yesterday",
           }),
         },
         text: "COMPLETE",
-      },
+      }),
       (request) => ({
         files: {
-          [DECISION_FILE]: JSON.stringify({
+          [request.env.CLOSER_DECISION_FILE ?? ""]: JSON.stringify({
             decision: "complete",
             check_id: request.env.CLOSER_CHECK_ID,
           }),
@@ -116,8 +116,9 @@ describe("scenarios: how the declaration arrives", () => {
     });
     expect(fresh).toMatchObject({ source: "file-json", decision: "complete", checkIdMatch: true });
     expect(fresh?.checkId).toBe(backend.calls[1]?.env.CLOSER_CHECK_ID);
+    // docs/completion.md#decision-file: by default in the run folder, where git never looks.
     expect(backend.calls[1]?.env.CLOSER_DECISION_FILE).toBe(
-      path.join(setup.repo.dir, DECISION_FILE),
+      path.join(result.runDir, "decision.json"),
     );
     expect(stale?.checkId).not.toBe(fresh?.checkId);
     expect(log.of("validator-start")).toHaveLength(1);
@@ -129,6 +130,7 @@ describe("scenarios: how the declaration arrives", () => {
       files: { ...FIXED_PROJECT, ".closer/decision.json": "PASS\n" },
       conditions: ["git-clean"],
       textOnly: true,
+      runner: { decisionFile: DECISION_FILE },
     });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([

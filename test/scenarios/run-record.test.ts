@@ -57,7 +57,7 @@ describe("scenarios: the run record", () => {
       cacheCreationTokens: 0,
     };
     const declare = (request: BackendRequest) => ({
-      [DECISION_FILE]: JSON.stringify({
+      [request.env.CLOSER_DECISION_FILE ?? DECISION_FILE]: JSON.stringify({
         decision: "complete",
         check_id: request.env.CLOSER_CHECK_ID,
       }),

@@ -9,8 +9,9 @@
  * real files), and answers with its text, structured output, session id and
  * cost. When the turns run out it answers with a `config` error.
  */
-import { stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { isInsideFolder } from "../../definition/inside-path.js";
 import { CloserError, isCloserError } from "../../errors.js";
 import type { Backend, BackendResponse } from "../../ports.js";
 import { abortedError, errorResponse, makeBackendError } from "../backend-errors.js";
@@ -20,14 +21,18 @@ import { applyTurnChanges, type ReplayTurn, readReplaySessionFile } from "./sess
 export interface ReplayBackendOptions {
   /** Absolute path of a session file or a recorded run folder. */
   readonly source: string;
+  /** The folder the source must stay in, links followed (the agent folder; docs/backends.md#replay). */
+  readonly root?: string;
 }
 
 /** Load every turn of a session file or run folder; problems are CloserErrors naming the file. */
-export async function loadReplayTurns(source: string): Promise<ReplayTurn[]> {
+export async function loadReplayTurns(source: string, root?: string): Promise<ReplayTurn[]> {
   let isFolder: boolean;
   try {
     isFolder = (await stat(source)).isDirectory();
+    if (root !== undefined) await assertInsideRoot(source, root);
   } catch (error) {
+    if (isCloserError(error)) throw error;
     throw new CloserError("config_error", "the replay source does not exist", {
       file: source,
       expected: "a session JSON file or a recorded run folder",
@@ -43,6 +48,19 @@ export async function loadReplayTurns(source: string): Promise<ReplayTurn[]> {
   return readReplaySessionFile(source);
 }
 
+/** A source that is, or leads through a link to, a place outside the agent folder is refused. */
+async function assertInsideRoot(source: string, root: string): Promise<void> {
+  const [real, realRoot] = await Promise.all([realpath(source), realpath(root)]);
+  if (isInsideFolder(realRoot, real)) return;
+  throw new CloserError("config_error", "the replay source leads out of the agent folder", {
+    file: source,
+    jsonPath: "runner.backend.replayFrom",
+    expected: "a session file or a recorded run folder inside the agent folder",
+    found: real,
+    fix: "copy the recording into the agent folder (e.g. recorded/) and point replayFrom at the copy",
+  });
+}
+
 export function makeReplayBackend(options: ReplayBackendOptions): Backend {
   let turns: Promise<ReplayTurn[]> | undefined;
   let nextTurn = 0;
@@ -55,7 +73,7 @@ export function makeReplayBackend(options: ReplayBackendOptions): Backend {
       const elapsed = () => Date.now() - startedMs;
       if (request.signal.aborted) return errorResponse(abortedError());
       try {
-        turns ??= loadReplayTurns(options.source);
+        turns ??= loadReplayTurns(options.source, options.root);
         const recorded = await turns;
         const turnNumber = nextTurn++;
         const turn = recorded[turnNumber];

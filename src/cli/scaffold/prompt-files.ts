@@ -13,7 +13,8 @@ Rules:
 - Never close the issue, change its labels or call the GitHub API (no \`gh issue close\`, no
   \`gh api\`): closer does that itself once the work is verified.
 - Be honest in your structured answer: "in_progress" while work remains, "blocked" when you cannot
-  go on without help, "completed" only when you expect every check to pass.
+  go on without help (closer then stops and reports your reason), "completed" only when you expect
+  every check to pass.
 `;
 
 const ANSWER = `## Your answer
@@ -21,7 +22,8 @@ const ANSWER = `## Your answer
 Answer in the structured format:
 
 - \`status\`: "completed" when the work is done, committed and tested; "in_progress" while work
-  remains; "blocked" when you cannot go on.
+  remains; "blocked" when you cannot go on without help (say what you need in
+  \`next_action.reason\`: closer stops the run and reports it).
 - \`summary\`: what you did in this iteration.
 - \`next_action\`: \`action\` "complete" to have closer verify the work, "continue" to keep working;
   \`reason\`: why.
