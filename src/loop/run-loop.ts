@@ -1,7 +1,9 @@
+import { summarizeIteration } from "../completion/summarize-iteration.js";
 import { beforeChecks } from "./before-checks.js";
 import { checkFormat } from "./check-format.js";
 import { checkLimits } from "./check-limits.js";
 import { acceptCompletion, goToNextStep } from "./end-iteration.js";
+import { guardGitState, restoreGitStateBeforeFinish } from "./guard-git-state.js";
 import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
 import { queryBackend } from "./query-backend.js";
 import { readDeclaration } from "./read-declaration.js";
@@ -30,8 +32,21 @@ export async function runLoop(run: RunContext): Promise<Terminal> {
     const answer = await queryBackend(run, turn.query); // waits out rate limits (rules 4, 5)
     if (answer.terminal) return answer.terminal;
     const { response } = answer;
+    // Before closer's own git runs again: the git state put back (docs/integrity.md#git-state).
+    const gitChanged = await guardGitState(run, turn.iteration);
 
     const decision = await readDeclaration(run, turn, response); // docs/completion.md#decision-channels
+    if (gitChanged) {
+      const { summary = "" } = summarizeIteration(turn.iteration, response);
+      const completion = { summary, checksPassed: [] };
+      const end = await handleFailedCheck(run, turn, response, {
+        complete: false,
+        failure: gitChanged,
+        completion,
+      });
+      if (end) return end;
+      continue;
+    }
     if (decision.decision === "incomplete") {
       goToNextStep(run, turn, response, { decision }); // rule 1: no signal, no checks
       continue;
@@ -47,7 +62,10 @@ export async function runLoop(run: RunContext): Promise<Terminal> {
 
     const verdict = await verifyCompletion(run, turn, declaration); // validators, review, external
     if (isTerminal(verdict)) return verdict;
-    if (verdict.complete) return acceptCompletion(run, turn, response, verdict.completion);
+    if (verdict.complete) {
+      await restoreGitStateBeforeFinish(run, turn.iteration);
+      return acceptCompletion(run, turn, response, verdict.completion);
+    }
 
     const end = await handleFailedCheck(run, turn, response, verdict); // onFailure
     if (end) return end;
