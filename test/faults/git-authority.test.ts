@@ -43,7 +43,7 @@ function plantingModel(plant: string): string {
 }
 
 /** The paths the first `git-config-changed` guard event names. */
-function gitPathsOf(guards: readonly { readonly params?: unknown }[]): unknown {
+function gitPathsOf(guards: readonly Record<string, unknown>[]): unknown {
   return (guards[0]?.params as { gitPaths?: unknown } | undefined)?.gitPaths;
 }
 
