@@ -5,7 +5,12 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
 import { commitAll, pushBranch, runGit } from "./git.js";
-import { compareGitState, recordGitState, restoreGitState } from "./git-state.js";
+import {
+  compareGitState,
+  recordGitState,
+  restoreGitState,
+  splitBranchSections,
+} from "./git-state.js";
 
 let repo: FixtureRepo;
 let gitDir: string;
@@ -121,5 +126,29 @@ describe("closer's git environment", () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe("branch sections of the shared config", () => {
+  it("are git's own bookkeeping: an upstream set beside the run is no change, and is kept by a restore", async () => {
+    const record = await recordGitState(gitDir);
+    await runGit(repo.dir, ["config", "branch.main.remote", "origin"]);
+    expect(await compareGitState(record)).toEqual([]);
+    await runGit(repo.dir, ["config", "core.hooksPath", "/tmp/elsewhere"]);
+    const changes = await compareGitState(record);
+    expect(changes).toEqual([{ path: "config", how: "changed" }]);
+    await restoreGitState(record, changes);
+    const config = await readFile(path.join(gitDir, "config"), "utf8");
+    expect(config).not.toContain("hooksPath");
+    expect(config).toContain('[branch "main"]\n\tremote = origin');
+    expect(await compareGitState(record)).toEqual([]);
+  });
+
+  it("do not hide a section that follows a branch header on its line", () => {
+    const text =
+      '[core]\n\tbare = false\n[branch "x"]\n\tremote = o\n[branch "y"] [include]\n\tpath = /evil\n';
+    const { rest, branches } = splitBranchSections(text);
+    expect(branches).toBe('[branch "x"]\n\tremote = o');
+    expect(rest).toContain("path = /evil");
   });
 });

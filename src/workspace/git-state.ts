@@ -32,6 +32,50 @@ export interface GitStateChange {
 /** Folders of the common git dir whose every file is part of the state. */
 const KEPT_FOLDERS = ["hooks", "info"] as const;
 
+/** The shared config file, whose branch sections git itself writes (see `splitBranchSections`). */
+const SHARED_CONFIG = "config";
+
+/** A section header alone on its line: `[branch "name"]`. */
+const BRANCH_HEADER = /^\s*\[branch\s+"(?:[^"\\]|\\.)*"\]\s*$/;
+/** Any line that starts a section, alone or followed by more. */
+const ANY_HEADER = /^\s*\[/;
+
+/**
+ * The shared config without its `[branch "…"]` sections, and those sections.
+ * Git writes them for closer and for the runs beside it (a push's upstream,
+ * a deleted branch), and no key of a branch section runs a program, so they
+ * are not part of the state compared. A header with anything after it on its
+ * line (`[branch "x"] [include]`) does not count as a branch section.
+ */
+export function splitBranchSections(text: string): { rest: string; branches: string } {
+  const rest: string[] = [];
+  const branches: string[] = [];
+  let inBranch = false;
+  for (const line of text.split("\n")) {
+    if (ANY_HEADER.test(line)) inBranch = BRANCH_HEADER.test(line);
+    (inBranch ? branches : rest).push(line);
+  }
+  const joined = (lines: string[]) => lines.join("\n").replace(/\n+$/, "");
+  return { rest: joined(rest), branches: joined(branches) };
+}
+
+/** Whether a file now is the file the record has (for the shared config: outside its branch sections). */
+function sameFile(path: string, kept: KeptFile, current: KeptFile): boolean {
+  if (current.mode !== kept.mode) return false;
+  if (path !== SHARED_CONFIG) return current.content.equals(kept.content);
+  const before = splitBranchSections(kept.content.toString("utf8")).rest;
+  return before === splitBranchSections(current.content.toString("utf8")).rest;
+}
+
+/** What a restored file holds: the record's, with the shared config's branch sections as they are now. */
+function restoredContent(path: string, kept: KeptFile, current: KeptFile | undefined): Buffer {
+  if (path !== SHARED_CONFIG || current === undefined) return kept.content;
+  const { rest } = splitBranchSections(kept.content.toString("utf8"));
+  const { branches } = splitBranchSections(current.content.toString("utf8"));
+  if (branches === "") return kept.content;
+  return Buffer.from(`${rest}\n${branches}\n`);
+}
+
 /**
  * Reads the git state: `config`, `config.worktree`, the run's worktree's
  * `config.worktree` (when `gitDir` is a linked worktree's), `hooks/**`, `info/**`.
@@ -64,9 +108,7 @@ export async function compareGitState(record: GitStateRecord): Promise<GitStateC
   for (const [path, kept] of record.files) {
     const current = now.get(path);
     if (current === undefined) changes.push({ path, how: "removed" });
-    else if (current.mode !== kept.mode || !current.content.equals(kept.content)) {
-      changes.push({ path, how: "changed" });
-    }
+    else if (!sameFile(path, kept, current)) changes.push({ path, how: "changed" });
   }
   for (const path of now.keys()) {
     if (!record.files.has(path)) changes.push({ path, how: "added" });
@@ -79,13 +121,16 @@ export async function restoreGitState(
   record: GitStateRecord,
   changes: readonly GitStateChange[],
 ): Promise<void> {
+  const now = await readState(record.commonDir, record.singleFiles);
   for (const change of changes) {
     const target = join(record.commonDir, change.path);
     const kept = record.files.get(change.path);
     await rm(target, { recursive: true, force: true });
     if (kept === undefined) continue;
     await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, kept.content, { mode: kept.mode });
+    await writeFile(target, restoredContent(change.path, kept, now.get(change.path)), {
+      mode: kept.mode,
+    });
     await chmod(target, kept.mode);
   }
 }
