@@ -34,9 +34,10 @@ export async function guardGitState(
 }
 
 /**
- * The git state put back once more right before closer's own git ends the
- * run (commit, merge, push): a change found here was made after the last
- * guard (by the closure review's query or a process the model left behind).
+ * The git state put back once more when the loop ends, before closer's own
+ * git finishes the run (commit, merge, push): a change found here was made
+ * after the last guard (a query cut off by a timeout or an abort, the
+ * closure review's query, a process the model left behind).
  */
 export async function restoreGitStateBeforeFinish(run: RunContext, iteration: number) {
   const gitPaths = await restoreGitState(run, iteration);
@@ -44,7 +45,7 @@ export async function restoreGitStateBeforeFinish(run: RunContext, iteration: nu
   warn(
     run,
     iteration,
-    `git configuration changed after the checks, restored: ${gitPaths.join(", ")}`,
+    `git configuration changed after the last check, restored: ${gitPaths.join(", ")}`,
   );
 }
 

@@ -23,6 +23,16 @@ import { verifyCompletion } from "./verify-completion.js";
  * iteration whose declaration it reviews.
  */
 export async function runLoop(run: RunContext): Promise<Terminal> {
+  try {
+    return await iterate(run);
+  } finally {
+    // However the loop ended (a query cut off, an abort, a crash), closer's git after it
+    // (commit, merge, push) runs with the git state the user had (docs/integrity.md#git-state).
+    await restoreGitStateBeforeFinish(run, run.state.iteration);
+  }
+}
+
+async function iterate(run: RunContext): Promise<Terminal> {
   await takeBaseline(run); // the checks on the untouched tree (docs/integrity.md#baseline)
   for (;;) {
     const limit = await checkLimits(run); // abort, budgets, iteration cap (rule 6)
@@ -43,6 +53,7 @@ export async function runLoop(run: RunContext): Promise<Terminal> {
         complete: false,
         failure: gitChanged,
         completion,
+        undeclared: decision.decision !== "complete",
       });
       if (end) return end;
       continue;
@@ -62,10 +73,7 @@ export async function runLoop(run: RunContext): Promise<Terminal> {
 
     const verdict = await verifyCompletion(run, turn, declaration); // validators, review, external
     if (isTerminal(verdict)) return verdict;
-    if (verdict.complete) {
-      await restoreGitStateBeforeFinish(run, turn.iteration);
-      return acceptCompletion(run, turn, response, verdict.completion);
-    }
+    if (verdict.complete) return acceptCompletion(run, turn, response, verdict.completion);
 
     const end = await handleFailedCheck(run, turn, response, verdict); // onFailure
     if (end) return end;

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect } from "vitest";
@@ -218,6 +218,37 @@ describe("closer's own git", () => {
         timeoutMs: 10_000,
       });
       expect(config.stdout).toBe("");
+    },
+    60_000,
+  );
+
+  fault(
+    {
+      what: "the model plants a hook in .git/hooks and stops without declaring done, until the iteration cap ends the run",
+      does: "exit 1 (max_iterations); the hook is removed after the query, the guard event names it, no declaration is counted as refuted; the user's .git/config and hooks are as they were",
+    },
+    async () => {
+      repo = await makeFaultRepo({
+        runner: { maxIterations: 1 },
+        program: [
+          'import { execSync } from "node:child_process";',
+          'import { writeFileSync } from "node:fs";',
+          READ_PROMPT,
+          "const commonDir = execSync('git rev-parse --path-format=absolute --git-common-dir', { encoding: 'utf8' }).trim();",
+          `writeFileSync(commonDir + "/hooks/post-checkout", ${JSON.stringify(hookSource())}, { mode: 0o755 });`,
+          'console.log(JSON.stringify({ status: "in_progress", summary: "more to do", next_action: { action: "continue", reason: "later" } }));',
+        ].join("\n"),
+      });
+      const before = await takeUserState(repo.dir);
+      const run = await runMergingOnSuccess();
+      expect(run.result.code, run.result.stderr).toBe(1);
+      expect(run.runJson.status).toBe("max_iterations");
+      expect(gitPathsOf(run.guards)).toEqual(["hooks/post-checkout (added)"]);
+      const events = await readRecordedEvents(run.runDir);
+      expect(events.filter((event) => event.type === "declaration-refuted")).toEqual([]);
+      await expect(stat(join(repo.dir, ".git/hooks/post-checkout"))).rejects.toThrow();
+      expect(await ranLog()).toBe("");
+      await expectUserStateKept(repo.dir, before);
     },
     60_000,
   );
