@@ -196,7 +196,7 @@ describe("closer's own git", () => {
 
   fault(
     {
-      what: "the model adds include.path to .git/config, naming a file that sets hooks and aliases",
+      what: "the model adds include.path to .git/config, naming a file that sets core.hooksPath and core.fsmonitor",
       does: "the include is taken out of .git/config after the query, so nothing of the planted file applies to closer's git; the iteration fails git-config-changed",
     },
     async () => {
