@@ -113,7 +113,7 @@ export type RunEventBody =
   | {
       type: "guard";
       iteration: number;
-      guard: "protected-changed" | "tests-removed";
+      guard: "protected-changed" | "tests-removed" | "git-config-changed";
       valid: boolean;
       detail?: string;
       params?: Record<string, unknown>;

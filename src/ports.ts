@@ -242,6 +242,13 @@ export interface IntegrityProbe {
   readChangesSince(commit: string): Promise<TreeChanges>;
   /** A digest of the working tree's content: equal digests, unchanged tree. */
   readTreeFingerprint(): Promise<string>;
+  /**
+   * Keeps the repository's git configuration, hooks and `info/` as they are now (once per
+   * process) and returns their hashes; none outside git (docs/integrity.md#git-state).
+   */
+  recordGitState(): Promise<Readonly<Record<string, string>>>;
+  /** Puts back what changed in the git state since it was recorded; returns each change as `<path> (<how>)`. */
+  restoreGitState(): Promise<string[]>;
 }
 
 // ── GitHub ─────────────────────────────────────────────────────────────────

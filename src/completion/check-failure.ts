@@ -38,6 +38,7 @@ export const BUILTIN_PATTERN_NAMES = {
   externalCondition: "external-condition",
   testsRemoved: "tests-removed",
   protectedChanged: "protected-changed",
+  gitConfigChanged: "git-config-changed",
 } as const;
 
 const DETAIL_MAX_CHARS = 200;

@@ -19,4 +19,6 @@ export interface Baseline {
   readonly inventories: Readonly<Record<string, TestInventory>>;
   /** Protected paths with their content hashes. */
   readonly protectedFiles: ProtectedFingerprint;
+  /** The repository's git config files, hooks and info/ files with their hashes (docs/integrity.md#git-state). */
+  readonly gitState?: Readonly<Record<string, string>>;
 }

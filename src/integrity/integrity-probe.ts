@@ -2,13 +2,25 @@ import { resolve } from "node:path";
 import { isInsideFolder } from "../definition/inside-path.js";
 import type { IntegrityProbe } from "../ports.js";
 import { readChangesSince, readHeadCommit } from "../workspace/changes-since.js";
-import { listChangedFiles } from "../workspace/git.js";
+import { getGitDirs, listChangedFiles } from "../workspace/git.js";
+import {
+  compareGitState,
+  fingerprintGitState,
+  type GitStateRecord,
+  recordGitState,
+  restoreGitState,
+} from "../workspace/git-state.js";
 import { readTreeFingerprint } from "../workspace/tree-fingerprint.js";
 import { fingerprintProtected, type HashCache, type ProtectedSet } from "./protected-files.js";
 
 /** The integrity guards' view of the working tree (docs/integrity.md). */
 export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
   const cache: HashCache = new Map();
+  let gitState: Promise<GitStateRecord | undefined> | undefined;
+  const recorded = () => {
+    gitState ??= recordGitStateOf(set.cwd);
+    return gitState;
+  };
   return {
     fingerprintProtected: () => fingerprintProtected(set, cache),
     fingerprintDefinition: () =>
@@ -25,5 +37,23 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
     readHeadCommit: () => readHeadCommit(set.cwd),
     readChangesSince: (commit) => readChangesSince(set.cwd, commit),
     readTreeFingerprint: () => readTreeFingerprint(set.cwd),
+    async recordGitState() {
+      const record = await recorded();
+      return record === undefined ? {} : fingerprintGitState(record);
+    },
+    async restoreGitState() {
+      const record = await recorded();
+      if (record === undefined) return [];
+      const changes = await compareGitState(record);
+      await restoreGitState(record, changes);
+      return changes.map((change) => `${change.path} (${change.how})`);
+    },
   };
+}
+
+/** The git state of the repository `cwd` is in; none outside git. */
+async function recordGitStateOf(cwd: string): Promise<GitStateRecord | undefined> {
+  const [gitDir, commonDir] = await getGitDirs(cwd);
+  if (gitDir === undefined) return undefined;
+  return recordGitState(commonDir ?? gitDir, gitDir);
 }

@@ -19,27 +19,32 @@ import type { Verification } from "./verify-completion.js";
  * `onFailure` (docs/retry.md#on-failure): `retry` queues the retry prompt for the next
  * iteration until the attempts are spent (`retries_exhausted`), `abort` stops
  * (`aborted`), `skip` accepts the work with a warning (`completed`).
- * Returns the end of the run, or undefined when the loop goes on.
+ * Returns the end of the run, or undefined when the loop goes on. A check
+ * that failed without a declaration (`undeclared`, the git-state guard after
+ * any query) is no refuted declaration.
  */
 export async function handleFailedCheck(
   run: RunContext,
   turn: Turn,
   response: BackendResponse,
-  verification: Verification & { readonly complete: false },
+  verification: Verification & { readonly complete: false; readonly undeclared?: boolean },
 ): Promise<Terminal | undefined> {
   const { failure, completion } = verification;
+  const declared = verification.undeclared !== true;
   const onFailure = onFailureFor(turn, failure);
   const failedChecks = run.state.counters.failedChecks + 1;
-  const refutedDeclarations = (run.state.counters.refutedDeclarations ?? 0) + 1;
-  emit(run, {
-    type: "declaration-refuted",
-    iteration: turn.iteration,
-    claimed: completion.summary,
-    failed: failure.name,
-    pattern: failure.pattern,
-    detail: failure.detail,
-    refutedDeclarations,
-  });
+  const refutedDeclarations = (run.state.counters.refutedDeclarations ?? 0) + (declared ? 1 : 0);
+  if (declared) {
+    emit(run, {
+      type: "declaration-refuted",
+      iteration: turn.iteration,
+      claimed: completion.summary,
+      failed: failure.name,
+      pattern: failure.pattern,
+      detail: failure.detail,
+      refutedDeclarations,
+    });
+  }
   // A run that ends here and is resumed later starts from the step prompt and this summary.
   updateState(run, {
     counters: { ...run.state.counters, failedChecks, refutedDeclarations },

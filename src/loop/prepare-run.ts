@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { SchemaValidators } from "../completion/schema-validators.js";
+import { normalizeDefinitionText } from "../definition/definition-text.js";
 import { SchemaResolver } from "../definition/schema-resolver.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
@@ -178,7 +179,8 @@ function stampOf(definition: DefinitionStart): DefinitionStamp {
 
 async function readSystemPrompt(agent: ResolvedAgent): Promise<{ systemPrompt?: string }> {
   const file = await readOptionalFile(agent.runner.systemPromptPath);
-  return file === undefined || file.text.trim() === "" ? {} : { systemPrompt: file.text };
+  const text = file === undefined ? "" : normalizeDefinitionText(file.text);
+  return text.trim() === "" ? {} : { systemPrompt: text };
 }
 
 /** Caches a function's promise by key: a run resolves each step's schema once. */

@@ -1,8 +1,10 @@
+import { summarizeIteration } from "../completion/summarize-iteration.js";
 import { beforeChecks } from "./before-checks.js";
 import { checkFormat } from "./check-format.js";
 import { checkLimits } from "./check-limits.js";
 import { declaredBlocked } from "./declared-blocked.js";
 import { acceptCompletion, goToNextStep } from "./end-iteration.js";
+import { guardGitState, restoreGitStateBeforeFinish } from "./guard-git-state.js";
 import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
 import { queryBackend } from "./query-backend.js";
 import { readDeclaration } from "./read-declaration.js";
@@ -22,6 +24,16 @@ import { verifyCompletion } from "./verify-completion.js";
  * iteration whose declaration it reviews.
  */
 export async function runLoop(run: RunContext): Promise<Terminal> {
+  try {
+    return await iterate(run);
+  } finally {
+    // However the loop ended (a query cut off, an abort, a crash), closer's git after it
+    // (commit, merge, push) runs with the git state the user had (docs/integrity.md#git-state).
+    await restoreGitStateBeforeFinish(run, run.state.iteration);
+  }
+}
+
+async function iterate(run: RunContext): Promise<Terminal> {
   await takeBaseline(run); // the checks on the untouched tree (docs/integrity.md#baseline)
   for (;;) {
     const limit = await checkLimits(run); // abort, budgets, iteration cap (rule 6)
@@ -31,8 +43,22 @@ export async function runLoop(run: RunContext): Promise<Terminal> {
     const answer = await queryBackend(run, turn.query); // waits out rate limits (rules 4, 5)
     if (answer.terminal) return answer.terminal;
     const { response } = answer;
+    // Before closer's own git runs again: the git state put back (docs/integrity.md#git-state).
+    const gitChanged = await guardGitState(run, turn.iteration);
 
     const decision = await readDeclaration(run, turn, response); // docs/completion.md#decision-channels
+    if (gitChanged) {
+      const { summary = "" } = summarizeIteration(turn.iteration, response);
+      const completion = { summary, checksPassed: [] };
+      const end = await handleFailedCheck(run, turn, response, {
+        complete: false,
+        failure: gitChanged,
+        completion,
+        undeclared: decision.decision !== "complete",
+      });
+      if (end) return end;
+      continue;
+    }
     if (decision.decision === "incomplete") {
       goToNextStep(run, turn, response, { decision }); // rule 1: no signal, no checks
       continue;

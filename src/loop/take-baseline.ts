@@ -16,6 +16,8 @@ export const BASELINE_CHECK_ID = "baseline";
  * A resumed run keeps the baseline its first attempt took.
  */
 export async function takeBaseline(run: RunContext): Promise<void> {
+  // Kept by this process for the git-state guard, a resumed run's too (docs/integrity.md#git-state).
+  const gitState = await run.ports.integrity.recordGitState();
   if (run.state.baseline !== undefined) return;
   if (run.state.iteration > 0) {
     warn(
@@ -57,6 +59,7 @@ export async function takeBaseline(run: RunContext): Promise<void> {
     dirtyFiles,
     inventories,
     protectedFiles,
+    ...(Object.keys(gitState).length === 0 ? {} : { gitState }),
   };
   updateState(run, { baseline });
   saveState(run);

@@ -37,6 +37,15 @@ export const BUILTIN_RETRY_TEXTS: Readonly<
       "`git checkout <the run's start commit> -- <path>`), and fix the code instead. closer compares " +
       "them with their content at the start of the run. Then declare completion again.",
   ],
+  "git-config-changed": (params) => [
+    "You changed the repository's git configuration, hooks or info/ files, which are not yours " +
+      "to change (they would run programs in closer's own git commands):",
+    ...bullets(params.gitPaths),
+    "",
+    "closer has put them back as they were at the start of the run, so this iteration does not " +
+      "count. Do not change `.git/config`, `.git/hooks/` or `.git/info/` (no `git config` " +
+      "writes); do the work in the tree, then declare completion again.",
+  ],
 };
 
 function listed(title: string, value: unknown): string[] {

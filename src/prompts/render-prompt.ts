@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { normalizeDefinitionText } from "../definition/definition-text.js";
 import { CloserError } from "../errors.js";
 import { BUILTIN_RETRY_TEXTS } from "./builtin-retry-texts.js";
 import {
@@ -117,7 +118,7 @@ function renderBuiltinRetry(
 
 async function readIfExists(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, "utf8");
+    return normalizeDefinitionText(await readFile(path, "utf8"));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;

@@ -1,6 +1,8 @@
 import { createRequire } from "node:module";
 import Handlebars from "handlebars";
+import { normalizeDefinitionText } from "../definition/definition-text.js";
 import { CloserError } from "../errors.js";
+import { checkTemplateLimits } from "./template-limits.js";
 import { translateHandlebarsError } from "./translate-handlebars-error.js";
 
 export type { TemplateUsage, TemplateVariable } from "./template-variables.js";
@@ -38,9 +40,16 @@ function parseYaml(text: string): unknown {
   return yaml.parse(text);
 }
 
-/** Splits off YAML front matter (`---\nparams:\n  - failedTests\n---\n`) and reads its `params`. */
-export function parseTemplate(source: string, templatePath: string): ParsedTemplate {
-  const lines = source.split(/\r?\n/);
+/**
+ * Splits off YAML front matter (`---\nparams:\n  - failedTests\n---\n`) and
+ * reads its `params`, from the text without a byte order mark and with LF
+ * line ends (docs/definition.md#file-encoding), within the template limits
+ * (docs/definition.md#template-limits).
+ */
+export function parseTemplate(text: string, templatePath: string): ParsedTemplate {
+  const source = normalizeDefinitionText(text);
+  checkTemplateLimits(source, templatePath);
+  const lines = source.split("\n");
   if (!FRONT_MATTER_FENCE.test(lines[0] ?? "")) {
     return { body: source, params: [], bodyLineOffset: 0 };
   }

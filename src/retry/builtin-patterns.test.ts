@@ -9,6 +9,7 @@ describe("builtinPatternsFor", () => {
       "external-condition",
       "tests-removed",
       "protected-changed",
+      "git-config-changed",
     ]);
   });
 

@@ -57,6 +57,13 @@ export const BUILTIN_PATTERNS: Readonly<Record<string, PatternDefinition>> = Obj
     adaptation: NAMES.protectedChanged,
     params: ["protectedPaths"],
   },
+  [NAMES.gitConfigChanged]: {
+    name: NAMES.gitConfigChanged,
+    description: "the repository's git configuration, hooks or info/ changed during a query",
+    edition: "failed",
+    adaptation: NAMES.gitConfigChanged,
+    params: ["gitPaths"],
+  },
 });
 
 /**

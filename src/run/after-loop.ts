@@ -29,6 +29,8 @@ export interface AfterLoopOptions {
   readonly record: FinishRecord;
   readonly issue?: FinishIssue;
   readonly serialize: Serializer;
+  /** The GitHub token a push may use, for that one git command. */
+  readonly pushToken?: string;
 }
 
 const NO_COMPLETION = { summary: "", checksPassed: [] } as const;
@@ -181,6 +183,7 @@ async function finishSafely(
       worktree,
       outcome: "success",
       onSuccess: options.agent.runner.worktree.onSuccess,
+      ...(options.pushToken ? { pushToken: options.pushToken } : {}),
       ...(issue === undefined
         ? {}
         : {

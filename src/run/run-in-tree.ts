@@ -93,6 +93,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
         record,
         ...(job.issue === undefined ? {} : { issue: job.issue }),
         serialize: base.serialize,
+        ...(base.env.GITHUB_TOKEN ? { pushToken: base.env.GITHUB_TOKEN } : {}),
       }),
     );
   } finally {

@@ -26,6 +26,8 @@ export interface FinishWorktreeOptions {
   readonly onSuccess: WorktreeOnSuccess;
   /** Remote to push to (`onSuccess: "push"`); default `origin`. */
   readonly remote?: string;
+  /** The token the push may use, for that one command (docs/worktrees-and-github.md#push-credential). */
+  readonly pushToken?: string;
   /** Opens a pull request for the pushed branch and returns its URL. */
   readonly pullRequest?: (branch: string) => Promise<string>;
 }
@@ -120,7 +122,7 @@ async function pushAndOpenPullRequest(
   const { path: worktreePath, branch } = options.worktree;
   let pullRequestUrl: string | undefined;
   try {
-    await pushBranch(worktreePath, branch, options.remote ?? "origin");
+    await pushBranch(worktreePath, branch, options.remote ?? "origin", options.pushToken);
     if (options.pullRequest) pullRequestUrl = await options.pullRequest(branch);
   } catch (error) {
     if (!isCloserError(error)) throw error;

@@ -3,6 +3,7 @@
  * module that runs git; everything goes through process/run-command.ts.
  */
 import path from "node:path";
+import { GITHUB_TOKEN_VARIABLES } from "../backends/agent-environment.js";
 import { CloserError } from "../errors.js";
 import { type CommandResult, runCommand } from "../process/shell-command.js";
 
@@ -17,6 +18,10 @@ export interface GitRunOptions {
   readonly signal?: AbortSignal;
   /** Return a non-zero exit as a result instead of throwing. */
   readonly allowFailure?: boolean;
+  /** Configuration for this one command (`-c name=value`), after closer's own. */
+  readonly config?: readonly string[];
+  /** Variables for this one command (a push's credential), after the tokens were taken out. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Added to closer's environment for git: never wait on a credential prompt; parseable messages. */
@@ -24,6 +29,23 @@ const GIT_ENVIRONMENT: Readonly<Record<string, string>> = {
   GIT_TERMINAL_PROMPT: "0",
   LC_ALL: "C",
 };
+
+/**
+ * Settings every git command of closer runs with, whatever the repository
+ * says (docs/integrity.md#git-state): no file-system monitor program, no pager.
+ */
+const PINNED_CONFIG: readonly string[] = ["core.fsmonitor=false", "core.pager=cat"];
+
+/** closer's environment for git: without the GitHub tokens, so no hook or helper git runs sees one. */
+export function gitEnvironment(
+  added: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env))
+    if (value !== undefined) env[name] = value;
+  for (const name of GITHUB_TOKEN_VARIABLES) delete env[name];
+  return { ...env, ...GIT_ENVIRONMENT, ...added };
+}
 
 function describeGitFailure(args: readonly string[], result: CommandResult): string {
   const firstLine = result.stderr.trim().split("\n")[0] ?? "";
@@ -46,10 +68,12 @@ export async function runGit(
   args: readonly string[],
   options: GitRunOptions = {},
 ): Promise<CommandResult> {
+  const config = [...PINNED_CONFIG, ...(options.config ?? [])].flatMap((entry) => ["-c", entry]);
   const result = await runCommand({
-    command: ["git", ...args],
+    command: ["git", ...config, ...args],
     cwd,
-    env: GIT_ENVIRONMENT,
+    env: gitEnvironment(options.env),
+    inheritEnv: false,
     timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS,
     ...(options.signal ? { signal: options.signal } : {}),
   });
@@ -230,10 +254,33 @@ export async function mergeBranch(cwd: string, branch: string): Promise<MergeRes
   return "conflict";
 }
 
-/** Push `branch` to `remote` and set it as upstream. */
-export async function pushBranch(cwd: string, branch: string, remote = "origin"): Promise<void> {
+/**
+ * A credential helper given on the command line, after the user's own: it
+ * answers with the token in `CLOSER_PUSH_TOKEN`, which only the push's own
+ * environment holds (docs/worktrees-and-github.md#push-credential).
+ */
+const TOKEN_CREDENTIAL_HELPER =
+  '!f() { test "$1" = get && echo username=x-access-token && echo "password=$CLOSER_PUSH_TOKEN"; }; f';
+
+/**
+ * Push `branch` to `remote` and set it as upstream. With `token`, git may
+ * use it for this one command (after the user's credential helpers); it is
+ * never written to a file.
+ */
+export async function pushBranch(
+  cwd: string,
+  branch: string,
+  remote = "origin",
+  token?: string,
+): Promise<void> {
   await runGit(cwd, ["push", "--quiet", "--set-upstream", remote, `${branch}:${branch}`], {
     timeoutMs: GIT_NETWORK_TIMEOUT_MS,
+    ...(token
+      ? {
+          config: [`credential.helper=${TOKEN_CREDENTIAL_HELPER}`],
+          env: { CLOSER_PUSH_TOKEN: token },
+        }
+      : {}),
   });
 }
 

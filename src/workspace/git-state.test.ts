@@ -1,0 +1,154 @@
+import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
+import { commitAll, pushBranch, runGit } from "./git.js";
+import {
+  compareGitState,
+  recordGitState,
+  restoreGitState,
+  splitBranchSections,
+} from "./git-state.js";
+
+let repo: FixtureRepo;
+let gitDir: string;
+
+beforeEach(async () => {
+  repo = await makeFixtureRepo({ files: { "README.md": "# demo\n" } });
+  gitDir = path.join(repo.dir, ".git");
+});
+afterEach(async () => {
+  await repo.cleanup();
+});
+
+/** A hook script that appends its name to `marker` (and the environment's tokens, if any). */
+async function plantHook(file: string, marker: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(
+    file,
+    `#!/bin/sh\necho "$(basename "$0") token=\${GITHUB_TOKEN:-none}" >> "${marker}"\n`,
+  );
+  await chmod(file, 0o755);
+}
+
+async function readMarker(marker: string): Promise<string> {
+  return readFile(marker, "utf8").catch(() => "");
+}
+
+describe("the git state (docs/integrity.md#git-state)", () => {
+  it("finds a planted core.hooksPath, hook and include, and puts everything back", async () => {
+    const record = await recordGitState(gitDir);
+    const marker = path.join(repo.dir, "..", `marker-${path.basename(repo.dir)}`);
+    const planted = path.join(repo.dir, "planted-hooks");
+    await plantHook(path.join(planted, "post-commit"), marker);
+    await runGit(repo.dir, ["config", "core.hooksPath", planted]);
+    await plantHook(path.join(gitDir, "hooks/post-merge"), marker);
+    await writeFile(path.join(gitDir, "info/attributes"), "* diff=evil\n");
+    const changes = await compareGitState(record);
+    expect(changes).toEqual([
+      { path: "config", how: "changed" },
+      { path: "hooks/post-merge", how: "added" },
+      { path: "info/attributes", how: "added" },
+    ]);
+    await restoreGitState(record, changes);
+    expect(await compareGitState(record)).toEqual([]);
+    await writeFile(path.join(repo.dir, "new.txt"), "new\n");
+    await commitAll(repo.dir, "after the restore");
+    expect(await readMarker(marker)).toBe("");
+  });
+
+  it("puts back a hook the user had, with its mode, when the model rewrote or removed it", async () => {
+    const marker = path.join(repo.dir, "..", `user-${path.basename(repo.dir)}`);
+    const hook = path.join(gitDir, "hooks/post-commit");
+    await plantHook(hook, marker);
+    const record = await recordGitState(gitDir);
+    await writeFile(hook, "#!/bin/sh\necho model >> /dev/null\n");
+    await chmod(hook, 0o644);
+    await restoreGitState(record, await compareGitState(record));
+    expect((await stat(hook)).mode & 0o777).toBe(0o755);
+    await writeFile(path.join(repo.dir, "new.txt"), "new\n");
+    await commitAll(repo.dir, "the user's hook runs");
+    expect(await readMarker(marker)).toBe("post-commit token=none\n");
+  });
+});
+
+describe("closer's git environment", () => {
+  const saved = process.env.GITHUB_TOKEN;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.GITHUB_TOKEN;
+    else process.env.GITHUB_TOKEN = saved;
+  });
+
+  it("runs no hook with a GitHub token in its environment", async () => {
+    process.env.GITHUB_TOKEN = "ghp_secret";
+    const marker = path.join(repo.dir, "..", `env-${path.basename(repo.dir)}`);
+    await plantHook(path.join(gitDir, "hooks/post-commit"), marker);
+    await writeFile(path.join(repo.dir, "new.txt"), "new\n");
+    await commitAll(repo.dir, "a commit");
+    expect(await readMarker(marker)).toBe("post-commit token=none\n");
+  });
+
+  it("runs no core.fsmonitor program", async () => {
+    const marker = path.join(repo.dir, "..", `fsmonitor-${path.basename(repo.dir)}`);
+    await plantHook(path.join(repo.dir, "..", `monitor-${path.basename(repo.dir)}`), marker);
+    await runGit(repo.dir, [
+      "config",
+      "core.fsmonitor",
+      path.join(repo.dir, "..", `monitor-${path.basename(repo.dir)}`),
+    ]);
+    await writeFile(path.join(repo.dir, "new.txt"), "new\n");
+    await commitAll(repo.dir, "a commit");
+    expect(await readMarker(marker)).toBe("");
+  });
+
+  it("gives a push the token for that one command, through a credential helper", async () => {
+    const seen: string[] = [];
+    const server = createServer((request, response) => {
+      seen.push(request.headers.authorization ?? "");
+      if (request.headers.authorization === undefined) {
+        response.writeHead(401, { "WWW-Authenticate": 'Basic realm="test"' });
+      } else {
+        response.writeHead(403);
+      }
+      response.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await runGit(repo.dir, ["remote", "add", "origin", `http://127.0.0.1:${port}/o/r.git`]);
+      const failed = await pushBranch(repo.dir, "main", "origin", "ghp_push").catch((e) => e);
+      expect(failed).toBeInstanceOf(Error); // the server refuses every push
+      const expected = `Basic ${Buffer.from("x-access-token:ghp_push").toString("base64")}`;
+      expect(seen).toContain(expected);
+      expect(await readFile(path.join(gitDir, "config"), "utf8")).not.toContain("ghp_push");
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe("branch sections of the shared config", () => {
+  it("are git's own bookkeeping: an upstream set beside the run is no change, and is kept by a restore", async () => {
+    const record = await recordGitState(gitDir);
+    await runGit(repo.dir, ["config", "branch.main.remote", "origin"]);
+    expect(await compareGitState(record)).toEqual([]);
+    await runGit(repo.dir, ["config", "core.hooksPath", "/tmp/elsewhere"]);
+    const changes = await compareGitState(record);
+    expect(changes).toEqual([{ path: "config", how: "changed" }]);
+    await restoreGitState(record, changes);
+    const config = await readFile(path.join(gitDir, "config"), "utf8");
+    expect(config).not.toContain("hooksPath");
+    expect(config).toContain('[branch "main"]\n\tremote = origin');
+    expect(await compareGitState(record)).toEqual([]);
+  });
+
+  it("do not hide a section that follows a branch header on its line", () => {
+    const text =
+      '[core]\n\tbare = false\n[branch "x"]\n\tremote = o\n[branch "y"] [include]\n\tpath = /evil\n';
+    const { rest, branches } = splitBranchSections(text);
+    expect(branches).toBe('[branch "x"]\n\tremote = o');
+    expect(rest).toContain("path = /evil");
+  });
+});

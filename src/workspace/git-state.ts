@@ -1,0 +1,163 @@
+/**
+ * The repository's own git configuration as the run found it: the local
+ * config files, the hooks folder and `info/` of the common git dir
+ * (docs/integrity.md#git-state). The model runs as the same user and can
+ * write every one of them; closer keeps their content at the start, finds
+ * what changed after each query, and puts it back before its own git runs.
+ */
+import { createHash } from "node:crypto";
+import { chmod, lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join, relative, sep } from "node:path";
+
+/** One file as it was: its bytes and permission bits. */
+interface KeptFile {
+  readonly content: Buffer;
+  readonly mode: number;
+}
+
+/** The git state of a repository at one moment, by path relative to the common git dir. */
+export interface GitStateRecord {
+  readonly commonDir: string;
+  /** Relative paths of single files (config files); absent ones are not in `files`. */
+  readonly singleFiles: readonly string[];
+  readonly files: ReadonlyMap<string, KeptFile>;
+}
+
+/** How one path of the git state differs from the record. */
+export interface GitStateChange {
+  readonly path: string;
+  readonly how: "changed" | "added" | "removed";
+}
+
+/** Folders of the common git dir whose every file is part of the state. */
+const KEPT_FOLDERS = ["hooks", "info"] as const;
+
+/** The shared config file, whose branch sections git itself writes (see `splitBranchSections`). */
+const SHARED_CONFIG = "config";
+
+/** A section header alone on its line: `[branch "name"]`. */
+const BRANCH_HEADER = /^\s*\[branch\s+"(?:[^"\\]|\\.)*"\]\s*$/;
+/** Any line that starts a section, alone or followed by more. */
+const ANY_HEADER = /^\s*\[/;
+
+/**
+ * The shared config without its `[branch "…"]` sections, and those sections.
+ * Git writes them for closer and for the runs beside it (a push's upstream,
+ * a deleted branch), and no key of a branch section runs a program, so they
+ * are not part of the state compared. A header with anything after it on its
+ * line (`[branch "x"] [include]`) does not count as a branch section.
+ */
+export function splitBranchSections(text: string): { rest: string; branches: string } {
+  const rest: string[] = [];
+  const branches: string[] = [];
+  let inBranch = false;
+  for (const line of text.split("\n")) {
+    if (ANY_HEADER.test(line)) inBranch = BRANCH_HEADER.test(line);
+    (inBranch ? branches : rest).push(line);
+  }
+  const joined = (lines: string[]) => lines.join("\n").replace(/\n+$/, "");
+  return { rest: joined(rest), branches: joined(branches) };
+}
+
+/** Whether a file now is the file the record has (for the shared config: outside its branch sections). */
+function sameFile(path: string, kept: KeptFile, current: KeptFile): boolean {
+  if (current.mode !== kept.mode) return false;
+  if (path !== SHARED_CONFIG) return current.content.equals(kept.content);
+  const before = splitBranchSections(kept.content.toString("utf8")).rest;
+  return before === splitBranchSections(current.content.toString("utf8")).rest;
+}
+
+/** What a restored file holds: the record's, with the shared config's branch sections as they are now. */
+function restoredContent(path: string, kept: KeptFile, current: KeptFile | undefined): Buffer {
+  if (path !== SHARED_CONFIG || current === undefined) return kept.content;
+  const { rest } = splitBranchSections(kept.content.toString("utf8"));
+  const { branches } = splitBranchSections(current.content.toString("utf8"));
+  if (branches === "") return kept.content;
+  return Buffer.from(`${rest}\n${branches}\n`);
+}
+
+/**
+ * Reads the git state: `config`, `config.worktree`, the run's worktree's
+ * `config.worktree` (when `gitDir` is a linked worktree's), `hooks/**`, `info/**`.
+ */
+export async function recordGitState(
+  commonDir: string,
+  gitDir = commonDir,
+): Promise<GitStateRecord> {
+  const singleFiles = ["config", "config.worktree"];
+  const worktreeDir = relative(commonDir, gitDir);
+  if (worktreeDir !== "" && !worktreeDir.startsWith("..")) {
+    singleFiles.push(join(worktreeDir, "config.worktree").split(sep).join("/"));
+  }
+  return { commonDir, singleFiles, files: await readState(commonDir, singleFiles) };
+}
+
+/** The record's files with their sha256 (12 hex), for run.json. */
+export function fingerprintGitState(record: GitStateRecord): Record<string, string> {
+  const fingerprint: Record<string, string> = {};
+  for (const [path, file] of [...record.files].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    fingerprint[path] = createHash("sha256").update(file.content).digest("hex").slice(0, 12);
+  }
+  return fingerprint;
+}
+
+/** What differs now from the record (a changed permission counts as changed). */
+export async function compareGitState(record: GitStateRecord): Promise<GitStateChange[]> {
+  const now = await readState(record.commonDir, record.singleFiles);
+  const changes: GitStateChange[] = [];
+  for (const [path, kept] of record.files) {
+    const current = now.get(path);
+    if (current === undefined) changes.push({ path, how: "removed" });
+    else if (!sameFile(path, kept, current)) changes.push({ path, how: "changed" });
+  }
+  for (const path of now.keys()) {
+    if (!record.files.has(path)) changes.push({ path, how: "added" });
+  }
+  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Puts every changed path back as the record has it: rewritten, or removed when it was added. */
+export async function restoreGitState(
+  record: GitStateRecord,
+  changes: readonly GitStateChange[],
+): Promise<void> {
+  const now = await readState(record.commonDir, record.singleFiles);
+  for (const change of changes) {
+    const target = join(record.commonDir, change.path);
+    const kept = record.files.get(change.path);
+    await rm(target, { recursive: true, force: true });
+    if (kept === undefined) continue;
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, restoredContent(change.path, kept, now.get(change.path)), {
+      mode: kept.mode,
+    });
+    await chmod(target, kept.mode);
+  }
+}
+
+async function readState(commonDir: string, singleFiles: readonly string[]) {
+  const files = new Map<string, KeptFile>();
+  for (const path of singleFiles) await readInto(files, commonDir, path);
+  for (const folder of KEPT_FOLDERS) await walk(files, commonDir, folder);
+  return files;
+}
+
+async function walk(files: Map<string, KeptFile>, commonDir: string, folder: string) {
+  const entries = await readdir(join(commonDir, folder), { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const path = `${folder}/${entry.name}`;
+    if (entry.isDirectory()) await walk(files, commonDir, path);
+    else await readInto(files, commonDir, path);
+  }
+}
+
+/** A file, or a symlink or other entry kept by what it is (so planting one counts as added). */
+async function readInto(files: Map<string, KeptFile>, commonDir: string, path: string) {
+  const full = join(commonDir, path);
+  const info = await lstat(full).catch(() => undefined);
+  if (info === undefined || info.isDirectory()) return;
+  const content = info.isFile()
+    ? await readFile(full)
+    : Buffer.from(`not a file (mode ${info.mode.toString(8)})`);
+  files.set(path, { content, mode: info.mode & 0o7777 });
+}
