@@ -1,5 +1,6 @@
 import { prepareRun, startRun } from "./prepare-run.js";
 import {
+  emit,
   emitWritten,
   type RunContext,
   saveState,
@@ -9,6 +10,7 @@ import {
 import { runLoop } from "./run-loop.js";
 import type { AgentResult, FinishRecord, FinishRun, RunSettings } from "./run-settings.js";
 import {
+  abortSignalName,
   recordEndState,
   recordRunEnd,
   resultOf,
@@ -40,6 +42,7 @@ export async function runAgent(
   const run = await prepareRun(settings);
   let terminal: Terminal = UNDECIDED_END;
   let outcome: AgentResult | undefined;
+  const stopRecordingAbort = recordAbort(run);
   try {
     await startRun(run, settings);
     terminal = await runLoop(run);
@@ -54,10 +57,29 @@ export async function runAgent(
         outcome = await finish(resultOf(run, terminal), finishRecord(run));
       }
     } finally {
+      stopRecordingAbort();
       await recordRunEnd(run, terminal);
     }
   }
   return outcome ?? resultOf(run, terminal);
+}
+
+/** The `abort` event, when the run's signal fires, naming the process signal behind it (docs/loop.md#signals). */
+function recordAbort(run: RunContext): () => void {
+  const onAbort = () => {
+    const signal = abortSignalName(run.signal);
+    emit(run, {
+      type: "abort",
+      iteration: run.state.iteration,
+      ...(signal === undefined ? {} : { signal }),
+    });
+  };
+  if (run.signal.aborted) {
+    onAbort();
+    return () => {};
+  }
+  run.signal.addEventListener("abort", onAbort, { once: true });
+  return () => run.signal.removeEventListener("abort", onAbort);
 }
 
 function finishRecord(run: RunContext): FinishRecord {

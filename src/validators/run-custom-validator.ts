@@ -7,7 +7,12 @@ import {
   type ProgramReport,
   readProgramReport,
 } from "./custom-validator-program.js";
-import { elapsedMs, makeCheckEnv, makeConfigErrorOutcome } from "./validator-outcome.js";
+import {
+  elapsedMs,
+  makeAbortedOutcome,
+  makeCheckEnv,
+  makeConfigErrorOutcome,
+} from "./validator-outcome.js";
 
 /** What a custom validator module's function receives. */
 export interface CustomValidatorInput {
@@ -109,7 +114,8 @@ export async function runCustomValidator(
     ...output,
     ...fields,
   });
-  if (result.timedOut || result.aborted) return failed(result.timedOut ? { timedOut: true } : {});
+  if (result.aborted) return makeAbortedOutcome(definition, durationMs, output);
+  if (result.timedOut) return failed({ timedOut: true });
   const where = `module ${definition.module} of validator "${definition.name}"`;
   const report = readProgramReport(result.report, nonce);
   if (report === undefined) {

@@ -20,7 +20,7 @@ import { getGitDirs } from "../../workspace/git.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { numberOr, parseJsonLines, stringOr } from "../json-values.js";
-import { promptWithSystemText, runAgentCli } from "./run-agent-cli.js";
+import { promptWithSystemText, runAgentCli, withLeftRunning } from "./run-agent-cli.js";
 import { dropNullOptionals, strictSchema } from "./strict-schema.js";
 
 export interface CodexBackendOptions {
@@ -92,7 +92,7 @@ export function makeCodexBackend(options: CodexBackendOptions): Backend {
           input: promptWithSystemText(request),
         });
         if (!run.ok) return run.response;
-        return readCodexEvents(run.result, request, now());
+        return withLeftRunning(readCodexEvents(run.result, request, now()), run.result);
       } finally {
         if (schemaDir !== undefined) await rm(schemaDir, { recursive: true, force: true });
       }

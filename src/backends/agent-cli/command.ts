@@ -16,7 +16,7 @@ import type { Backend, BackendError, BackendRequest } from "../../ports.js";
 import type { CommandResult } from "../../process/shell-command.js";
 import { crashError, errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
-import { runAgentCli } from "./run-agent-cli.js";
+import { runAgentCli, withLeftRunning } from "./run-agent-cli.js";
 
 export interface CommandBackendOptions {
   /** Executable and its arguments. */
@@ -54,7 +54,7 @@ export function makeCommandBackend(options: CommandBackendOptions): Backend {
         transcript: [{ stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode }],
         ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
       };
-      if (result.exitCode === 0) return response;
+      if (result.exitCode === 0) return withLeftRunning(response, result);
       return errorResponse(exitError(options.command[0] ?? "command", result), response);
     },
   };

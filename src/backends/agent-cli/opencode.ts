@@ -17,7 +17,7 @@ import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, retryAfterHeaderSeconds, tailOf } from "../classify-failure.js";
 import { numberOr, parseJsonLines, stringOr } from "../json-values.js";
-import { promptWithSystemText, runAgentCli } from "./run-agent-cli.js";
+import { promptWithSystemText, runAgentCli, withLeftRunning } from "./run-agent-cli.js";
 
 export interface OpencodeBackendOptions {
   /** Executable and leading arguments, e.g. `["opencode"]`. */
@@ -47,7 +47,7 @@ export function makeOpencodeBackend(options: OpencodeBackendOptions): Backend {
         input: promptWithSystemText(request),
       });
       if (!run.ok) return run.response;
-      return readOpencodeEvents(run.result, request, now());
+      return withLeftRunning(readOpencodeEvents(run.result, request, now()), run.result);
     },
   };
 }

@@ -115,7 +115,9 @@ async function runQuery(request: BackendRequest, settings: RunSettings): Promise
   await stopped;
   await claudeProcess.settle();
   const exit = claudeProcess.exit();
+  const leftRunning = claudeProcess.leftRunning();
   return {
+    ...(leftRunning.length === 0 ? {} : { leftRunning }),
     messages,
     thrown,
     stopReason,
@@ -157,13 +159,16 @@ export function makeClaudeSdkBackend(
         killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
       });
       const finishedAt = now();
-      return toBackendResponse(run, {
+      const response = toBackendResponse(run, {
         request,
         sessionTotals,
         validate,
         durationMs: finishedAt - startedAt,
         nowMs: finishedAt,
       });
+      return run.leftRunning === undefined
+        ? response
+        : { ...response, leftRunning: run.leftRunning };
     },
   };
 }
