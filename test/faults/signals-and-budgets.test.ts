@@ -49,6 +49,10 @@ async function pidsOf(path: string): Promise<number[]> {
   return (await waitForFile(path)).trim().split(/\s+/).map(Number);
 }
 
+async function readEvents(runDir: string): Promise<RunEvent[]> {
+  return (await readRecordedEvents(runDir)) as unknown as RunEvent[];
+}
+
 function eventsOf<T extends RunEvent["type"]>(events: readonly RunEvent[], type: T) {
   return events.filter((event): event is Extract<RunEvent, { type: T }> => event.type === type);
 }
@@ -81,7 +85,7 @@ describe("Signals, budgets and processes", () => {
       expect(json.reason).toContain("the query under way was stopped");
       const runDir = await onlyRunFolder(repo.dir);
       expect(await readRunJson(runDir)).toMatchObject({ status: "budget_exhausted", iteration: 1 });
-      const events = await readRecordedEvents<RunEvent>(runDir);
+      const events = await readEvents(runDir);
       const ended = eventsOf(events, "backend-end");
       expect(ended).toHaveLength(1);
       expect(ended[0]?.durationMs).toBeLessThan(30_000); // long before the 60 s query timeout
@@ -127,7 +131,7 @@ describe("Signals, budgets and processes", () => {
       const runDir = await onlyRunFolder(repo.dir);
       const state = await readRunJson(runDir);
       expect(state).toMatchObject({ status: "budget_exhausted", totals: { costUsd: 0.7 } });
-      const events = await readRecordedEvents<RunEvent>(runDir);
+      const events = await readEvents(runDir);
       expect(eventsOf(events, "budget").at(-1)?.exhausted).toBe("cost");
       expect(eventsOf(events, "backend-end")[0]?.error?.kind).toBe("aborted");
       await expectUserStateKept(repo.dir, before);
@@ -160,7 +164,7 @@ describe("Signals, budgets and processes", () => {
           status: "aborted",
           reason: json.reason,
         });
-        const events = await readRecordedEvents<RunEvent>(runDir);
+        const events = await readEvents(runDir);
         expect(eventsOf(events, "abort")).toEqual([
           expect.objectContaining({ signal: name, iteration: 1 }),
         ]);
@@ -213,7 +217,7 @@ describe("Signals, budgets and processes", () => {
         status: "aborted",
         checking: { iteration: 1 },
       });
-      const stopped = eventsOf(await readRecordedEvents<RunEvent>(runDir), "validator-end");
+      const stopped = eventsOf(await readEvents(runDir), "validator-end");
       expect(stopped).toEqual([expect.objectContaining({ aborted: true, valid: false })]);
       expect(stopped[0]?.pattern).toBeUndefined();
 
@@ -229,7 +233,7 @@ describe("Signals, budgets and processes", () => {
       );
       expect(resumed.code).toBe(0);
       expect(JSON.parse(resumed.stdout)).toMatchObject({ status: "completed", iterations: 1 });
-      const events = await readRecordedEvents<RunEvent>(runDir);
+      const events = await readEvents(runDir);
       expect(eventsOf(events, "backend-start")).toHaveLength(1);
       expect(eventsOf(events, "validator-end").at(-1)).toMatchObject({ valid: true });
       const state = await readRunJson(runDir);
@@ -275,7 +279,7 @@ describe("Signals, budgets and processes", () => {
       const state = await readRunJson(runDir);
       expect(state).toMatchObject({ status: "aborted", checking: { iteration: 1 } });
       expect(state.reason).toContain("by SIGTERM during the checks of iteration 1");
-      const events = await readRecordedEvents<RunEvent>(runDir);
+      const events = await readEvents(runDir);
       expect(eventsOf(events, "abort")).toEqual([expect.objectContaining({ signal: "SIGTERM" })]);
       expect(eventsOf(events, "declaration-refuted")).toEqual([]);
       await expectUserStateKept(repo.dir, before);
@@ -307,7 +311,7 @@ ${DONE_ANSWER}
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ status: "completed" });
       const runDir = await onlyRunFolder(repo.dir);
-      const events = await readRecordedEvents<RunEvent>(runDir);
+      const events = await readEvents(runDir);
       expect(eventsOf(events, "backend-end")[0]?.durationMs).toBeLessThan(20_000);
       const warnings = eventsOf(events, "warning").map((event) => event.message);
       expect(warnings).toEqual([
