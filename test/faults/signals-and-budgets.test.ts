@@ -139,41 +139,63 @@ describe("Signals, budgets and processes", () => {
     60_000,
   );
 
-  for (const name of ["SIGHUP", "SIGTERM", "SIGQUIT"] as const) {
+  /** Sends `name` to closer while the model hangs in its query, and checks how the run ended. */
+  async function signalDuringQuery(name: keyof typeof SIGNALS): Promise<void> {
     const code = 128 + SIGNALS[name];
-    fault(
-      {
-        what: `${name} reaches closer while the model works`,
-        does: `exit ${code}: the model's process group is ended, run.json says aborted by ${name}, an abort event names it, --json still prints the result`,
-      },
-      async () => {
-        repo = await makeFaultRepo({ program: HANGING_MODEL });
-        const before = await takeUserState(repo.dir);
-        const closer = startCloser(["run", repo.agent, "--task", "do it", "--json"], {
-          cwd: repo.dir,
-        });
-        const pids = await pidsOf(join(repo.dir, ".closer/model-pids"));
-        closer.child.kill(name);
-        const exit = await closer.exited;
-        expect(exit.code).toBe(code);
-        const json = JSON.parse(closer.stdout()) as { status: string; reason: string };
-        expect(json.status).toBe("aborted");
-        expect(json.reason).toContain(`by ${name} during the query of iteration 1`);
-        const runDir = await onlyRunFolder(repo.dir);
-        expect(await readRunJson(runDir)).toMatchObject({
-          status: "aborted",
-          reason: json.reason,
-        });
-        const events = await readEvents(runDir);
-        expect(eventsOf(events, "abort")).toEqual([
-          expect.objectContaining({ signal: name, iteration: 1 }),
-        ]);
-        expect(pids.filter(isProcessAlive)).toEqual([]);
-        await expectUserStateKept(repo.dir, before);
-      },
-      60_000,
+    repo = await makeFaultRepo({ program: HANGING_MODEL });
+    const before = await takeUserState(repo.dir);
+    const closer = startCloser(["run", repo.agent, "--task", "do it", "--json"], {
+      cwd: repo.dir,
+    });
+    const pids = await pidsOf(join(repo.dir, ".closer/model-pids"));
+    closer.child.kill(name);
+    const exit = await closer.exited;
+    expect(exit.code).toBe(code);
+    expect(closer.stderr()).toContain(
+      `closer: stopping (${name}); the run record and the work so far are kept`,
     );
+    const json = JSON.parse(closer.stdout()) as { status: string; reason: string };
+    expect(json.status).toBe("aborted");
+    expect(json.reason).toContain(`by ${name} during the query of iteration 1`);
+    const runDir = await onlyRunFolder(repo.dir);
+    expect(await readRunJson(runDir)).toMatchObject({
+      status: "aborted",
+      reason: json.reason,
+    });
+    const events = await readEvents(runDir);
+    expect(eventsOf(events, "abort")).toEqual([
+      expect.objectContaining({ signal: name, iteration: 1 }),
+    ]);
+    expect(pids.filter(isProcessAlive)).toEqual([]);
+    await expectUserStateKept(repo.dir, before);
   }
+
+  fault(
+    {
+      what: "SIGHUP reaches closer while the model works (the terminal closed, ssh dropped)",
+      does: "exit 129: the model's process group is ended, run.json says aborted by SIGHUP, an abort event names it, --json still prints the result",
+    },
+    () => signalDuringQuery("SIGHUP"),
+    60_000,
+  );
+
+  fault(
+    {
+      what: "SIGTERM reaches closer while the model works",
+      does: "exit 143: the model's process group is ended, run.json says aborted by SIGTERM, an abort event names it, --json still prints the result",
+    },
+    () => signalDuringQuery("SIGTERM"),
+    60_000,
+  );
+
+  fault(
+    {
+      what: "SIGQUIT reaches closer while the model works",
+      does: "exit 131: the model's process group is ended, run.json says aborted by SIGQUIT, an abort event names it, --json still prints the result",
+    },
+    () => signalDuringQuery("SIGQUIT"),
+    60_000,
+  );
 
   fault(
     {
