@@ -96,6 +96,8 @@ export type RunEventBody =
       exitCode?: number;
       durationMs: number;
       timedOut?: boolean;
+      /** The run's abort stopped the check: no verdict, no pattern (docs/loop.md#signals). */
+      aborted?: boolean;
       params: Record<string, unknown>;
       stdout?: string;
       stderr?: string;
@@ -170,6 +172,8 @@ export type RunEventBody =
       exhausted?: "cost" | "time";
     }
   | { type: "warning"; message: string; iteration?: number }
+  /** The run's abort signal fired (docs/loop.md#signals); `signal` names the process signal behind it. */
+  | { type: "abort"; iteration: number; signal?: string }
   | { type: "boundary-attempt"; iteration: number; command: string; backend: string }
   | { type: "side-effect"; action: string; target: string; ok: boolean; detail?: string }
   | {

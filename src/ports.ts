@@ -43,6 +43,12 @@ export interface BackendRequest {
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
   readonly signal: AbortSignal;
+  /**
+   * Called by a backend that knows what the query has cost so far, with that running cost in USD
+   * (this query alone); the loop aborts the query once the cost budget is spent
+   * (docs/loop.md#budgets). Backends that learn the cost only at the end never call it.
+   */
+  readonly onCost?: (runningCostUsd: number) => void;
 }
 
 export interface Usage {
@@ -101,7 +107,18 @@ export interface BackendResponse {
    * (docs/worktrees-and-github.md#github-boundary), e.g. `gh issue close 7`.
    */
   readonly boundaryAttempts?: readonly string[];
+  /**
+   * Processes the model started that left its process group and still ran when the query ended
+   * (docs/loop.md#left-running); closer did not stop them.
+   */
+  readonly leftRunning?: readonly LeftRunningProcess[];
   readonly error?: BackendError;
+}
+
+/** A process that outlived the query outside its process group: its id and command line. */
+export interface LeftRunningProcess {
+  readonly pid: number;
+  readonly command: string;
 }
 
 export interface Backend {
@@ -152,6 +169,11 @@ export interface ValidatorOutcome {
   readonly stdout?: string;
   readonly stderr?: string;
   readonly timedOut?: boolean;
+  /**
+   * Set when the run's abort stopped the check: no verdict on the work, no failure pattern
+   * (docs/loop.md#signals).
+   */
+  readonly aborted?: boolean;
   /** Set when the failure is the definition's fault (exit 126/127, bad module). */
   readonly configError?: string;
   /** Set when the check failed, then passed on a re-run with the working tree unchanged. */

@@ -174,11 +174,13 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
       return event.valid ? undefined : paint("yellow", `  format ✗ ${event.error ?? ""}`);
     case "validator-end": {
       const mark = event.valid ? paint("green", "✓") : paint("red", "✗");
-      const detail = event.timedOut
-        ? " timed out"
-        : event.configError
-          ? ` ${event.configError}`
-          : findingsOf(event.params);
+      const detail = event.aborted
+        ? " stopped (the run was aborted)"
+        : event.timedOut
+          ? " timed out"
+          : event.configError
+            ? ` ${event.configError}`
+            : findingsOf(event.params);
       return `  ${mark} ${event.validator} ${paint("dim", seconds(event.durationMs))}${detail}`;
     }
     case "guard":

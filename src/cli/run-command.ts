@@ -11,6 +11,7 @@ import {
   EXIT_CODES,
   exitCodeOfError,
   exitCodeOfOutcome,
+  exitCodeOfSignal,
   formatBatchTable,
   outcomeJson,
   type RunBaseOptions,
@@ -168,7 +169,7 @@ async function executeOne(
     reporter.stop();
     if (flags.json === true) process.stdout.write(`${JSON.stringify(outcomeJson(outcome))}\n`);
     else writeError(`${describeOutcome(outcome, reporter.shownEnd()).join("\n")}\n`);
-    return exitCodeOfOutcome(outcome, { interrupted: base.signal.aborted });
+    return exitCodeOfOutcome(outcome, interruptOf(base.signal));
   } finally {
     reporter.stop();
   }
@@ -201,8 +202,14 @@ async function executeBatch(
     const line = { success: result.success, results: result.outcomes.map(outcomeJson) };
     process.stdout.write(`${JSON.stringify(line)}\n`);
   }
-  if (base.signal.aborted) return EXIT_CODES.interrupted;
+  if (base.signal.aborted) return exitCodeOfSignal(interruptOf(base.signal).signal ?? "SIGINT");
   return result.success ? EXIT_CODES.completed : EXIT_CODES.notCompleted;
+}
+
+/** Whether a signal stopped the run, and which (the CLI aborts with the signal's name). */
+function interruptOf(signal: AbortSignal): { interrupted: boolean; signal?: string } {
+  const reason: unknown = signal.reason;
+  return { interrupted: signal.aborted, ...(typeof reason === "string" ? { signal: reason } : {}) };
 }
 
 /** A writer that puts `prefix` before every line (the issue of a batch run). */

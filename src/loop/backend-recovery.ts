@@ -2,7 +2,7 @@ import type { BackendError } from "../ports.js";
 import { BACKOFF_LIMITS, backoffMs, transientBackoffMs } from "./backoff.js";
 import type { Query } from "./query-backend.js";
 import { emit, type RunContext, updateState } from "./run-context.js";
-import { failed, stopped, type Terminal } from "./terminal-state.js";
+import { abortedWhen, failed, stopped, type Terminal } from "./terminal-state.js";
 
 /** How the loop answers a failed query (docs/loop.md#error-classes). */
 /**
@@ -133,7 +133,7 @@ export async function waitBeforeRepeat(
   try {
     await run.ports.clock.sleep(waitMs, run.signal);
   } catch {
-    return stopped("aborted", "the run was aborted while waiting for the backend");
+    return abortedWhen(run, "while waiting for the backend");
   }
   return undefined;
 }

@@ -1,12 +1,13 @@
 import { resolve } from "node:path";
-import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import type { JsonSchema } from "../definition/types.js";
 import type { Backend, BackendRequest, BackendResponse } from "../ports.js";
 import { appendSchemaInstructions } from "../prompts/schema-instructions.js";
 import { renderIterationSummary } from "../prompts/variables.js";
 import { makeRepeats, recoveryFor, terminalFor, waitBeforeRepeat } from "./backend-recovery.js";
+import { budgetLeft, budgetSpentInQuery } from "./check-limits.js";
+import { type DeadlineAnswer, queryWithDeadline } from "./query-deadline.js";
 import { emit, keep, type RunContext, updateState, waitForState } from "./run-context.js";
-import { isTerminal, stopped, type Terminal } from "./terminal-state.js";
+import { abortedWhen, isTerminal, type Terminal } from "./terminal-state.js";
 import { warnOfUnreportedCost } from "./unreported-cost.js";
 
 /** One query of an iteration. */
@@ -30,9 +31,6 @@ export type QueryOutcome =
   | { readonly response: BackendResponse; readonly terminal?: undefined }
   | { readonly terminal: Terminal };
 
-/** Time a backend gets past its own timeout before the loop stops waiting for it (at most). */
-const DEADLINE_GRACE_MS = 5_000;
-
 /**
  * Sends a query and gets an answer the loop can use (docs/loop.md#rule-4, docs/loop.md#rule-5 and
  * docs/loop.md#error-classes). A rate limit waits (exponential backoff, or the reset
@@ -49,8 +47,9 @@ export async function queryBackend(run: RunContext, asked: Query): Promise<Query
   let prompt = query.prompt;
   const repeats = makeRepeats(run, query);
   for (;;) {
-    const response = await queryOnce(run, query, prompt, sessionId);
-    if (run.signal.aborted) return { terminal: stopped("aborted", "the run was aborted") };
+    const { response, budgetSpent } = await queryOnce(run, query, prompt, sessionId);
+    if (run.signal.aborted) return { terminal: abortedWhen(run, `during ${queryName(query)}`) };
+    if (budgetSpent !== undefined) return { terminal: budgetSpentInQuery(run, budgetSpent) };
     const error = response.error;
     if (error === undefined) return { response };
     const recovery = recoveryFor(error);
@@ -92,6 +91,11 @@ function continues(run: RunContext, query: Query): boolean {
   return run.agent.runner.backend.sessionPolicy === "continue" && query.freshSession !== true;
 }
 
+/** `the query of iteration 2`, `the closure-review query of iteration 2`. */
+function queryName(query: Query): string {
+  return `the ${query.label === undefined ? "" : `${query.label} `}query of iteration ${query.iteration}`;
+}
+
 function withSummary(run: RunContext, prompt: string): string {
   const summary = run.state.previousSummary;
   if (summary === undefined) return prompt;
@@ -103,7 +107,7 @@ async function queryOnce(
   query: Query,
   prompt: string,
   sessionId: string | undefined,
-): Promise<BackendResponse> {
+): Promise<DeadlineAnswer> {
   const { record } = run.ports;
   const { runner } = run.agent;
   const backend = query.backend?.backend ?? run.ports.backend;
@@ -117,26 +121,35 @@ async function queryOnce(
     ...(model === undefined ? {} : { model }),
     ...(sessionId === undefined ? {} : { sessionId }),
   });
-  const response = await queryWithDeadline(backend, {
-    prompt,
-    ...(query.schema === undefined ? {} : { schema: query.schema }),
-    ...(sessionId === undefined ? {} : { sessionId }),
-    cwd: run.cwd,
-    ...(model === undefined ? {} : { model }),
-    allowedTools: runner.backend.allowedTools,
-    disallowedTools: runner.backend.disallowedTools,
-    permissionMode: runner.backend.permissionMode,
-    ...query.tools,
-    ...(run.systemPrompt === undefined ? {} : { systemPrompt: run.systemPrompt }),
-    protectedPaths: protectedPathsOf(run),
-    env: {
-      CLOSER_CHECK_ID: query.checkId,
-      CLOSER_DECISION_FILE: run.decisionPath,
-      CLOSER_RUN_ID: run.runId,
+  const answer = await queryWithDeadline(
+    backend,
+    {
+      prompt,
+      ...(query.schema === undefined ? {} : { schema: query.schema }),
+      ...(sessionId === undefined ? {} : { sessionId }),
+      cwd: run.cwd,
+      ...(model === undefined ? {} : { model }),
+      allowedTools: runner.backend.allowedTools,
+      disallowedTools: runner.backend.disallowedTools,
+      permissionMode: runner.backend.permissionMode,
+      ...query.tools,
+      ...(run.systemPrompt === undefined ? {} : { systemPrompt: run.systemPrompt }),
+      protectedPaths: protectedPathsOf(run),
+      env: {
+        CLOSER_CHECK_ID: query.checkId,
+        CLOSER_DECISION_FILE: run.decisionPath,
+        CLOSER_RUN_ID: run.runId,
+      },
+      timeoutMs: runner.budgets.queryTimeoutMs,
+      signal: run.signal,
     },
-    timeoutMs: runner.budgets.queryTimeoutMs,
-    signal: run.signal,
-  });
+    budgetLeft(run),
+  );
+  // A query stopped mid-way may not know its cost: what it reported while running still counts.
+  const response = {
+    ...answer.response,
+    costUsd: Math.max(answer.response.costUsd, answer.runningCostUsd),
+  };
   addToTotals(run, response, continues(run, query));
   if (query.backend === undefined) warnOfUnreportedCost(run, query.iteration, response);
   emit(run, {
@@ -158,49 +171,15 @@ async function queryOnce(
       backend: backend.name,
     });
   }
-  keep(record.saveTranscript(query.iteration, response.transcript, query.label));
-  return response;
-}
-
-/**
- * Every wait is bounded even when a backend ignores its own timeout: past the
- * timeout and a grace period the query is aborted and answered as a timeout.
- * A backend that throws (it should answer with an error) is answered as a crash.
- */
-async function queryWithDeadline(
-  backend: Backend,
-  request: Omit<BackendRequest, "signal"> & { signal: AbortSignal },
-): Promise<BackendResponse> {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  // An abort that came while the query was being prepared has already fired its event.
-  if (request.signal.aborted) stop();
-  else request.signal.addEventListener("abort", stop, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<BackendResponse>((settle) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      settle(
-        errorResponse(makeBackendError("timeout", `no answer within ${request.timeoutMs} ms`)),
-      );
-    }, request.timeoutMs + Math.min(DEADLINE_GRACE_MS, request.timeoutMs));
-  });
-  const answer = backend
-    .query({ ...request, signal: controller.signal })
-    .catch((error: unknown) =>
-      errorResponse(
-        makeBackendError(
-          "crash",
-          `the backend failed: ${error instanceof Error ? error.message : String(error)}`,
-        ),
-      ),
-    );
-  try {
-    return await Promise.race([answer, deadline]);
-  } finally {
-    clearTimeout(timer);
-    request.signal.removeEventListener("abort", stop);
+  for (const left of response.leftRunning ?? []) {
+    emit(run, {
+      type: "warning",
+      iteration: query.iteration,
+      message: `process ${left.pid} (${left.command}) left the model's process group and was still running when the query ended; closer did not stop it`,
+    });
   }
+  keep(record.saveTranscript(query.iteration, response.transcript, query.label));
+  return { ...answer, response };
 }
 
 function addToTotals(run: RunContext, response: BackendResponse, continued: boolean): void {

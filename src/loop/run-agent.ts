@@ -1,6 +1,7 @@
 import { isCloserError } from "../errors.js";
 import { prepareRun, startRun } from "./prepare-run.js";
 import {
+  emit,
   emitWritten,
   type RunContext,
   saveState,
@@ -10,6 +11,7 @@ import {
 import { runLoop } from "./run-loop.js";
 import type { AgentResult, FinishRecord, FinishRun, RunSettings } from "./run-settings.js";
 import {
+  abortSignalName,
   isRecordFailure,
   recordEndState,
   recordFailed,
@@ -43,13 +45,14 @@ export async function runAgent(
 ): Promise<AgentResult> {
   const run = await prepareRun(settings);
   let terminal: Terminal = UNDECIDED_END;
+  const stopRecordingAbort = recordAbort(run);
   try {
     await startRun(run, settings);
     terminal = await runLoop(run);
   } catch (error) {
     terminal = terminalFromError(error);
   }
-  return await endRun(run, terminal, finish);
+  return await endRun(run, terminal, finish, stopRecordingAbort);
 }
 
 /**
@@ -62,6 +65,7 @@ async function endRun(
   run: RunContext,
   loopEnd: Terminal,
   finish: FinishRun<AgentResult> | undefined,
+  stopRecordingAbort: () => void,
 ): Promise<AgentResult> {
   let terminal = loopEnd;
   let outcome: AgentResult | undefined;
@@ -78,6 +82,7 @@ async function endRun(
     else bug = { error };
     outcome = undefined;
   }
+  stopRecordingAbort();
   // The end is written where it can be; a record that can't take it ends the run as record_error.
   await recordRunEnd(run, terminal).catch((error: unknown) => {
     if (isRecordFailure(terminal)) return;
@@ -90,6 +95,24 @@ async function endRun(
 
 function isRecordWriteError(error: unknown): boolean {
   return isCloserError(error) && error.code === "record_error";
+}
+
+/** The `abort` event, when the run's signal fires, naming the process signal behind it (docs/loop.md#signals). */
+function recordAbort(run: RunContext): () => void {
+  const onAbort = () => {
+    const signal = abortSignalName(run.signal);
+    emit(run, {
+      type: "abort",
+      iteration: run.state.iteration,
+      ...(signal === undefined ? {} : { signal }),
+    });
+  };
+  if (run.signal.aborted) {
+    onAbort();
+    return () => {};
+  }
+  run.signal.addEventListener("abort", onAbort, { once: true });
+  return () => run.signal.removeEventListener("abort", onAbort);
 }
 
 function finishRecord(run: RunContext): FinishRecord {

@@ -1,9 +1,10 @@
 import { summarizeIteration } from "../completion/summarize-iteration.js";
 import { beforeChecks } from "./before-checks.js";
+import { checkDeclaration, resumeChecks } from "./check-declaration.js";
 import { checkFormat } from "./check-format.js";
 import { checkLimits } from "./check-limits.js";
 import { declaredBlocked } from "./declared-blocked.js";
-import { acceptCompletion, goToNextStep } from "./end-iteration.js";
+import { goToNextStep } from "./end-iteration.js";
 import { guardGitState, restoreGitStateBeforeFinish } from "./guard-git-state.js";
 import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
 import { queryBackend } from "./query-backend.js";
@@ -11,8 +12,7 @@ import { readDeclaration } from "./read-declaration.js";
 import type { RunContext } from "./run-context.js";
 import { startIteration } from "./start-iteration.js";
 import { takeBaseline } from "./take-baseline.js";
-import { isTerminal, type Terminal } from "./terminal-state.js";
-import { verifyCompletion } from "./verify-completion.js";
+import type { Terminal } from "./terminal-state.js";
 
 /**
  * The loop of docs/loop.md. It leaves only through a terminal state.
@@ -35,6 +35,8 @@ export async function runLoop(run: RunContext): Promise<Terminal> {
 
 async function iterate(run: RunContext): Promise<Terminal> {
   await takeBaseline(run); // the checks on the untouched tree (docs/integrity.md#baseline)
+  const resumed = await resumeChecks(run); // a run stopped during its checks runs them again
+  if (resumed) return resumed;
   for (;;) {
     const limit = await checkLimits(run); // abort, budgets, iteration cap (rule 6)
     if (limit) return limit;
@@ -73,11 +75,8 @@ async function iterate(run: RunContext): Promise<Terminal> {
     const declaration = await beforeChecks(run, turn, response); // closer's step first (autoCommit)
     if ((await checkFormat(run, turn, response)) === "retry") continue; // format retries
 
-    const verdict = await verifyCompletion(run, turn, declaration); // validators, review, external
-    if (isTerminal(verdict)) return verdict;
-    if (verdict.complete) return acceptCompletion(run, turn, response, verdict.completion);
-
-    const end = await handleFailedCheck(run, turn, response, verdict); // onFailure
+    // validators, review, external conditions → completed, or onFailure
+    const end = await checkDeclaration(run, turn, response, declaration);
     if (end) return end;
   }
 }

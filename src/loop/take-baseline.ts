@@ -50,6 +50,8 @@ export async function takeBaseline(run: RunContext): Promise<void> {
       ...(inventory === undefined ? {} : { tests: inventory.tests.length }),
     });
   }
+  // A check the abort stopped measured nothing: a resumed run takes the baseline again.
+  if (run.signal.aborted) return;
   // After the checks ran: what running them writes is part of the start, not the model's doing.
   const protectedFiles = await run.ports.integrity.fingerprintProtected();
   const baseline: Baseline = {

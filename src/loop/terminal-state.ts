@@ -37,6 +37,21 @@ export function failed(errorCode: CloserErrorCode, reason: string): Terminal {
   return { status: "error", reason, errorCode };
 }
 
+/**
+ * The process signal behind an abort, when the abort names one: the CLI aborts a run with the
+ * signal's name as the reason (docs/loop.md#signals).
+ */
+export function abortSignalName(signal: AbortSignal): string | undefined {
+  const reason: unknown = signal.reason;
+  return typeof reason === "string" && /^SIG[A-Z0-9]+$/.test(reason) ? reason : undefined;
+}
+
+/** The end of a run whose abort signal fired, saying when (`during the checks of iteration 2`). */
+export function abortedWhen(run: RunContext, when: string): Terminal {
+  const by = abortSignalName(run.signal);
+  return stopped("aborted", `the run was aborted${by === undefined ? "" : ` by ${by}`} ${when}`);
+}
+
 /** An exception that escaped a stage: a configuration error, or a bug. */
 export function terminalFromError(error: unknown): Terminal {
   if (isCloserError(error)) return failed(error.code, error.describe());

@@ -8,7 +8,7 @@ import { reviewClosure } from "./review-closure.js";
 import { emit, type RunContext, updateState } from "./run-context.js";
 import type { Declaration } from "./run-settings.js";
 import type { Turn } from "./start-iteration.js";
-import { failed, isTerminal, stopped, type Terminal } from "./terminal-state.js";
+import { abortedWhen, failed, isTerminal, type Terminal } from "./terminal-state.js";
 
 /** The verdict on a declaration, with what a completion keeps in the record. */
 export type Verification = CompletionVerdict & {
@@ -32,7 +32,8 @@ export async function verifyCompletion(
   const protectedNow = run.ports.integrity.fingerprintProtected();
   protectedNow.catch(() => undefined);
   const validation = await checkCompletion(conditions, (name) => runOneValidator(run, turn, name));
-  if (run.signal.aborted) return stopped("aborted", "the run was aborted during the checks");
+  if (run.signal.aborted)
+    return abortedWhen(run, `during the checks of iteration ${turn.iteration}`);
   if (!validation.valid && validation.configError !== undefined) {
     return failed(
       "config_error",
@@ -86,6 +87,9 @@ async function runOneValidator(
 ): Promise<ValidatorOutcome> {
   const definition = run.agent.registry.validators[name];
   const command = definition?.type === "command" ? definition.command : undefined;
+  // The run was stopped: the checks left are not run, and none of them failed.
+  if (run.signal.aborted)
+    return { validator: name, valid: false, params: {}, durationMs: 0, aborted: true };
   emit(run, {
     type: "validator-start",
     iteration: turn.iteration,
@@ -108,6 +112,7 @@ async function runOneValidator(
     ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
     durationMs: outcome.durationMs,
     ...(outcome.timedOut === undefined ? {} : { timedOut: outcome.timedOut }),
+    ...(outcome.aborted === true ? { aborted: true } : {}),
     params: { ...outcome.params },
     ...(outcome.stdout === undefined ? {} : { stdout: outcome.stdout }),
     ...(outcome.stderr === undefined ? {} : { stderr: outcome.stderr }),

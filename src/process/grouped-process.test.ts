@@ -35,9 +35,22 @@ describe("startGroupedProcess", () => {
   it("settles a finished process by ending what it left running", async () => {
     const started = startShell("sleep 30 & echo done");
     expect(await new Promise((done) => started.child.once("exit", done))).toBe(0);
-    expect(await isProcessGroupAlive(started.pid!)).toBe(true);
     await started.settle();
     expect(await isProcessGroupAlive(started.pid!)).toBe(false);
+  });
+
+  it("stops waiting for pipes held by a process that left the group, and names it", async () => {
+    const started = startShell("setsid sh -c 'echo $$ >&2; exec sleep 30' & echo done");
+    const closed = new Promise((done) => started.child.once("close", done));
+    expect(await text(started.child.stdout)).toBe("done\n");
+    await closed;
+    await started.settle();
+    const escapedPid = Number(started.stderr().trim());
+    try {
+      expect(started.leftRunning()).toEqual([{ pid: escapedPid, command: "sleep 30" }]);
+    } finally {
+      process.kill(escapedPid, "SIGKILL");
+    }
   });
 
   it("sends the signal of the child's kill to the whole group", async () => {

@@ -5,16 +5,27 @@
  * nothing is left running once it is settled.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import {
+  type EscapedProcess,
+  findMarkedProcesses,
   isProcessGroupAlive,
   killProcessGroup,
+  PROCESS_MARK_VARIABLE,
   signalProcessGroup,
+  stopReading,
   waitForProcessGroupExit,
 } from "./process-group.js";
 
 /** Keeps the last this many characters of stderr. */
 const STDERR_TAIL_CHARS = 64 * 1024;
+
+/**
+ * Once the process exited and its group is gone, the time its pipes get to deliver what is
+ * buffered before they are closed from this side (docs/loop.md#left-running).
+ */
+const PIPE_DRAIN_MS = 1000;
 
 export interface GroupedProcessOptions {
   readonly file: string;
@@ -59,6 +70,8 @@ export interface GroupedProcess {
   stderr(): string;
   /** How the process ended; undefined while it runs or when it never started. */
   exit(): ProcessExit | undefined;
+  /** Processes it started outside its group that held its pipes after it ended (docs/loop.md#left-running). */
+  leftRunning(): readonly EscapedProcess[];
 }
 
 /** Waits for `promise`, at most `ms`; the timer does not outlive the wait. */
@@ -96,9 +109,10 @@ function asGroupedChild(child: ChildProcess, stdin: Writable, stdout: Readable):
 
 /** Starts `file` with piped stdio as the leader of a new process group. */
 export function startGroupedProcess(options: GroupedProcessOptions): GroupedProcess {
+  const mark = randomBytes(8).toString("hex");
   const child = spawn(options.file, options.args, {
     cwd: options.cwd,
-    env: options.env,
+    env: { ...options.env, [PROCESS_MARK_VARIABLE]: mark },
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
     windowsHide: true,
@@ -109,10 +123,20 @@ export function startGroupedProcess(options: GroupedProcessOptions): GroupedProc
     ended = { code, signal };
   });
   // `close` comes after the exit and after stderr was read to its end.
+  let isClosed = false;
   const closed = new Promise<void>((done) => {
     child.once("close", () => done());
     child.once("error", () => done());
+  }).then(() => {
+    isClosed = true;
   });
+  let leftRunning: EscapedProcess[] = [];
+  // Once the process and its group are gone, pipes still open are held by a process that escaped.
+  const releasePipes = async () => {
+    if (isClosed) return;
+    leftRunning = await findMarkedProcesses(mark);
+    for (const pipe of [child.stdout, child.stderr]) stopReading(pipe);
+  };
   child.stderr?.setEncoding("utf8");
   child.stderr?.on("data", (chunk: string) => {
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
@@ -124,6 +148,11 @@ export function startGroupedProcess(options: GroupedProcessOptions): GroupedProc
     await killProcessGroup(groupId, options.graceMs);
     if (await isProcessGroupAlive(groupId)) await waitForProcessGroupExit(groupId, options.graceMs);
   };
+  child.once("exit", () => {
+    void endGroup().then(() => {
+      if (!isClosed) setTimeout(() => void releasePipes(), PIPE_DRAIN_MS).unref();
+    });
+  });
 
   if (!child.stdin || !child.stdout) {
     void endGroup();
@@ -142,5 +171,6 @@ export function startGroupedProcess(options: GroupedProcessOptions): GroupedProc
     },
     stderr: () => stderrTail,
     exit: () => ended,
+    leftRunning: () => leftRunning,
   };
 }

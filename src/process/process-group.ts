@@ -1,4 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
+import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 
 /** Default time between SIGTERM and SIGKILL. */
@@ -74,3 +75,61 @@ export async function waitForProcessGroupExit(
   }
   return false;
 }
+
+/** The variable closer marks each process it starts with, to find what escaped its group. */
+export const PROCESS_MARK_VARIABLE = "CLOSER_PROCESS_MARK";
+
+/** A process that left its group: its id and command line. */
+export interface EscapedProcess {
+  readonly pid: number;
+  readonly command: string;
+}
+
+/**
+ * Live processes whose environment holds `CLOSER_PROCESS_MARK=<mark>`: what a
+ * command started and left running outside its (ended) process group, e.g.
+ * with `setsid` (docs/loop.md#left-running). A process that cleared its
+ * environment is not found. Reads /proc, so it finds nothing off Linux.
+ */
+export async function findMarkedProcesses(mark: string): Promise<EscapedProcess[]> {
+  let entries: string[];
+  try {
+    entries = (await readdir("/proc")).filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return [];
+  }
+  const needle = `\0${PROCESS_MARK_VARIABLE}=${mark}\0`;
+  const found = await Promise.all(
+    entries.map(async (entry) => {
+      try {
+        const environ = `\0${await readFile(`/proc/${entry}/environ`, "utf8")}`;
+        if (!environ.includes(needle)) return undefined;
+        const stat = await readFile(`/proc/${entry}/stat`, "utf8");
+        const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+        if (state === "Z" || state === "X") return undefined;
+        const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8");
+        return { pid: Number(entry), command: cmdline.split("\0").join(" ").trim() };
+      } catch {
+        return undefined;
+      }
+    }),
+  );
+  return found.filter((process) => process !== undefined);
+}
+
+/**
+ * Ends a pipe from this side: its reader gets what was buffered, then its
+ * end (a destroyed stream would leave a line reader waiting for ever), and
+ * the pipe is closed.
+ */
+export function stopReading(stream: Readable | null | undefined): void {
+  if (!stream || stream.destroyed || stream.readableEnded) return;
+  stream.on("error", () => {}); // what the escaped process writes after the end is dropped
+  stream.push(null);
+  const close = () => stream.destroy();
+  stream.once("end", close);
+  setTimeout(close, STOP_READING_MS).unref();
+}
+
+/** The longest a pipe ended from this side waits for its reader before it is closed. */
+const STOP_READING_MS = 1000;

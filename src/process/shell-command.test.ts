@@ -235,6 +235,23 @@ describe("runCommand", () => {
     expect(await waitUntilGone(running.pid!, 2_000)).toEqual([]);
   });
 
+  it("ends soon after the command exits although an escaped process holds its pipes, and names it", async () => {
+    const running = startCommand({
+      command: "setsid sh -c 'echo $$ >&2; exec sleep 100' & sleep 0.2; echo done",
+      cwd: workDir,
+      timeoutMs: 60_000,
+    });
+    const result = await running.result;
+    const escapedPid = Number(result.stderr.trim().split("\n")[0]);
+    try {
+      expect(result).toMatchObject({ exitCode: 0, stdout: "done\n", timedOut: false });
+      expect(result.durationMs).toBeLessThan(10_000);
+      expect(result.leftRunning).toEqual([{ pid: escapedPid, command: "sleep 100" }]);
+    } finally {
+      if (escapedPid > 0) process.kill(escapedPid, "SIGKILL");
+    }
+  });
+
   it("gives up on pipes held open by a process that left the group", async () => {
     const running = startCommand({
       command: "setsid sh -c 'echo $$ >&2; exec sleep 100' & sleep 100",

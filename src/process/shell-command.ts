@@ -9,11 +9,19 @@
  * commands themselves.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { Readable } from "node:stream";
 import { OutputCapture } from "./output-capture.js";
-import { DEFAULT_GRACE_MS, killProcessGroup } from "./process-group.js";
+import {
+  DEFAULT_GRACE_MS,
+  type EscapedProcess,
+  findMarkedProcesses,
+  killProcessGroup,
+  PROCESS_MARK_VARIABLE,
+  stopReading,
+} from "./process-group.js";
 
 export { isProcessGroupAlive, killProcessGroup } from "./process-group.js";
 
@@ -27,6 +35,12 @@ const MAX_BUFFER_BYTES = 256 * 1024 * 1024;
 export const COMMAND_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** Extra wait after SIGKILL before giving up on pipes held open by an escaped process. */
 const PIPE_RELEASE_MS = 1000;
+
+/**
+ * Once the command exited and its group is gone, the time its pipes get to deliver what is
+ * buffered before closer stops waiting for them (docs/loop.md#left-running).
+ */
+const PIPE_DRAIN_MS = 1000;
 
 export interface CommandOptions {
   /** A string runs through `/bin/sh -c`; an array runs the file directly with its arguments. */
@@ -65,6 +79,11 @@ export interface CommandResult {
   readonly signal?: string;
   /** What the command wrote to fd 3, when it was opened (`reportPipe`). */
   readonly report?: string;
+  /**
+   * Processes the command started that left its process group and held its pipes open after it
+   * ended; closer stopped waiting for them and did not end them (docs/loop.md#left-running).
+   */
+  readonly leftRunning?: readonly EscapedProcess[];
 }
 
 /** A command still running: its stdout lines as they come, and its result when it ends. */
@@ -79,7 +98,7 @@ export interface RunningCommand {
 
 type StopReason = "timeout" | "abort";
 
-function spawnChild(options: CommandOptions): ChildProcess {
+function spawnChild(options: CommandOptions, mark: string): ChildProcess {
   const { command } = options;
   const isShell = typeof command === "string";
   const file = isShell ? "/bin/sh" : command[0];
@@ -88,7 +107,7 @@ function spawnChild(options: CommandOptions): ChildProcess {
   }
   return spawn(file, isShell ? ["-c", command] : command.slice(1), {
     cwd: options.cwd,
-    env: environmentOf(options),
+    env: { ...environmentOf(options), [PROCESS_MARK_VARIABLE]: mark },
     detached: true,
     stdio: [
       options.input === undefined ? "ignore" : "pipe",
@@ -117,7 +136,8 @@ function exitCodeOf(code: number | null, signal: string | null, spawnError?: Err
 export function startCommand(options: CommandOptions): RunningCommand {
   const startedMs = performance.now();
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-  const child = spawnChild(options);
+  const mark = randomBytes(8).toString("hex");
+  const child = spawnChild(options, mark);
   const { pid } = child;
   const stdout = new OutputCapture(options.maxOutputBytes ?? MAX_BUFFER_BYTES);
   const stderr = new OutputCapture(options.maxOutputBytes ?? MAX_BUFFER_BYTES);
@@ -134,16 +154,22 @@ export function startCommand(options: CommandOptions): RunningCommand {
   let releaseTimer: NodeJS.Timeout | undefined;
   let spawnError: Error | undefined;
   let settled = false;
-
+  let leftRunning: EscapedProcess[] = [];
+  // Pipes still open after the group is gone are held by a process that escaped it: name it, stop waiting.
+  const releasePipes = async () => {
+    if (settled) return;
+    leftRunning = await findMarkedProcesses(mark);
+    for (const pipe of [child.stdout, child.stderr, reportPipe]) stopReading(pipe);
+  };
+  const releaseAfter = (ms: number) => {
+    clearTimeout(releaseTimer);
+    releaseTimer = setTimeout(() => void releasePipes(), ms);
+  };
   const stop = (reason: StopReason) => {
     if (stopReason !== undefined || settled) return;
     stopReason = reason;
     if (pid !== undefined) void killProcessGroup(pid, graceMs);
-    releaseTimer = setTimeout(() => {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      reportPipe?.destroy();
-    }, graceMs + PIPE_RELEASE_MS);
+    releaseAfter(graceMs + PIPE_RELEASE_MS);
   };
   const onAbort = () => stop("abort");
   const timeoutTimer = setTimeout(() => stop("timeout"), options.timeoutMs);
@@ -151,12 +177,15 @@ export function startCommand(options: CommandOptions): RunningCommand {
   if (options.signal?.aborted) stop("abort");
   // Background leftovers of a finished command must not hold its pipes open.
   child.once("exit", () => {
-    if (stopReason === undefined && pid !== undefined) void killProcessGroup(pid, graceMs);
+    clearTimeout(timeoutTimer);
+    if (stopReason !== undefined || pid === undefined) return;
+    void killProcessGroup(pid, graceMs).then(() => {
+      if (!settled) releaseAfter(PIPE_DRAIN_MS);
+    });
   });
   child.once("error", (error) => {
     spawnError ??= error;
   });
-
   const result = new Promise<CommandResult>((resolve) => {
     // `close` comes once the process has ended and its pipes are closed (or destroyed).
     child.once("close", (code: number | null, signal: NodeJS.Signals | null) => {
@@ -176,6 +205,7 @@ export function startCommand(options: CommandOptions): RunningCommand {
         aborted: stopReason === "abort",
         ...(signal === null ? {} : { signal }),
         ...(report === undefined ? {} : { report: report.text() }),
+        ...(leftRunning.length === 0 ? {} : { leftRunning }),
       });
     });
   });

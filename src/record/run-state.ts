@@ -108,6 +108,24 @@ export interface RunState {
   readonly flaky?: readonly FlakyValidator[];
   /** The closure reviews of the run (docs/completion.md#closure-review). */
   readonly review?: ReviewRecord;
+  /**
+   * The declaration whose checks are under way, or were when the run stopped: a resumed run
+   * runs them again instead of sending a prompt (docs/loop.md#resume-into-checks).
+   */
+  readonly checking?: CheckingDeclaration;
+}
+
+/** A declaration being checked: what the checks and the next summary need of its iteration. */
+export interface CheckingDeclaration {
+  readonly iteration: number;
+  readonly checkId: string;
+  readonly stepId: string;
+  /** What the model answered: its structured output, the start of its text, the tools it used. */
+  readonly response: {
+    readonly structuredOutput?: unknown;
+    readonly text: string;
+    readonly toolsUsed: readonly string[];
+  };
 }
 
 /** What the closure reviews cost and found. */

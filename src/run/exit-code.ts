@@ -1,3 +1,4 @@
+import { constants } from "node:os";
 import { exitCodeFor, GithubError, isCloserError } from "../errors.js";
 import type { RunOutcome } from "./run-options.js";
 
@@ -11,8 +12,8 @@ export const EXIT_CODES = {
 } as const;
 
 /**
- * Exit code of a run: 0 completed (and every side effect done); 130
- * interrupted (Ctrl-C or a termination signal); 2 a configuration or usage
+ * Exit code of a run: 0 completed (and every side effect done); 128 + n
+ * when signal n ended it (130 for Ctrl-C, or when the signal is not named); 2 a configuration or usage
  * error found during the run; 3 an unrecoverable backend error
  * (authentication, a backend that keeps failing); 1 any other end without
  * verified completion — an `aborted` run that no signal stopped
@@ -21,13 +22,14 @@ export const EXIT_CODES = {
  */
 export function exitCodeOfOutcome(
   outcome: RunOutcome,
-  context: { readonly interrupted: boolean } = { interrupted: false },
+  context: { readonly interrupted: boolean; readonly signal?: string } = { interrupted: false },
 ): number {
   if (outcome.status === "completed") {
     return outcome.success ? EXIT_CODES.completed : EXIT_CODES.notCompleted;
   }
   if (outcome.status === "aborted") {
-    return context.interrupted ? EXIT_CODES.interrupted : EXIT_CODES.notCompleted;
+    if (!context.interrupted) return EXIT_CODES.notCompleted;
+    return context.signal === undefined ? EXIT_CODES.interrupted : exitCodeOfSignal(context.signal);
   }
   // A record that failed mid-run: the run did not complete, nothing about it was misused.
   if (outcome.status === "error" && outcome.errorCode === "record_error") {
@@ -50,4 +52,10 @@ export function exitCodeOfError(error: unknown): number {
   if (!isCloserError(error)) return EXIT_CODES.notCompleted;
   if (error instanceof GithubError && error.transient) return EXIT_CODES.notCompleted;
   return exitCodeFor(error.code);
+}
+
+/** 128 + the signal's number, as a shell reports a process the signal ended (SIGHUP 129, SIGTERM 143). */
+export function exitCodeOfSignal(signal: string): number {
+  const number = constants.signals[signal as NodeJS.Signals];
+  return number === undefined ? EXIT_CODES.interrupted : 128 + number;
 }

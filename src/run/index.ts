@@ -1,7 +1,7 @@
 /** Runs around the loop: a written task, a GitHub issue, a batch of issues, a resumed run. */
 export { AgentRunner } from "./agent-runner.js";
 export { type BranchWork, commitMessage, makeBranchWork } from "./branch-conditions.js";
-export { EXIT_CODES, exitCodeOfError, exitCodeOfOutcome } from "./exit-code.js";
+export { EXIT_CODES, exitCodeOfError, exitCodeOfOutcome, exitCodeOfSignal } from "./exit-code.js";
 export { makeIssueTask } from "./issue-task.js";
 export { describeOutcome, formatBatchTable, outcomeJson } from "./outcome-report.js";
 export { type ResumeRunOptions, resumeRun } from "./resume-run.js";

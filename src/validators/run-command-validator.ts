@@ -4,7 +4,12 @@ import type { CheckContext, ValidatorOutcome } from "../ports.js";
 import { COMMAND_OUTPUT_BYTES, type CommandResult, runCommand } from "../process/shell-command.js";
 import { extractParams } from "./extract/extract-param.js";
 import { isSuccess } from "./success-when.js";
-import { elapsedMs, makeCheckEnv, makeConfigErrorOutcome } from "./validator-outcome.js";
+import {
+  elapsedMs,
+  makeAbortedOutcome,
+  makeCheckEnv,
+  makeConfigErrorOutcome,
+} from "./validator-outcome.js";
 
 /** `sh: 1: foo: not found` (dash), `sh: foo: command not found` (bash), `foo: No such file…`. */
 const NOT_FOUND = /([^\s:]+): (?:command )?not found\s*$|([^\s:]+): No such file or directory\s*$/m;
@@ -75,7 +80,17 @@ export async function runCommandValidator(
     maxOutputBytes: COMMAND_OUTPUT_BYTES,
   });
   const durationMs = elapsedMs(startedMs);
-  const stopped = result.timedOut || result.aborted;
+  if (result.aborted) {
+    return {
+      ...makeAbortedOutcome(definition, durationMs, {
+        stdout: result.stdout,
+        stderr: result.stderr,
+      }),
+      command: definition.command,
+      exitCode: result.exitCode,
+    };
+  }
+  const stopped = result.timedOut;
   const notRunnable = result.exitCode === 126 || result.exitCode === 127;
   if (!stopped && notRunnable && (await isOwnCommandMissing(definition, context, result))) {
     return {

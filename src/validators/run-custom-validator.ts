@@ -9,6 +9,7 @@ import {
 } from "./custom-validator-program.js";
 import {
   elapsedMs,
+  makeAbortedOutcome,
   makeCheckAdditions,
   makeCheckEnv,
   makeConfigErrorOutcome,
@@ -116,7 +117,8 @@ export async function runCustomValidator(
     ...output,
     ...fields,
   });
-  if (result.timedOut || result.aborted) return failed(result.timedOut ? { timedOut: true } : {});
+  if (result.aborted) return makeAbortedOutcome(definition, durationMs, output);
+  if (result.timedOut) return failed({ timedOut: true });
   const where = `module ${definition.module} of validator "${definition.name}"`;
   const report = readProgramReport(result.report, nonce);
   if (report === undefined) {

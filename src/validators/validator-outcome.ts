@@ -36,3 +36,19 @@ export function makeCheckEnv(context: CheckContext): Record<string, string> {
 export function elapsedMs(startedMs: number): number {
   return Math.round(performance.now() - startedMs);
 }
+
+/** A check the run's abort stopped: not a failure of the work, so no pattern and no findings. */
+export function makeAbortedOutcome(
+  definition: ValidatorDefinition,
+  durationMs: number,
+  output: { readonly stdout?: string; readonly stderr?: string } = {},
+): ValidatorOutcome {
+  return {
+    validator: definition.name,
+    valid: false,
+    params: {},
+    durationMs,
+    aborted: true,
+    ...output,
+  };
+}

@@ -51,7 +51,7 @@ describe("Ctrl-C during a run", () => {
   it("aborts the run, keeps its record, ends the agent's processes and exits 130", async () => {
     repo = await makeCliRepo();
     const { code, stdout, stderr, agentPids } = await interruptRun(repo.dir, "slow", 1);
-    expect(stderr).toContain("stopping; the run record and the work so far are kept");
+    expect(stderr).toContain("the run record and the work so far are kept");
     expect(code).toBe(130);
     const result = JSON.parse(stdout) as { status: string; runDir: string };
     expect(result.status).toBe("aborted");

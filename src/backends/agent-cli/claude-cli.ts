@@ -13,7 +13,12 @@ import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { numberOr, stringOr } from "../json-values.js";
 import { protectedPathRules } from "../protected-paths.js";
-import { type AgentCliEnvironment, environmentOf, runAgentCli } from "./run-agent-cli.js";
+import {
+  type AgentCliEnvironment,
+  environmentOf,
+  runAgentCli,
+  withLeftRunning,
+} from "./run-agent-cli.js";
 
 export interface ClaudeCliBackendOptions extends AgentCliEnvironment {
   /** Executable and leading arguments, e.g. `["claude"]`. */
@@ -87,7 +92,7 @@ export function makeClaudeCliBackend(options: ClaudeCliBackendOptions): Backend 
       if (response.error === undefined && response.sessionId !== undefined) {
         totalCostBySession.set(response.sessionId, total);
       }
-      return { ...response, costUsd };
+      return withLeftRunning({ ...response, costUsd }, run.result);
     },
   };
 }

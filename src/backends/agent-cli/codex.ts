@@ -25,6 +25,7 @@ import {
   environmentOf,
   promptWithSystemText,
   runAgentCli,
+  withLeftRunning,
 } from "./run-agent-cli.js";
 import { dropNullOptionals, strictSchema } from "./strict-schema.js";
 
@@ -98,7 +99,7 @@ export function makeCodexBackend(options: CodexBackendOptions): Backend {
           input: promptWithSystemText(request),
         });
         if (!run.ok) return run.response;
-        return readCodexEvents(run.result, request, now());
+        return withLeftRunning(readCodexEvents(run.result, request, now()), run.result);
       } finally {
         if (schemaDir !== undefined) await rm(schemaDir, { recursive: true, force: true });
       }

@@ -23,7 +23,12 @@ import type { CommandResult } from "../../process/shell-command.js";
 import { crashError, errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { takeUsageLine } from "./command-usage.js";
-import { type AgentCliEnvironment, environmentOf, runAgentCli } from "./run-agent-cli.js";
+import {
+  type AgentCliEnvironment,
+  environmentOf,
+  runAgentCli,
+  withLeftRunning,
+} from "./run-agent-cli.js";
 
 export interface CommandBackendOptions extends AgentCliEnvironment {
   /** Executable and its arguments. */
@@ -66,7 +71,7 @@ export function makeCommandBackend(options: CommandBackendOptions): Backend {
         transcript: [{ stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode }],
         ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
       };
-      if (result.exitCode === 0) return response;
+      if (result.exitCode === 0) return withLeftRunning(response, result);
       return errorResponse(exitError(options.command[0] ?? "command", result), response);
     },
   };

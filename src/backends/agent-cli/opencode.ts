@@ -22,6 +22,7 @@ import {
   environmentOf,
   promptWithSystemText,
   runAgentCli,
+  withLeftRunning,
 } from "./run-agent-cli.js";
 
 export interface OpencodeBackendOptions extends AgentCliEnvironment {
@@ -53,7 +54,7 @@ export function makeOpencodeBackend(options: OpencodeBackendOptions): Backend {
         input: promptWithSystemText(request),
       });
       if (!run.ok) return run.response;
-      return readOpencodeEvents(run.result, request, now());
+      return withLeftRunning(readOpencodeEvents(run.result, request, now()), run.result);
     },
   };
 }

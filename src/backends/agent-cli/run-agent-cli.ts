@@ -81,9 +81,12 @@ export async function runAgentCli(invocation: CliInvocation): Promise<CliRun> {
       signal: request.signal,
     });
     const failure = processFailure(result, invocation.command, request.timeoutMs);
-    return failure === undefined
-      ? { ok: true, result }
-      : failed(failure, request, result.durationMs);
+    if (failure === undefined) return { ok: true, result };
+    // What the process wrote before it was stopped stays in the record (docs/loop.md#budgets).
+    const partial = failed(failure, request, result.durationMs);
+    return partial.ok
+      ? partial
+      : { ok: false, response: { ...partial.response, ...partialOutput(result) } };
   } catch (error) {
     return failed(spawnError(error, invocation.command), request, Date.now() - startedMs);
   }
@@ -106,6 +109,13 @@ function processFailure(
     return missingExecutable(command, result.stderr);
   }
   return undefined;
+}
+
+function partialOutput(result: CommandResult): Partial<BackendResponse> {
+  return {
+    transcript: [{ stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode }],
+    ...(result.leftRunning === undefined ? {} : { leftRunning: result.leftRunning }),
+  };
 }
 
 function spawnError(error: unknown, command: readonly string[]): BackendError {
@@ -132,4 +142,11 @@ export function promptWithSystemText(request: BackendRequest): string {
   const systemText = request.systemPrompt?.trim();
   if (!systemText || request.sessionId !== undefined) return request.prompt;
   return `${systemText}\n\n---\n\n${request.prompt}`;
+}
+
+/** A response with the processes the CLI left running outside its group (docs/loop.md#left-running). */
+export function withLeftRunning(response: BackendResponse, result: CommandResult): BackendResponse {
+  return result.leftRunning === undefined
+    ? response
+    : { ...response, leftRunning: result.leftRunning };
 }

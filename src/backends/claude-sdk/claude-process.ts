@@ -23,6 +23,8 @@ export interface ClaudeProcess {
   stderr(): string;
   /** How the executable ended; undefined while it runs or when it never started. */
   exit(): ProcessExit | undefined;
+  /** Processes it started outside its group that held its pipes after it ended. */
+  leftRunning(): readonly { readonly pid: number; readonly command: string }[];
 }
 
 export function makeClaudeProcess(options: { readonly graceMs: number }): ClaudeProcess {
@@ -42,5 +44,6 @@ export function makeClaudeProcess(options: { readonly graceMs: number }): Claude
     settle: async () => started?.settle(),
     stderr: () => started?.stderr() ?? "",
     exit: () => started?.exit(),
+    leftRunning: () => started?.leftRunning() ?? [],
   };
 }

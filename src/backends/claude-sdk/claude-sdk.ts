@@ -17,6 +17,7 @@ import type { QueryRun } from "./errors.js";
 import { findNativeClaudeExecutable, resolveClaudeExecutable } from "./executable.js";
 import { buildSdkOptions } from "./options.js";
 import { type SessionTotals, toBackendResponse } from "./response.js";
+import { makeRunningCost } from "./running-cost.js";
 import { makeStructuredOutputValidator } from "./structured-output.js";
 
 /** What the backend reads of agent.json's `backend` (a whole BackendConfig fits). */
@@ -60,9 +61,16 @@ interface RunSettings {
 const MAX_TIMER_MS = 2_147_483_647;
 
 /** Reads the SDK's messages to their end; resolves with what the stream threw, if anything. */
-async function drain(stream: Query, messages: SDKMessage[]): Promise<{ thrown?: unknown }> {
+async function drain(
+  stream: Query,
+  messages: SDKMessage[],
+  onMessage: (message: SDKMessage) => void,
+): Promise<{ thrown?: unknown }> {
   try {
-    for await (const message of stream) messages.push(message);
+    for await (const message of stream) {
+      messages.push(message);
+      onMessage(message);
+    }
     return {};
   } catch (error) {
     return { thrown: error };
@@ -111,7 +119,8 @@ async function runQuery(request: BackendRequest, settings: RunSettings): Promise
     // Loaded on the first query: a process that never runs this backend never pays for the SDK.
     const { query } = await import("@anthropic-ai/claude-agent-sdk");
     const stream = query({ prompt: request.prompt, options });
-    const ended = await Promise.race([drain(stream, messages), stuck.reached]);
+    const onMessage = request.onCost === undefined ? () => {} : makeRunningCost(request.onCost);
+    const ended = await Promise.race([drain(stream, messages, onMessage), stuck.reached]);
     if (ended === "stuck") void stream.return(undefined).catch(() => {});
     else thrown = ended.thrown;
   } catch (error) {
@@ -124,7 +133,9 @@ async function runQuery(request: BackendRequest, settings: RunSettings): Promise
   await stopped;
   await claudeProcess.settle();
   const exit = claudeProcess.exit();
+  const leftRunning = claudeProcess.leftRunning();
   return {
+    ...(leftRunning.length === 0 ? {} : { leftRunning }),
     messages,
     thrown,
     stopReason,
@@ -168,13 +179,16 @@ export function makeClaudeSdkBackend(
         killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
       });
       const finishedAt = now();
-      return toBackendResponse(run, {
+      const response = toBackendResponse(run, {
         request,
         sessionTotals,
         validate,
         durationMs: finishedAt - startedAt,
         nowMs: finishedAt,
       });
+      return run.leftRunning === undefined
+        ? response
+        : { ...response, leftRunning: run.leftRunning };
     },
   };
 }

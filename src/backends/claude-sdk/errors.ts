@@ -29,6 +29,8 @@ export interface QueryRun {
   readonly stopReason?: "timeout" | "aborted";
   readonly stderr: string;
   readonly exit?: { readonly code: number | null; readonly signal: string | null };
+  /** Processes the executable started outside its group that outlived it (docs/loop.md#left-running). */
+  readonly leftRunning?: readonly { readonly pid: number; readonly command: string }[];
 }
 
 const SESSION_MISSING = /No conversation found with session ID/i;

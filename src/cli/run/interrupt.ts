@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { exitCodeOfSignal } from "../../run/exit-code.js";
 
 /** How an interrupt is handled while a run is going. */
 export interface InterruptOptions {
@@ -10,7 +11,8 @@ export interface InterruptOptions {
   readonly killChildren?: () => void;
 }
 
-const SIGNALS = ["SIGINT", "SIGTERM"] as const;
+/** The signals that end a run: a closed terminal or dropped ssh (SIGHUP), Ctrl-C, Ctrl-\\, a kill. */
+export const ENDING_SIGNALS = ["SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM"] as const;
 
 /** Parent id and process group of a process, from /proc; undefined when it is gone. */
 function readParentAndGroup(pid: string): { parent: number; group: number } | undefined {
@@ -50,10 +52,13 @@ export function killChildProcessGroups(parentPid: number = process.pid): void {
 }
 
 /**
- * Runs `work` with an AbortSignal that the first Ctrl-C (SIGINT) or SIGTERM
- * aborts: the run ends `aborted`, keeping its record and its work. A second
- * signal kills what the run started and exits at once with 130. The handlers
- * exist only while `work` runs.
+ * Runs `work` with an AbortSignal that the first ending signal — SIGHUP,
+ * SIGINT (Ctrl-C), SIGQUIT or SIGTERM — aborts with the signal's name as the
+ * reason: the run ends `aborted`, keeping its record and its work, and the
+ * caller exits with 128 + n (docs/cli.md#interrupt). A second signal kills
+ * what the run started and exits at once with 128 + n of that signal. The
+ * handlers exist only while `work` runs; meanwhile a write to a terminal
+ * that went away (SIGHUP) is dropped instead of ending closer.
  */
 export async function withInterrupt<T>(
   work: (signal: AbortSignal) => Promise<T>,
@@ -62,21 +67,32 @@ export async function withInterrupt<T>(
   const controller = new AbortController();
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const killChildren = options.killChildren ?? (() => killChildProcessGroups());
-  const onSignal = () => {
+  const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) {
       killChildren();
-      exit(130);
+      exit(exitCodeOfSignal(signal));
       return;
     }
-    options.write(
-      "\ncloser: stopping; the run record and the work so far are kept (press Ctrl-C again to quit at once)\n",
-    );
-    controller.abort();
+    const again =
+      signal === "SIGINT" || signal === undefined
+        ? "press Ctrl-C again to quit at once"
+        : `another ${signal} quits at once`;
+    try {
+      options.write(
+        `\ncloser: stopping${signal === undefined ? "" : ` (${signal})`}; the run record and the work so far are kept (${again})\n`,
+      );
+    } catch {
+      // the terminal is gone (SIGHUP): the record says what happened
+    }
+    controller.abort(signal);
   };
-  for (const signal of SIGNALS) process.on(signal, onSignal);
+  const ignoreWriteError = () => {};
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", ignoreWriteError);
+  for (const signal of ENDING_SIGNALS) process.on(signal, onSignal);
   try {
     return await work(controller.signal);
   } finally {
-    for (const signal of SIGNALS) process.off(signal, onSignal);
+    for (const signal of ENDING_SIGNALS) process.off(signal, onSignal);
+    for (const stream of [process.stdout, process.stderr]) stream.off("error", ignoreWriteError);
   }
 }

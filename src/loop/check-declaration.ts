@@ -1,0 +1,104 @@
+import type { BackendResponse } from "../ports.js";
+import type { CheckingDeclaration } from "../record/run-state.js";
+import { beforeChecks } from "./before-checks.js";
+import { acceptCompletion } from "./end-iteration.js";
+import { handleFailedCheck } from "./handle-failed-check.js";
+import { emit, type RunContext, saveState, updateState } from "./run-context.js";
+import type { Declaration } from "./run-settings.js";
+import { findStep, type Turn } from "./start-iteration.js";
+import { isTerminal, type Terminal } from "./terminal-state.js";
+import { verifyCompletion } from "./verify-completion.js";
+
+/** The start of the model's text a resumed run's summary needs (it keeps 500 characters). */
+const KEPT_TEXT_CHARS = 2_000;
+
+/**
+ * Checks a declaration (validators, review, external conditions) and ends the
+ * iteration by the verdict: completed, or `onFailure`. run.json says the
+ * checks are under way (`checking`) until they give a verdict, so a run
+ * stopped during them is resumed into them (docs/loop.md#resume-into-checks).
+ * Returns the end of the run, or undefined when the loop goes on.
+ */
+export async function checkDeclaration(
+  run: RunContext,
+  turn: Turn,
+  response: BackendResponse,
+  declaration: Declaration,
+): Promise<Terminal | undefined> {
+  markChecking(run, turn, response);
+  const verdict = await verifyCompletion(run, turn, declaration);
+  if (isTerminal(verdict)) return verdict;
+  updateState(run, { checking: undefined });
+  if (verdict.complete) return acceptCompletion(run, turn, response, verdict.completion);
+  return handleFailedCheck(run, turn, response, verdict);
+}
+
+/**
+ * A run stopped during its checks (Ctrl-C, a lost terminal, a crash) runs
+ * the checks of that declaration again when resumed, before any prompt is
+ * sent (docs/loop.md#resume-into-checks). Returns the end of the run, or
+ * undefined when the loop goes on (or there was nothing to check again).
+ */
+export async function resumeChecks(run: RunContext): Promise<Terminal | undefined> {
+  const checking = run.state.checking;
+  if (checking === undefined || run.signal.aborted) return undefined;
+  const turn = turnOf(run, checking);
+  const response = responseOf(checking);
+  emit(run, {
+    type: "warning",
+    iteration: checking.iteration,
+    message: `the run stopped during the checks of iteration ${checking.iteration}: running them again`,
+  });
+  const declaration = await beforeChecks(run, turn, response);
+  return checkDeclaration(run, turn, response, declaration);
+}
+
+function markChecking(run: RunContext, turn: Turn, response: BackendResponse): void {
+  const checking: CheckingDeclaration = {
+    iteration: turn.iteration,
+    checkId: turn.checkId,
+    stepId: turn.step.id,
+    response: {
+      ...(response.structuredOutput === undefined
+        ? {}
+        : { structuredOutput: response.structuredOutput }),
+      text: response.text.slice(0, KEPT_TEXT_CHARS),
+      toolsUsed: response.toolsUsed,
+    },
+  };
+  updateState(run, { checking });
+  saveState(run);
+}
+
+function turnOf(run: RunContext, checking: CheckingDeclaration): Turn {
+  const step = findStep(run, checking.stepId);
+  const completionStep =
+    step.completionStep === undefined
+      ? undefined
+      : run.agent.registry.completionSteps[step.completionStep];
+  const model = step.model ?? run.agent.runner.backend.model;
+  return {
+    iteration: checking.iteration,
+    checkId: checking.checkId,
+    step,
+    ...(completionStep === undefined ? {} : { completionStep }),
+    query: {
+      iteration: checking.iteration,
+      prompt: "",
+      checkId: checking.checkId,
+      ...(model === undefined ? {} : { model }),
+    },
+  };
+}
+
+function responseOf(checking: CheckingDeclaration): BackendResponse {
+  const { structuredOutput, text, toolsUsed } = checking.response;
+  return {
+    ...(structuredOutput === undefined ? {} : { structuredOutput }),
+    text,
+    toolsUsed,
+    costUsd: 0,
+    durationMs: 0,
+    transcript: [],
+  };
+}

@@ -1,0 +1,347 @@
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect } from "vitest";
+import { loadAgent } from "../../src/definition/load-agent.js";
+import type { RunEvent } from "../../src/events.js";
+import { runTask, taskFromText } from "../../src/run/index.js";
+import { makeScriptedBackend } from "../../src/testing/index.js";
+import { cli } from "../cli/support/cli-repo.js";
+import { isProcessAlive } from "../doubles/fake-claude/process-liveness.js";
+import { startCloser } from "./support/closer-process.js";
+import { fault } from "./support/fault.js";
+import { DONE_ANSWER, type FaultRepo, makeFaultRepo, READ_PROMPT } from "./support/fault-repo.js";
+import { onlyRunFolder, readRecordedEvents, readRunJson } from "./support/run-folder.js";
+import { expectUserStateKept, takeUserState } from "./support/user-state.js";
+
+/** The model: writes its pid and its child's to .closer/model-pids, then waits for ever. */
+const HANGING_MODEL = `${READ_PROMPT}
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+const child = spawn("sleep", ["600"], { stdio: "ignore" });
+mkdirSync(".closer", { recursive: true });
+writeFileSync(".closer/model-pids", process.pid + " " + child.pid + "\\n");
+await new Promise(() => setInterval(() => {}, 1000));
+`;
+
+/** A check that holds (writing its pid to .closer/check-pid) while .closer/hold exists, except on the baseline. */
+const HOLDING_CHECK = `import { existsSync, writeFileSync } from "node:fs";
+if (process.env.CLOSER_CHECK_ID !== "baseline" && existsSync(".closer/hold")) {
+  writeFileSync(".closer/check-pid", String(process.pid));
+  await new Promise((resolve) => setTimeout(resolve, 600_000));
+}
+console.log("ok 1 - widgets work");
+`;
+
+const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGTERM: 15 } as const;
+
+async function waitForFile(path: string, limitMs = 30_000): Promise<string> {
+  const deadline = Date.now() + limitMs;
+  while (Date.now() < deadline) {
+    const text = await readFile(path, "utf8").catch(() => "");
+    if (text.trim() !== "") return text;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${path} did not appear within ${limitMs} ms`);
+}
+
+async function pidsOf(path: string): Promise<number[]> {
+  return (await waitForFile(path)).trim().split(/\s+/).map(Number);
+}
+
+async function readEvents(runDir: string): Promise<RunEvent[]> {
+  return (await readRecordedEvents(runDir)) as unknown as RunEvent[];
+}
+
+function eventsOf<T extends RunEvent["type"]>(events: readonly RunEvent[], type: T) {
+  return events.filter((event): event is Extract<RunEvent, { type: T }> => event.type === type);
+}
+
+describe("Signals, budgets and processes", () => {
+  let repo: FaultRepo | undefined;
+  const leftPids: number[] = [];
+  afterEach(async () => {
+    for (const pid of leftPids.splice(0)) if (isProcessAlive(pid)) process.kill(pid, "SIGKILL");
+    await repo?.cleanup();
+    repo = undefined;
+  });
+
+  fault(
+    {
+      what: "the wall-time budget runs out while the model hangs in a query",
+      does: "the query is stopped when the budget is spent, not at its timeout: exit 1, budget_exhausted (time) with the transcript and totals so far; the model's processes are gone",
+    },
+    async () => {
+      repo = await makeFaultRepo({
+        program: HANGING_MODEL,
+        runner: { budgets: { maxWallTimeMs: 3000, queryTimeoutMs: 60_000 } },
+      });
+      const before = await takeUserState(repo.dir);
+      const result = await cli("run", repo.agent, "--task", "do it", "--json", "--cwd", repo.dir);
+      expect(result.code).toBe(1);
+      const json = JSON.parse(result.stdout) as { status: string; reason: string };
+      expect(json.status).toBe("budget_exhausted");
+      expect(json.reason).toContain("budget of 3000 ms");
+      expect(json.reason).toContain("the query under way was stopped");
+      const runDir = await onlyRunFolder(repo.dir);
+      expect(await readRunJson(runDir)).toMatchObject({ status: "budget_exhausted", iteration: 1 });
+      const events = await readEvents(runDir);
+      const ended = eventsOf(events, "backend-end");
+      expect(ended).toHaveLength(1);
+      expect(ended[0]?.durationMs).toBeLessThan(30_000); // long before the 60 s query timeout
+      expect(eventsOf(events, "budget").at(-1)?.exhausted).toBe("time");
+      expect(existsSync(join(runDir, "transcripts/iteration-001.json"))).toBe(true);
+      const pids = await pidsOf(join(repo.dir, ".closer/model-pids"));
+      expect(pids.filter(isProcessAlive)).toEqual([]);
+      await expectUserStateKept(repo.dir, before);
+    },
+    60_000,
+  );
+
+  fault(
+    {
+      what: "the cost budget is spent while a query runs (the backend reports its running cost)",
+      does: "the query is stopped at once: budget_exhausted (cost), the running cost counted in the totals",
+    },
+    async () => {
+      repo = await makeFaultRepo({ runner: { budgets: { maxCostUsd: 0.5 } } });
+      const before = await takeUserState(repo.dir);
+      let aborted = false;
+      const backend = makeScriptedBackend([
+        (request) => {
+          request.signal.addEventListener("abort", () => {
+            aborted = true;
+          });
+          request.onCost?.(0.2);
+          request.onCost?.(0.7);
+          return { delayMs: 60_000, structuredOutput: {} };
+        },
+      ]);
+      const outcome = await runTask({
+        agent: await loadAgent(repo.agent, { cwd: repo.dir }),
+        cwd: repo.dir,
+        task: taskFromText("do it"),
+        worktree: false,
+        backend,
+      });
+      expect(outcome).toMatchObject({ status: "budget_exhausted" });
+      expect(aborted).toBe(true);
+      expect(outcome.reason).toContain("reached the budget of $0.5");
+      expect(outcome.costUsd).toBeCloseTo(0.7);
+      const runDir = await onlyRunFolder(repo.dir);
+      const state = await readRunJson(runDir);
+      expect(state).toMatchObject({ status: "budget_exhausted", totals: { costUsd: 0.7 } });
+      const events = await readEvents(runDir);
+      expect(eventsOf(events, "budget").at(-1)?.exhausted).toBe("cost");
+      expect(eventsOf(events, "backend-end")[0]?.error?.kind).toBe("aborted");
+      await expectUserStateKept(repo.dir, before);
+    },
+    60_000,
+  );
+
+  /** Sends `name` to closer while the model hangs in its query, and checks how the run ended. */
+  async function signalDuringQuery(name: keyof typeof SIGNALS): Promise<void> {
+    const code = 128 + SIGNALS[name];
+    repo = await makeFaultRepo({ program: HANGING_MODEL });
+    const before = await takeUserState(repo.dir);
+    const closer = startCloser(["run", repo.agent, "--task", "do it", "--json"], {
+      cwd: repo.dir,
+    });
+    const pids = await pidsOf(join(repo.dir, ".closer/model-pids"));
+    closer.child.kill(name);
+    const exit = await closer.exited;
+    expect(exit.code).toBe(code);
+    expect(closer.stderr()).toContain(
+      `closer: stopping (${name}); the run record and the work so far are kept`,
+    );
+    const json = JSON.parse(closer.stdout()) as { status: string; reason: string };
+    expect(json.status).toBe("aborted");
+    expect(json.reason).toContain(`by ${name} during the query of iteration 1`);
+    const runDir = await onlyRunFolder(repo.dir);
+    expect(await readRunJson(runDir)).toMatchObject({
+      status: "aborted",
+      reason: json.reason,
+    });
+    const events = await readEvents(runDir);
+    expect(eventsOf(events, "abort")).toEqual([
+      expect.objectContaining({ signal: name, iteration: 1 }),
+    ]);
+    expect(pids.filter(isProcessAlive)).toEqual([]);
+    await expectUserStateKept(repo.dir, before);
+  }
+
+  fault(
+    {
+      what: "SIGHUP reaches closer while the model works (the terminal closed, ssh dropped)",
+      does: "exit 129: the model's process group is ended, run.json says aborted by SIGHUP, an abort event names it, --json still prints the result",
+    },
+    () => signalDuringQuery("SIGHUP"),
+    60_000,
+  );
+
+  fault(
+    {
+      what: "SIGTERM reaches closer while the model works",
+      does: "exit 143: the model's process group is ended, run.json says aborted by SIGTERM, an abort event names it, --json still prints the result",
+    },
+    () => signalDuringQuery("SIGTERM"),
+    60_000,
+  );
+
+  fault(
+    {
+      what: "SIGQUIT reaches closer while the model works",
+      does: "exit 131: the model's process group is ended, run.json says aborted by SIGQUIT, an abort event names it, --json still prints the result",
+    },
+    () => signalDuringQuery("SIGQUIT"),
+    60_000,
+  );
+
+  fault(
+    {
+      what: "Ctrl-C (SIGINT) while a check runs",
+      does: "exit 130, aborted during the checks (not a failed check: no pattern, no retry); --resume runs that declaration's checks again, sends no prompt, and completes",
+    },
+    async () => {
+      repo = await makeFaultRepo({
+        files: { "holding-check.mjs": HOLDING_CHECK },
+        validators: {
+          "holding-check": {
+            type: "command",
+            command: "node holding-check.mjs",
+            successWhen: "exitCode:0",
+            failurePattern: "check-failed",
+            extractParams: { errorOutput: "stderr" },
+          },
+        },
+        conditions: ["holding-check"],
+      });
+      const before = await takeUserState(repo.dir);
+      await mkdir(join(repo.dir, ".closer"), { recursive: true });
+      await writeFile(join(repo.dir, ".closer/hold"), "");
+      const closer = startCloser(["run", repo.agent, "--task", "do it", "--json"], {
+        cwd: repo.dir,
+      });
+      const checkPid = Number(
+        await waitForFile(join(repo.dir, ".closer/check-pid")).catch((error) => {
+          throw new Error(`${error}\n${closer.stderr()}`);
+        }),
+      );
+      closer.child.kill("SIGINT");
+      const exit = await closer.exited;
+      expect(exit.code).toBe(130);
+      const json = JSON.parse(closer.stdout()) as { status: string; reason: string; runId: string };
+      expect(json.status).toBe("aborted");
+      expect(json.reason).toContain("by SIGINT during the checks of iteration 1");
+      expect(isProcessAlive(checkPid)).toBe(false);
+      const runDir = await onlyRunFolder(repo.dir);
+      expect(await readRunJson(runDir)).toMatchObject({
+        status: "aborted",
+        checking: { iteration: 1 },
+      });
+      const stopped = eventsOf(await readEvents(runDir), "validator-end");
+      expect(stopped).toEqual([expect.objectContaining({ aborted: true, valid: false })]);
+      expect(stopped[0]?.pattern).toBeUndefined();
+
+      await rm(join(repo.dir, ".closer/hold"));
+      const resumed = await cli(
+        "run",
+        repo.agent,
+        "--resume",
+        json.runId,
+        "--json",
+        "--cwd",
+        repo.dir,
+      );
+      expect(resumed.code).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ status: "completed", iterations: 1 });
+      const events = await readEvents(runDir);
+      expect(eventsOf(events, "backend-start")).toHaveLength(1);
+      expect(eventsOf(events, "validator-end").at(-1)).toMatchObject({ valid: true });
+      const state = await readRunJson(runDir);
+      expect(state.status).toBe("completed");
+      expect(state.checking).toBeUndefined();
+      await expectUserStateKept(repo.dir, before);
+    },
+    60_000,
+  );
+
+  fault(
+    {
+      what: "SIGTERM while a check runs",
+      does: "exit 143: the check's process group is ended, the run is aborted by SIGTERM during the checks, and run.json keeps the declaration to check again",
+    },
+    async () => {
+      repo = await makeFaultRepo({
+        files: { "holding-check.mjs": HOLDING_CHECK },
+        validators: {
+          "holding-check": {
+            type: "command",
+            command: "node holding-check.mjs",
+            successWhen: "exitCode:0",
+            failurePattern: "check-failed",
+            extractParams: { errorOutput: "stderr" },
+          },
+        },
+        conditions: ["holding-check"],
+      });
+      const before = await takeUserState(repo.dir);
+      await mkdir(join(repo.dir, ".closer"), { recursive: true });
+      await writeFile(join(repo.dir, ".closer/hold"), "");
+      const closer = startCloser(["run", repo.agent, "--task", "do it", "--json"], {
+        cwd: repo.dir,
+      });
+      const checkPid = Number(await waitForFile(join(repo.dir, ".closer/check-pid")));
+      closer.child.kill("SIGTERM");
+      const exit = await closer.exited;
+      expect(exit.code).toBe(143);
+      expect(JSON.parse(closer.stdout())).toMatchObject({ status: "aborted" });
+      expect(isProcessAlive(checkPid)).toBe(false);
+      const runDir = await onlyRunFolder(repo.dir);
+      const state = await readRunJson(runDir);
+      expect(state).toMatchObject({ status: "aborted", checking: { iteration: 1 } });
+      expect(state.reason).toContain("by SIGTERM during the checks of iteration 1");
+      const events = await readEvents(runDir);
+      expect(eventsOf(events, "abort")).toEqual([expect.objectContaining({ signal: "SIGTERM" })]);
+      expect(eventsOf(events, "declaration-refuted")).toEqual([]);
+      await expectUserStateKept(repo.dir, before);
+    },
+    60_000,
+  );
+
+  fault(
+    {
+      what: "the model starts a daemon with setsid that keeps its stdout and stderr open, then answers and exits",
+      does: "the query ends within seconds of the model's exit (not at the query timeout), the run completes, and a warning names the daemon's pid and command line as left running",
+    },
+    async () => {
+      repo = await makeFaultRepo({
+        program: `${READ_PROMPT}
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+mkdirSync(".closer", { recursive: true });
+spawn("setsid", ["sh", "-c", "echo $$ > .closer/daemon-pid; exec sleep 600"], { stdio: "inherit" }).unref();
+await new Promise((resolve) => setTimeout(resolve, 300));
+${DONE_ANSWER}
+`,
+        runner: { budgets: { queryTimeoutMs: 120_000 } },
+      });
+      const before = await takeUserState(repo.dir);
+      const result = await cli("run", repo.agent, "--task", "do it", "--json", "--cwd", repo.dir);
+      const daemonPid = Number(await waitForFile(join(repo.dir, ".closer/daemon-pid")));
+      leftPids.push(daemonPid);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ status: "completed" });
+      const runDir = await onlyRunFolder(repo.dir);
+      const events = await readEvents(runDir);
+      expect(eventsOf(events, "backend-end")[0]?.durationMs).toBeLessThan(20_000);
+      const warnings = eventsOf(events, "warning").map((event) => event.message);
+      expect(warnings).toEqual([
+        expect.stringContaining(`process ${daemonPid} (sleep 600) left the model's process group`),
+      ]);
+      expect(isProcessAlive(daemonPid)).toBe(true);
+      await expectUserStateKept(repo.dir, before);
+    },
+    60_000,
+  );
+});
