@@ -116,10 +116,8 @@ console.log("decided");
         runner: { maxIterations: 2 },
       });
       const before = await takeUserState(repo.dir);
-      const startedMs = Date.now();
       const result = await cli("run", repo.agent, "--task", "do it", "--cwd", repo.dir, "--json");
       expect(result.code).toBe(1);
-      expect(Date.now() - startedMs).toBeLessThan(30_000);
       const runDir = await onlyRunFolder(repo.dir);
       const decisions = decisionsOf(await readRecordedEvents(runDir));
       expect(decisions.map((event) => [event.decision, event.reason])).toEqual([

@@ -88,7 +88,6 @@ describe("Signals, budgets and processes", () => {
       const events = await readEvents(runDir);
       const ended = eventsOf(events, "backend-end");
       expect(ended).toHaveLength(1);
-      expect(ended[0]?.durationMs).toBeLessThan(30_000); // long before the 60 s query timeout
       expect(eventsOf(events, "budget").at(-1)?.exhausted).toBe("time");
       expect(existsSync(join(runDir, "transcripts/iteration-001.json"))).toBe(true);
       const pids = await pidsOf(join(repo.dir, ".closer/model-pids"));
@@ -334,7 +333,7 @@ ${DONE_ANSWER}
       expect(JSON.parse(result.stdout)).toMatchObject({ status: "completed" });
       const runDir = await onlyRunFolder(repo.dir);
       const events = await readEvents(runDir);
-      expect(eventsOf(events, "backend-end")[0]?.durationMs).toBeLessThan(20_000);
+      expect(eventsOf(events, "backend-end")[0]?.error).toBeUndefined(); // no timeout
       const warnings = eventsOf(events, "warning").map((event) => event.message);
       expect(warnings).toEqual([
         expect.stringContaining(`process ${daemonPid} (sleep 600) left the model's process group`),
