@@ -40,7 +40,10 @@ describe("startGroupedProcess", () => {
   });
 
   it("stops waiting for pipes held by a process that left the group, and names it", async () => {
-    const started = startShell("setsid sh -c 'echo $$ >&2; exec sleep 30' & echo done");
+    // The escaped process's pid reaches stderr before the shell exits, however slow the machine.
+    const started = startShell(
+      'f=$(mktemp); setsid sh -c "echo \\$\\$ > $f; exec sleep 30" & while [ ! -s $f ]; do sleep 0.05; done; cat $f >&2; rm $f; echo done',
+    );
     const closed = new Promise((done) => started.child.once("close", done));
     expect(await text(started.child.stdout)).toBe("done\n");
     await closed;
@@ -49,7 +52,7 @@ describe("startGroupedProcess", () => {
     try {
       expect(started.leftRunning()).toEqual([{ pid: escapedPid, command: "sleep 30" }]);
     } finally {
-      process.kill(escapedPid, "SIGKILL");
+      if (escapedPid > 0) process.kill(escapedPid, "SIGKILL");
     }
   });
 

@@ -7,8 +7,13 @@ export const DEFAULT_GRACE_MS = 2000;
 
 const POLL_INTERVAL_MS = 25;
 
-/** Sends a signal to every process of the group; false when the group is gone. */
+/**
+ * Sends a signal to every process of the group; false when the group is gone.
+ * Group ids below 2 are refused: `kill(-0)` would signal closer's own group,
+ * `kill(-1)` every process it may signal.
+ */
 export function signalProcessGroup(processGroupId: number, signal: NodeJS.Signals | 0): boolean {
+  if (!Number.isInteger(processGroupId) || processGroupId < 2) return false;
   try {
     process.kill(-processGroupId, signal);
     return true;

@@ -265,46 +265,67 @@ describe("Signals, budgets and processes", () => {
     60_000,
   );
 
+  /** Sends `name` to closer while a check runs, and checks how the run ended. */
+  async function signalDuringChecks(name: keyof typeof SIGNALS): Promise<void> {
+    repo = await makeFaultRepo({
+      files: { "holding-check.mjs": HOLDING_CHECK },
+      validators: {
+        "holding-check": {
+          type: "command",
+          command: "node holding-check.mjs",
+          successWhen: "exitCode:0",
+          failurePattern: "check-failed",
+          extractParams: { errorOutput: "stderr" },
+        },
+      },
+      conditions: ["holding-check"],
+    });
+    const before = await takeUserState(repo.dir);
+    await mkdir(join(repo.dir, ".closer"), { recursive: true });
+    await writeFile(join(repo.dir, ".closer/hold"), "");
+    const closer = startCloser(["run", repo.agent, "--task", "do it", "--json"], {
+      cwd: repo.dir,
+    });
+    const checkPid = Number(await waitForFile(join(repo.dir, ".closer/check-pid")));
+    closer.child.kill(name);
+    const exit = await closer.exited;
+    expect(exit.code).toBe(128 + SIGNALS[name]);
+    expect(JSON.parse(closer.stdout())).toMatchObject({ status: "aborted" });
+    expect(isProcessAlive(checkPid)).toBe(false);
+    const runDir = await onlyRunFolder(repo.dir);
+    const state = await readRunJson(runDir);
+    expect(state).toMatchObject({ status: "aborted", checking: { iteration: 1 } });
+    expect(state.reason).toContain(`by ${name} during the checks of iteration 1`);
+    const events = await readEvents(runDir);
+    expect(eventsOf(events, "abort")).toEqual([expect.objectContaining({ signal: name })]);
+    expect(eventsOf(events, "declaration-refuted")).toEqual([]);
+    await expectUserStateKept(repo.dir, before);
+  }
+
   fault(
     {
       what: "SIGTERM while a check runs",
       does: "exit 143: the check's process group is ended, the run is aborted by SIGTERM during the checks, and run.json keeps the declaration to check again",
     },
-    async () => {
-      repo = await makeFaultRepo({
-        files: { "holding-check.mjs": HOLDING_CHECK },
-        validators: {
-          "holding-check": {
-            type: "command",
-            command: "node holding-check.mjs",
-            successWhen: "exitCode:0",
-            failurePattern: "check-failed",
-            extractParams: { errorOutput: "stderr" },
-          },
-        },
-        conditions: ["holding-check"],
-      });
-      const before = await takeUserState(repo.dir);
-      await mkdir(join(repo.dir, ".closer"), { recursive: true });
-      await writeFile(join(repo.dir, ".closer/hold"), "");
-      const closer = startCloser(["run", repo.agent, "--task", "do it", "--json"], {
-        cwd: repo.dir,
-      });
-      const checkPid = Number(await waitForFile(join(repo.dir, ".closer/check-pid")));
-      closer.child.kill("SIGTERM");
-      const exit = await closer.exited;
-      expect(exit.code).toBe(143);
-      expect(JSON.parse(closer.stdout())).toMatchObject({ status: "aborted" });
-      expect(isProcessAlive(checkPid)).toBe(false);
-      const runDir = await onlyRunFolder(repo.dir);
-      const state = await readRunJson(runDir);
-      expect(state).toMatchObject({ status: "aborted", checking: { iteration: 1 } });
-      expect(state.reason).toContain("by SIGTERM during the checks of iteration 1");
-      const events = await readEvents(runDir);
-      expect(eventsOf(events, "abort")).toEqual([expect.objectContaining({ signal: "SIGTERM" })]);
-      expect(eventsOf(events, "declaration-refuted")).toEqual([]);
-      await expectUserStateKept(repo.dir, before);
+    () => signalDuringChecks("SIGTERM"),
+    60_000,
+  );
+
+  fault(
+    {
+      what: "SIGHUP while a check runs (the terminal closed during the checks)",
+      does: "exit 129: the check's process group is ended, the run is aborted by SIGHUP during the checks, and run.json keeps the declaration to check again",
     },
+    () => signalDuringChecks("SIGHUP"),
+    60_000,
+  );
+
+  fault(
+    {
+      what: "SIGQUIT while a check runs",
+      does: "exit 131: the check's process group is ended, the run is aborted by SIGQUIT during the checks, and run.json keeps the declaration to check again",
+    },
+    () => signalDuringChecks("SIGQUIT"),
     60_000,
   );
 
