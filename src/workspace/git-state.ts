@@ -6,7 +6,8 @@
  * what changed after each query, and puts it back before its own git runs.
  */
 import { createHash } from "node:crypto";
-import { chmod, lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 
 /** One file as it was: its bytes and permission bits. */
@@ -89,7 +90,7 @@ export async function recordGitState(
   if (worktreeDir !== "" && !worktreeDir.startsWith("..")) {
     singleFiles.push(join(worktreeDir, "config.worktree").split(sep).join("/"));
   }
-  return { commonDir, singleFiles, files: await readState(commonDir, singleFiles) };
+  return { commonDir, singleFiles, files: readState(commonDir, singleFiles) };
 }
 
 /** The record's files with their sha256 (12 hex), for run.json. */
@@ -103,7 +104,7 @@ export function fingerprintGitState(record: GitStateRecord): Record<string, stri
 
 /** What differs now from the record (a changed permission counts as changed). */
 export async function compareGitState(record: GitStateRecord): Promise<GitStateChange[]> {
-  const now = await readState(record.commonDir, record.singleFiles);
+  const now = readState(record.commonDir, record.singleFiles);
   const changes: GitStateChange[] = [];
   for (const [path, kept] of record.files) {
     const current = now.get(path);
@@ -121,7 +122,7 @@ export async function restoreGitState(
   record: GitStateRecord,
   changes: readonly GitStateChange[],
 ): Promise<void> {
-  const now = await readState(record.commonDir, record.singleFiles);
+  const now = readState(record.commonDir, record.singleFiles);
   for (const change of changes) {
     const target = join(record.commonDir, change.path);
     const kept = record.files.get(change.path);
@@ -135,29 +136,38 @@ export async function restoreGitState(
   }
 }
 
-async function readState(commonDir: string, singleFiles: readonly string[]) {
+/**
+ * Reads the files synchronously: a handful of small files after every query,
+ * where the thread pool's round trips would cost more than the reads.
+ */
+function readState(commonDir: string, singleFiles: readonly string[]): Map<string, KeptFile> {
   const files = new Map<string, KeptFile>();
-  for (const path of singleFiles) await readInto(files, commonDir, path);
-  for (const folder of KEPT_FOLDERS) await walk(files, commonDir, folder);
+  for (const path of singleFiles) readInto(files, commonDir, path);
+  for (const folder of KEPT_FOLDERS) walk(files, commonDir, folder);
   return files;
 }
 
-async function walk(files: Map<string, KeptFile>, commonDir: string, folder: string) {
-  const entries = await readdir(join(commonDir, folder), { withFileTypes: true }).catch(() => []);
+function walk(files: Map<string, KeptFile>, commonDir: string, folder: string): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(join(commonDir, folder), { withFileTypes: true });
+  } catch {
+    return;
+  }
   for (const entry of entries) {
     const path = `${folder}/${entry.name}`;
-    if (entry.isDirectory()) await walk(files, commonDir, path);
-    else await readInto(files, commonDir, path);
+    if (entry.isDirectory()) walk(files, commonDir, path);
+    else readInto(files, commonDir, path);
   }
 }
 
 /** A file, or a symlink or other entry kept by what it is (so planting one counts as added). */
-async function readInto(files: Map<string, KeptFile>, commonDir: string, path: string) {
+function readInto(files: Map<string, KeptFile>, commonDir: string, path: string): void {
   const full = join(commonDir, path);
-  const info = await lstat(full).catch(() => undefined);
+  const info = lstatSync(full, { throwIfNoEntry: false });
   if (info === undefined || info.isDirectory()) return;
   const content = info.isFile()
-    ? await readFile(full)
+    ? readFileSync(full)
     : Buffer.from(`not a file (mode ${info.mode.toString(8)})`);
   files.set(path, { content, mode: info.mode & 0o7777 });
 }
