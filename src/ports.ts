@@ -5,13 +5,9 @@
  * the machine (the model, GitHub).
  */
 
+import type { Backend } from "./backend-port.js";
 import type { SchemaValidators } from "./completion/schema-validators.js";
-import type {
-  BackendConfig,
-  JsonSchema,
-  OutputSchemaRef,
-  PermissionMode,
-} from "./definition/types.js";
+import type { BackendConfig, JsonSchema, OutputSchemaRef } from "./definition/types.js";
 import type { EventListener, RunEvent } from "./events.js";
 import type { ProtectedFingerprint } from "./integrity/protected-files.js";
 import type { PromptRenderer } from "./prompts/make-prompt-renderer.js";
@@ -19,117 +15,9 @@ import type { FileSnapshot } from "./record/read-optional-file.js";
 import type { RunState } from "./record/run-state.js";
 import type { TreeChanges } from "./workspace/changes-since.js";
 
-// ── Backend ────────────────────────────────────────────────────────────────
+// ── Backend: src/backend-port.ts ───────────────────────────────────────────
 
-export interface BackendRequest {
-  readonly prompt: string;
-  /** Resolved output schema of the step; undefined = free text. */
-  readonly schema?: JsonSchema;
-  /** Session to continue (policy `continue`); undefined = start a new one. */
-  readonly sessionId?: string;
-  readonly cwd: string;
-  readonly model?: string;
-  readonly allowedTools: readonly string[];
-  readonly disallowedTools: readonly string[];
-  readonly permissionMode: PermissionMode;
-  /** Text appended to the backend's own system prompt. */
-  readonly systemPrompt?: string;
-  /**
-   * Absolute paths the model must not write (docs/integrity.md#protected-paths); a backend that
-   * can veto a tool use denies writes to them up front.
-   */
-  readonly protectedPaths?: readonly string[];
-  /** What closer adds to its own environment for the backend (e.g. CLOSER_CHECK_ID). */
-  readonly env: Readonly<Record<string, string>>;
-  readonly timeoutMs: number;
-  readonly signal: AbortSignal;
-  /**
-   * Called by a backend that knows what the query has cost so far, with that running cost in USD
-   * (this query alone); the loop aborts the query once the cost budget is spent
-   * (docs/loop.md#budgets). Backends that learn the cost only at the end never call it.
-   */
-  readonly onCost?: (runningCostUsd: number) => void;
-}
-
-export interface Usage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly cacheReadTokens: number;
-  readonly cacheCreationTokens: number;
-}
-
-/** Every kind of backend failure, for code that checks a kind read from a file. */
-export const BACKEND_ERROR_KINDS = [
-  "rate_limit",
-  "overloaded",
-  "server_error",
-  "timeout",
-  "connection",
-  "session_expired",
-  "auth",
-  "max_turns",
-  "max_budget",
-  "aborted",
-  "crash",
-  "config",
-  "unknown",
-] as const;
-
-export type BackendErrorKind = (typeof BACKEND_ERROR_KINDS)[number];
-
-/** A backend failure as fields; retries read these, never the message text. */
-export interface BackendError {
-  readonly kind: BackendErrorKind;
-  readonly message: string;
-  /** Repeat the same iteration after waiting; does not count against the work. */
-  readonly retryable: boolean;
-  /** When the backend said how long to wait (e.g. a rate-limit reset time). */
-  readonly retryAfterMs?: number;
-}
-
-export interface BackendResponse {
-  /** Schema-checked structured output, when the backend produced one. */
-  readonly structuredOutput?: unknown;
-  /** Final assistant text. */
-  readonly text: string;
-  readonly sessionId?: string;
-  /** Usage of this query alone (not cumulative). */
-  readonly usage?: Usage;
-  /** Cost of this query alone, in USD. */
-  readonly costUsd: number;
-  readonly durationMs: number;
-  /** Names of the tools the model used, in order. */
-  readonly toolsUsed: readonly string[];
-  /** Raw messages or lines, kept in the run record as the transcript. */
-  readonly transcript: readonly unknown[];
-  /**
-   * GitHub commands the model tried and the backend refused
-   * (docs/worktrees-and-github.md#github-boundary), e.g. `gh issue close 7`.
-   */
-  readonly boundaryAttempts?: readonly string[];
-  /**
-   * Processes the model started that left its process group and still ran when the query ended
-   * (docs/loop.md#left-running); closer did not stop them.
-   */
-  readonly leftRunning?: readonly LeftRunningProcess[];
-  readonly error?: BackendError;
-}
-
-/** A process that outlived the query outside its process group: its id and command line. */
-export interface LeftRunningProcess {
-  readonly pid: number;
-  readonly command: string;
-}
-
-export interface Backend {
-  readonly name: string;
-  /**
-   * Whether the backend makes the model answer in the request's schema itself. Without it closer
-   * appends the schema to the prompt (docs/backends.md#schema-instructions).
-   */
-  readonly enforcesSchema: boolean;
-  query(request: BackendRequest): Promise<BackendResponse>;
-}
+export * from "./backend-port.js";
 
 // ── Validators ─────────────────────────────────────────────────────────────
 

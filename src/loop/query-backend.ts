@@ -108,11 +108,11 @@ async function queryOnce(
   prompt: string,
   sessionId: string | undefined,
 ): Promise<DeadlineAnswer> {
-  const { record } = run.ports;
-  const { runner } = run.agent;
   const backend = query.backend?.backend ?? run.ports.backend;
   const model =
-    query.backend === undefined ? (query.model ?? runner.backend.model) : query.backend.model;
+    query.backend === undefined
+      ? (query.model ?? run.agent.runner.backend.model)
+      : query.backend.model;
   await waitForState(run);
   emit(run, {
     type: "backend-start",
@@ -121,30 +121,8 @@ async function queryOnce(
     ...(model === undefined ? {} : { model }),
     ...(sessionId === undefined ? {} : { sessionId }),
   });
-  const answer = await queryWithDeadline(
-    backend,
-    {
-      prompt,
-      ...(query.schema === undefined ? {} : { schema: query.schema }),
-      ...(sessionId === undefined ? {} : { sessionId }),
-      cwd: run.cwd,
-      ...(model === undefined ? {} : { model }),
-      allowedTools: runner.backend.allowedTools,
-      disallowedTools: runner.backend.disallowedTools,
-      permissionMode: runner.backend.permissionMode,
-      ...query.tools,
-      ...(run.systemPrompt === undefined ? {} : { systemPrompt: run.systemPrompt }),
-      protectedPaths: protectedPathsOf(run),
-      env: {
-        CLOSER_CHECK_ID: query.checkId,
-        CLOSER_DECISION_FILE: run.decisionPath,
-        CLOSER_RUN_ID: run.runId,
-      },
-      timeoutMs: runner.budgets.queryTimeoutMs,
-      signal: run.signal,
-    },
-    budgetLeft(run),
-  );
+  const request = requestFor(run, query, { prompt, sessionId, model });
+  const answer = await queryWithDeadline(backend, request, budgetLeft(run));
   // A query stopped mid-way may not know its cost: what it reported while running still counts.
   const response = {
     ...answer.response,
@@ -152,6 +130,47 @@ async function queryOnce(
   };
   addToTotals(run, response, continues(run, query));
   if (query.backend === undefined) warnOfUnreportedCost(run, query.iteration, response);
+  recordAnswer(run, query, backend.name, response);
+  return { ...answer, response };
+}
+
+/** The backend request of one query: the runner's tools unless the query brings its own. */
+function requestFor(
+  run: RunContext,
+  query: Query,
+  sent: { prompt: string; sessionId: string | undefined; model: string | undefined },
+): BackendRequest & { signal: AbortSignal } {
+  const { runner } = run.agent;
+  const { prompt, sessionId, model } = sent;
+  return {
+    prompt,
+    ...(query.schema === undefined ? {} : { schema: query.schema }),
+    ...(sessionId === undefined ? {} : { sessionId }),
+    cwd: run.cwd,
+    ...(model === undefined ? {} : { model }),
+    allowedTools: runner.backend.allowedTools,
+    disallowedTools: runner.backend.disallowedTools,
+    permissionMode: runner.backend.permissionMode,
+    ...query.tools,
+    ...(run.systemPrompt === undefined ? {} : { systemPrompt: run.systemPrompt }),
+    protectedPaths: protectedPathsOf(run),
+    env: {
+      CLOSER_CHECK_ID: query.checkId,
+      CLOSER_DECISION_FILE: run.decisionPath,
+      CLOSER_RUN_ID: run.runId,
+    },
+    timeoutMs: runner.budgets.queryTimeoutMs,
+    signal: run.signal,
+  };
+}
+
+/** The answer in the record: `backend-end`, what the model tried past the boundary, what it left running, the transcript. */
+function recordAnswer(
+  run: RunContext,
+  query: Query,
+  backendName: string,
+  response: BackendResponse,
+): void {
   emit(run, {
     type: "backend-end",
     iteration: query.iteration,
@@ -168,7 +187,7 @@ async function queryOnce(
       type: "boundary-attempt",
       iteration: query.iteration,
       command,
-      backend: backend.name,
+      backend: backendName,
     });
   }
   for (const left of response.leftRunning ?? []) {
@@ -178,8 +197,7 @@ async function queryOnce(
       message: `process ${left.pid} (${left.command}) left the model's process group and was still running when the query ended; closer did not stop it`,
     });
   }
-  keep(record.saveTranscript(query.iteration, response.transcript, query.label));
-  return { ...answer, response };
+  keep(run.ports.record.saveTranscript(query.iteration, response.transcript, query.label));
 }
 
 function addToTotals(run: RunContext, response: BackendResponse, continued: boolean): void {

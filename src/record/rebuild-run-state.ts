@@ -36,22 +36,12 @@ export async function rebuildRunState(runDir: string, entryStep: string): Promis
     (event) => event.type === "definition-snapshot" || event.type === "definition-reloaded",
   );
   const stamp = definition.at(-1);
-  const missing = [
-    ...(firstStart === undefined || lastStart === undefined
-      ? ["a run-start event in events.jsonl (the agent, the working tree, the start time)"]
-      : []),
-    ...(start === undefined || typeof start.task !== "object"
-      ? [`${RUN_FILES.task} (the task and its arguments; events.jsonl holds only the task's title)`]
-      : []),
-    ...(recorded.last("baseline") !== undefined && baseline === undefined
-      ? [`${RUN_FILES.baseline} (the baseline the integrity guards compare with)`]
-      : []),
-    ...(stamp === undefined && existsSync(join(runDir, RUN_FILES.definition))
-      ? [
-          "a definition-snapshot event in events.jsonl (the stamp the run's definition snapshot is checked against)",
-        ]
-      : []),
-  ];
+  const missing = missingSources({
+    hasRunStart: firstStart !== undefined && lastStart !== undefined,
+    start,
+    needsBaseline: recorded.last("baseline") !== undefined && baseline === undefined,
+    needsStamp: stamp === undefined && existsSync(join(runDir, RUN_FILES.definition)),
+  });
   if (missing.length > 0 || firstStart === undefined || lastStart === undefined || !start) {
     throw new CloserError("record_error", `run.json of run ${runId} cannot be rebuilt`, {
       file: join(runDir, RUN_FILES.state),
@@ -117,6 +107,31 @@ export async function rebuildRunState(runDir: string, entryStep: string): Promis
           },
         }),
   } as RunState;
+}
+
+/** What a rebuild needs and the run folder lacks, each with why it is needed. */
+function missingSources(found: {
+  hasRunStart: boolean;
+  start: Record<string, unknown> | undefined;
+  needsBaseline: boolean;
+  needsStamp: boolean;
+}): string[] {
+  return [
+    ...(found.hasRunStart
+      ? []
+      : ["a run-start event in events.jsonl (the agent, the working tree, the start time)"]),
+    ...(found.start === undefined || typeof found.start.task !== "object"
+      ? [`${RUN_FILES.task} (the task and its arguments; events.jsonl holds only the task's title)`]
+      : []),
+    ...(found.needsBaseline
+      ? [`${RUN_FILES.baseline} (the baseline the integrity guards compare with)`]
+      : []),
+    ...(found.needsStamp
+      ? [
+          "a definition-snapshot event in events.jsonl (the stamp the run's definition snapshot is checked against)",
+        ]
+      : []),
+  ];
 }
 
 function totalsOf(backendEnds: readonly Event[]): RunState["totals"] {
