@@ -1,10 +1,9 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, vi } from "vitest";
-import { runCommand } from "../../src/process/shell-command.js";
 import { cli } from "../cli/support/cli-repo.js";
 import { type FakeGithub, startFakeGithub } from "../doubles/fake-github/index.js";
-import { TOKEN } from "../run/support/issue-repo.js";
+import { git, TOKEN } from "../run/support/issue-repo.js";
 import { fault } from "./support/fault.js";
 import { type FaultRepo, makeFaultRepo, READ_PROMPT } from "./support/fault-repo.js";
 import {
@@ -32,15 +31,6 @@ async function runFolderText(runDir: string): Promise<string> {
   };
   await walk(runDir);
   return texts.join("\n");
-}
-
-async function gitStatus(dir: string): Promise<string> {
-  const result = await runCommand({
-    command: ["git", "status", "--porcelain"],
-    cwd: dir,
-    timeoutMs: 30_000,
-  });
-  return result.stdout;
 }
 
 function decisionsOf(events: readonly Record<string, unknown>[]) {
@@ -204,7 +194,7 @@ console.log("The decision file says it all.");
       expect(
         events.filter((event) => event.type === "validator-end").map((event) => event.valid),
       ).toEqual([true, true]);
-      expect(await gitStatus(repo.dir)).toBe("");
+      expect(await git(repo.dir, "status", "--porcelain")).toBe("");
       expect((await readRunJson(runDir)).status).toBe("completed");
       await expectUserStateKept(repo.dir, before);
     },
@@ -246,7 +236,7 @@ console.log("done");
       expect(await readFile(join(repo.dir, ".git/info/exclude"), "utf8")).toContain(
         "/answers/decision.json",
       );
-      expect(await gitStatus(repo.dir)).toBe("");
+      expect(await git(repo.dir, "status", "--porcelain")).toBe("");
       await expectUserStateKept(repo.dir, before);
     },
     60_000,

@@ -86,6 +86,21 @@ async function makeUnwritable(dir: string): Promise<() => Promise<void>> {
   };
 }
 
+/** The bounds of docs/record.md#bounded-record: a run folder under 20 MB, no events line over 1 MiB. */
+async function expectBoundedRecord(runDir: string): Promise<void> {
+  expect(await folderBytes(runDir)).toBeLessThan(20 * MB);
+  expect(await longestEventLineBytes(runDir)).toBeLessThanOrEqual(MIB);
+}
+
+/** closer's peak memory stays well under what a whole copy of the output would take; the figures are printed. */
+async function expectModestMemory(label: string, runDir: string, peakRssMb: number): Promise<void> {
+  expect(peakRssMb).toBeLessThan(600);
+  const folderMb = (await folderBytes(runDir)) / MB;
+  console.info(
+    `${label}: run folder ${folderMb.toFixed(2)} MB, peak RSS ${peakRssMb.toFixed(0)} MB`,
+  );
+}
+
 describe("The run record", () => {
   let repo: FaultRepo | undefined;
   let restore: (() => Promise<void>) | undefined;
@@ -116,8 +131,7 @@ describe("The run record", () => {
       expect(resultLine(run.stdout).status).toBe("retries_exhausted");
       const runDir = await onlyRunFolder(repo.dir);
       expect((await readRunJson(runDir)).status).toBe("retries_exhausted");
-      expect(await folderBytes(runDir)).toBeLessThan(20 * MB);
-      expect(await longestEventLineBytes(runDir)).toBeLessThanOrEqual(MIB);
+      await expectBoundedRecord(runDir);
       const checks = (await readRecordedEvents(runDir)).filter(
         (event) => event.type === "validator-end" && event.validator === "check-passes",
       );
@@ -129,10 +143,7 @@ describe("The run record", () => {
       expect((await filesIn(runDir, "payloads")).length).toBeGreaterThan(0);
       const retryPrompt = await readFile(join(runDir, "prompts/iteration-002.md"), "utf8");
       expect(retryPrompt).toContain("not ok 9 - the failing test");
-      expect(run.peakRssMb).toBeLessThan(600);
-      console.info(
-        `validator printing 50 MB: run folder ${((await folderBytes(runDir)) / MB).toFixed(2)} MB, peak RSS ${run.peakRssMb.toFixed(0)} MB`,
-      );
+      await expectModestMemory("validator printing 50 MB", runDir, run.peakRssMb);
       await expectUserStateKept(repo.dir, before);
     },
     180_000,
@@ -159,12 +170,8 @@ describe("The run record", () => {
       const runDir = await onlyRunFolder(repo.dir);
       expect((await readRunJson(runDir)).status).toBe("completed");
       expect(await filesIn(runDir, "transcripts")).toEqual(["iteration-001.json.gz"]);
-      expect(await folderBytes(runDir)).toBeLessThan(20 * MB);
-      expect(await longestEventLineBytes(runDir)).toBeLessThanOrEqual(MIB);
-      expect(run.peakRssMb).toBeLessThan(600);
-      console.info(
-        `backend printing 50 MB: run folder ${((await folderBytes(runDir)) / MB).toFixed(2)} MB, peak RSS ${run.peakRssMb.toFixed(0)} MB`,
-      );
+      await expectBoundedRecord(runDir);
+      await expectModestMemory("backend printing 50 MB", runDir, run.peakRssMb);
       await expectUserStateKept(repo.dir, before);
     },
     180_000,
@@ -371,8 +378,7 @@ describe("The run record", () => {
       expect(result.code, result.stderr).toBe(1);
       const runDir = await onlyRunFolder(repo.dir);
       expect((await readRunJson(runDir)).status).toBe("max_iterations");
-      expect(await folderBytes(runDir)).toBeLessThan(20 * MB);
-      expect(await longestEventLineBytes(runDir)).toBeLessThanOrEqual(MIB);
+      await expectBoundedRecord(runDir);
       const check = (await readRecordedEvents(runDir)).find(
         (event) => event.type === "validator-end" && event.validator === "check-passes",
       );

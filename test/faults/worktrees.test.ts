@@ -1,8 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect } from "vitest";
-import { runCommand } from "../../src/process/shell-command.js";
 import { cli } from "../cli/support/cli-repo.js";
+import { git } from "../run/support/issue-repo.js";
 import { fault } from "./support/fault.js";
 import { type FaultRepo, makeFaultRepo, READ_PROMPT } from "./support/fault-repo.js";
 import { onlyRunFolder, readRunJson } from "./support/run-folder.js";
@@ -19,10 +19,6 @@ function modelWith(userCheckout: string, meanwhile: string): string {
     'execFileSync("git", ["commit", "--quiet", "-m", "work"]);',
     'console.log(JSON.stringify({ status: "completed", summary: "wrote work.txt", next_action: { action: "complete", reason: "done" } }));',
   ].join("\n");
-}
-
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await runCommand({ command: ["git", ...args], cwd, timeoutMs: 30_000 })).stdout.trim();
 }
 
 describe("Worktrees and merges", () => {

@@ -2,18 +2,13 @@ import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { expect } from "vitest";
-import { runCommand } from "../../../src/process/shell-command.js";
+import { git } from "../../run/support/issue-repo.js";
 
 /** What the user had before a run: the files of the working tree, the branches, the git configuration. */
 export interface UserState {
   readonly files: Readonly<Record<string, string>>;
   readonly refs: string;
   readonly gitConfig: string;
-}
-
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const result = await runCommand({ command: ["git", ...args], cwd, timeoutMs: 30_000 });
-  return result.stdout;
 }
 
 async function hashFiles(root: string, dir: string, into: Record<string, string>): Promise<void> {
