@@ -4,6 +4,7 @@
  */
 
 import type { JsonSchema, PermissionMode } from "./definition/types.js";
+import type { LaunchWrapper } from "./process/launch.js";
 
 export interface BackendRequest {
   readonly prompt: string;
@@ -33,6 +34,8 @@ export interface BackendRequest {
    * (docs/loop.md#budgets). Backends that learn the cost only at the end never call it.
    */
   readonly onCost?: (runningCostUsd: number) => void;
+  /** Starts the backend's processes inside the run's OS sandbox (docs/sandbox.md), when it is on. */
+  readonly sandbox?: LaunchWrapper;
 }
 
 export interface Usage {

@@ -42,6 +42,19 @@ export type RunEventBody =
     }
   /** The names (never the values) of the variables each kind of process starts with (docs/backends.md#environment). */
   | { type: "environment"; backend: string[]; validators: string[] }
+  /**
+   * Whether the model's processes run in the OS sandbox, and its policy per kind of process,
+   * or why they do not (docs/sandbox.md#record).
+   */
+  | { type: "sandbox"; on: boolean; reason?: string; policy?: Record<string, unknown> }
+  /** Writes and connections the sandbox refused a kind's processes (docs/sandbox.md#refusals). */
+  | {
+      type: "sandbox-refused";
+      iteration: number;
+      kind: "backend" | "validators";
+      refusals: string[];
+      validator?: string;
+    }
   | { type: "definition-snapshot"; hash: string; files: number }
   | { type: "definition-reloaded"; previousHash: string; hash: string; files: number }
   | { type: "iteration-start"; iteration: number; step: string }
@@ -115,7 +128,7 @@ export type RunEventBody =
   | {
       type: "guard";
       iteration: number;
-      guard: "protected-changed" | "tests-removed" | "git-config-changed";
+      guard: "protected-changed" | "tests-removed" | "git-config-changed" | "sandbox-refused";
       valid: boolean;
       detail?: string;
       params?: Record<string, unknown>;

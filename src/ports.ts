@@ -10,6 +10,8 @@ import type { SchemaValidators } from "./completion/schema-validators.js";
 import type { BackendConfig, JsonSchema, OutputSchemaRef } from "./definition/types.js";
 import type { EventListener, RunEvent } from "./events.js";
 import type { ProtectedFingerprint } from "./integrity/protected-files.js";
+import type { ProcessKind } from "./process/child-environment.js";
+import type { LaunchWrapper } from "./process/launch.js";
 import type { PromptRenderer } from "./prompts/make-prompt-renderer.js";
 import type { FileSnapshot } from "./record/read-optional-file.js";
 import type { RunState } from "./record/run-state.js";
@@ -41,6 +43,8 @@ export interface CheckContext {
    */
   readonly processEnv?: Readonly<Record<string, string>>;
   readonly signal: AbortSignal;
+  /** Starts the check's processes inside the run's OS sandbox (docs/sandbox.md), when it is on. */
+  readonly sandbox?: LaunchWrapper;
 }
 
 /** What one validator found. A failing check is data, not an exception. */
@@ -66,6 +70,8 @@ export interface ValidatorOutcome {
   readonly configError?: string;
   /** Set when the check failed, then passed on a re-run with the working tree unchanged. */
   readonly flaky?: FlakyCheck;
+  /** What the OS sandbox refused the check's processes; such a check failed (docs/sandbox.md#refusals). */
+  readonly sandboxRefusals?: readonly string[];
 }
 
 /** How a flaky check came to pass (docs/completion.md#flaky-checks). */
@@ -134,6 +140,16 @@ export interface LoopPorts {
   readonly schemaValidators: SchemaValidators;
   /** Looks at the tree for the integrity guards (docs/integrity.md). */
   readonly integrity: IntegrityProbe;
+  /** The run's OS sandbox, when it is on (docs/sandbox.md). */
+  readonly sandbox?: SandboxPort;
+}
+
+/** The run's OS sandbox as the loop uses it (docs/sandbox.md). */
+export interface SandboxPort {
+  /** Starts a process of each kind inside the sandbox. */
+  readonly wrappers: Readonly<Record<ProcessKind, LaunchWrapper>>;
+  /** What the sandbox refused a kind's processes since the last call, one line each. */
+  takeRefusals(kind: ProcessKind): Promise<string[]>;
 }
 
 /** What the integrity guards read from the working tree. */

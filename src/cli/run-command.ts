@@ -75,6 +75,7 @@ async function runFromCommandLine(tokens: readonly string[], flags: RunFlags): P
         : { maxIterations: invocation.maxIterations }),
       ...(flags.backend === undefined ? {} : { backend: flags.backend }),
       ...(flags.model === undefined ? {} : { model: flags.model }),
+      ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
       ...(flags.runsDir === undefined ? {} : { runsDir: resolve(flags.runsDir) }),
       ...(flags.verbose === true ? { verbose: true } : {}),
       worktree: flags.worktree,

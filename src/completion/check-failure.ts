@@ -39,6 +39,7 @@ export const BUILTIN_PATTERN_NAMES = {
   testsRemoved: "tests-removed",
   protectedChanged: "protected-changed",
   gitConfigChanged: "git-config-changed",
+  sandboxRefused: "sandbox-refused",
 } as const;
 
 const DETAIL_MAX_CHARS = 200;

@@ -1,6 +1,7 @@
 /**
- * Parts of agent.json's runner: the run record and its output, and what the
- * processes that run the model's code get of closer's environment.
+ * Parts of agent.json's runner: the run record and its output, what the
+ * processes that run the model's code get of closer's environment, and the
+ * OS sandbox they run in.
  */
 import { z } from "zod";
 
@@ -50,4 +51,43 @@ export const envSchema = z
   .prefault({})
   .describe(
     "What the processes that run the model's code get of closer's environment beyond the allowlist; never closer's GitHub tokens.",
+  );
+
+export const SANDBOX_MODES = ["auto", "on", "off"] as const;
+
+const sandboxPaths = (what: string) =>
+  z
+    .array(z.string().min(1))
+    .default([])
+    .describe(`${what}: absolute, \`~/\`-relative, or relative to the working tree.`);
+
+const hostPatterns = (what: string) =>
+  z
+    .array(
+      z
+        .string()
+        .regex(/^[^\s/]+$/)
+        .describe("A host name, `*.example.com`, an IP address, with an optional `:port`."),
+    )
+    .default([])
+    .describe(what);
+
+export const sandboxSchema = z
+  .strictObject({
+    mode: z
+      .enum(SANDBOX_MODES)
+      .default("auto")
+      .describe(
+        "auto: on where the OS sandbox works, off with a warning where it does not; on: refuse to run without it; off.",
+      ),
+    allowWrite: sandboxPaths("More places the model's processes may write"),
+    denyRead: sandboxPaths("More places the model's processes may not read"),
+    allowedDomains: hostPatterns(
+      "Hosts the backend may reach besides its model API (e.g. a package registry).",
+    ),
+    validatorDomains: hostPatterns("Hosts the validators may reach; none by default."),
+  })
+  .prefault({})
+  .describe(
+    "The OS sandbox around the backend and the validators (docs/sandbox.md): where they may write and read, which hosts they may reach.",
   );

@@ -3,7 +3,12 @@
  * schemas/agent.schema.json, so the field docs below are what an editor shows on hover.
  */
 import { z } from "zod";
-import { envSchema, loggingSchema, recordSchema } from "./agent-file-record-and-env.js";
+import {
+  envSchema,
+  loggingSchema,
+  recordSchema,
+  sandboxSchema,
+} from "./agent-file-record-and-env.js";
 import { BACKEND_KINDS } from "./backend-kinds.js";
 import { insidePath } from "./inside-path.js";
 import { WORD_PATTERN } from "./path-word.js";
@@ -233,6 +238,7 @@ const runnerSchema = z
     github: githubSchema,
     logging: loggingSchema,
     record: recordSchema,
+    sandbox: sandboxSchema,
   })
   .prefault({})
   .describe("How the agent is run.");

@@ -1,7 +1,8 @@
 import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
 import { deepFreeze } from "../plain-object.js";
+import { SANDBOX_MODES } from "./agent-file-record-and-env.js";
 import { BACKEND_KINDS } from "./backend-kinds.js";
-import type { BackendKind, ResolvedAgent } from "./types.js";
+import type { BackendKind, ResolvedAgent, SandboxMode } from "./types.js";
 
 /**
  * Values given on the command line that replace agent.json's. Every field is
@@ -20,6 +21,8 @@ export interface CliOverrides {
   readonly verbose?: boolean;
   /** `--no-worktree` (false): runner.worktree.enabled (only ever turns it off). */
   readonly worktree?: boolean;
+  /** `--sandbox auto|on|off`: runner.sandbox.mode. */
+  readonly sandbox?: string;
 }
 
 /**
@@ -31,6 +34,7 @@ export interface CliOverrides {
 export function applyCliOverrides(agent: ResolvedAgent, overrides: CliOverrides): ResolvedAgent {
   const { runner } = agent;
   const backendKind = overrides.backend === undefined ? undefined : checkBackend(overrides.backend);
+  const sandboxMode = overrides.sandbox === undefined ? undefined : checkSandbox(overrides.sandbox);
   const maxIterations =
     overrides.maxIterations === undefined
       ? undefined
@@ -55,6 +59,10 @@ export function applyCliOverrides(agent: ResolvedAgent, overrides: CliOverrides)
         ...runner.worktree,
         ...(overrides.worktree === false ? { enabled: false } : {}),
       },
+      sandbox: {
+        ...runner.sandbox,
+        ...(sandboxMode === undefined ? {} : { mode: sandboxMode }),
+      },
     },
   });
 }
@@ -67,6 +75,16 @@ function givenOverrides(overrides: CliOverrides): CliOverrides {
     return key !== "verbose" || value === true;
   });
   return Object.fromEntries(given) as CliOverrides;
+}
+
+function checkSandbox(mode: string): SandboxMode {
+  const known = SANDBOX_MODES.find((candidate) => candidate === mode);
+  if (known !== undefined) return known;
+  throw new CloserError("usage_error", `--sandbox ${JSON.stringify(mode)} is not a sandbox mode`, {
+    expected: `one of ${SANDBOX_MODES.join(", ")}`,
+    found: mode,
+    fix: "pass --sandbox auto (the default), on or off",
+  });
 }
 
 function checkBackend(name: string): BackendKind {

@@ -76,6 +76,13 @@ export function normalizeAgentFile(
         },
         logging: { ...runner.logging },
         record: { maxFieldBytes: runner.record.maxFieldBytes },
+        sandbox: {
+          mode: runner.sandbox.mode,
+          allowWrite: [...runner.sandbox.allowWrite],
+          denyRead: [...runner.sandbox.denyRead],
+          allowedDomains: [...runner.sandbox.allowedDomains],
+          validatorDomains: [...runner.sandbox.validatorDomains],
+        },
         maxUndecidable: runner.maxUndecidable,
         ...(runner.decisionFile === undefined ? {} : { decisionFile: runner.decisionFile }),
       },

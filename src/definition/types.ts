@@ -124,6 +124,22 @@ export interface EnvironmentPass {
   readonly validators: readonly string[];
 }
 
+/** How the model's processes are sandboxed (docs/sandbox.md). */
+export type SandboxMode = "auto" | "on" | "off";
+
+/** The OS sandbox of the processes that run the model's code (docs/sandbox.md#policy). */
+export interface SandboxConfig {
+  readonly mode: SandboxMode;
+  /** More places they may write: absolute, `~/`-relative or relative to the working tree. */
+  readonly allowWrite: readonly string[];
+  /** More places they may not read. */
+  readonly denyRead: readonly string[];
+  /** Hosts the backend may reach besides its model API. */
+  readonly allowedDomains: readonly string[];
+  /** Hosts the validators may reach. */
+  readonly validatorDomains: readonly string[];
+}
+
 export interface RunnerConfig {
   readonly backend: BackendConfig;
   readonly env: EnvironmentPass;
@@ -135,6 +151,7 @@ export interface RunnerConfig {
   readonly github: GithubConfig;
   readonly logging: LoggingConfig;
   readonly record: RecordConfig;
+  readonly sandbox: SandboxConfig;
   /** Consecutive undecidable declarations before the run ends with `error`. */
   readonly maxUndecidable: number;
   /**

@@ -5,11 +5,17 @@ import { SchemaResolver } from "../definition/schema-resolver.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import { makeIntegrityProbe } from "../integrity/integrity-probe.js";
-import type { LoopPorts, ValidatorOutcome } from "../ports.js";
+import type { LoopPorts, SandboxPort, ValidatorOutcome } from "../ports.js";
 import { passedNames } from "../process/child-environment.js";
 import { makePromptRenderer } from "../prompts/make-prompt-renderer.js";
 import { readOptionalFile, readUntrustedFile } from "../record/read-optional-file.js";
-import { type DefinitionStamp, RUN_STATE_VERSION, type RunState } from "../record/run-state.js";
+import {
+  type DefinitionStamp,
+  RUN_STATE_VERSION,
+  type RunState,
+  type SandboxRecord,
+} from "../record/run-state.js";
+import type { SandboxState } from "../sandbox/run-sandbox.js";
 import { runValidator } from "../validators/run-validator.js";
 import { emit, type RunContext, saveState, waitForState } from "./run-context.js";
 import type { DefinitionStart, NewRun, RunSettings } from "./run-settings.js";
@@ -37,7 +43,11 @@ export async function prepareRun(settings: RunSettings): Promise<RunContext> {
     externalConditions: settings.externalConditions,
     ...(settings.beforeChecks === undefined ? {} : { beforeChecks: settings.beforeChecks }),
     startedAtMs: settings.clock.now(),
-    state: settings.worktree ? { ...state, worktree: settings.worktree } : state,
+    state: {
+      ...state,
+      ...(settings.worktree === undefined ? {} : { worktree: settings.worktree }),
+      ...(settings.sandbox === undefined ? {} : { sandbox: sandboxRecord(settings.sandbox) }),
+    },
     stateWritten: Promise.resolve(),
   };
   findStep(run, run.state.stepId);
@@ -60,6 +70,7 @@ export async function startRun(run: RunContext, settings: RunSettings): Promise<
     resumed: "resumed" in settings.start,
   });
   emit(run, { type: "environment", ...passedNames(settings.environments) });
+  if (run.state.sandbox !== undefined) emit(run, { type: "sandbox", ...run.state.sandbox });
   const { definition } = settings;
   if (definition?.how === "taken") {
     emit(run, { type: "definition-snapshot", hash: definition.hash, files: definition.files });
@@ -73,6 +84,12 @@ export async function startRun(run: RunContext, settings: RunSettings): Promise<
   if ("resumed" in settings.start && definition !== undefined && definition.how !== "kept") {
     await rebaseDefinition(run);
   }
+}
+
+/** The sandbox as run.json keeps it: on with its policy, or off and why. */
+function sandboxRecord(state: SandboxState): SandboxRecord {
+  if (!state.on) return { on: false, reason: state.reason };
+  return { on: true, policy: { ...state.sandbox.policy }, refusals: 0 };
 }
 
 /**
@@ -96,6 +113,7 @@ export function refuseCompletedRun(state: RunState, runDir: string): void {
 
 function makePorts(settings: RunSettings): LoopPorts {
   const { agent } = settings;
+  const sandbox = settings.sandbox?.on === true ? settings.sandbox.sandbox : undefined;
   const schemas = new SchemaResolver(join(agent.dir, "schemas"));
   return {
     backend: settings.backend,
@@ -112,10 +130,38 @@ function makePorts(settings: RunSettings): LoopPorts {
     runValidator: async (name, context) => {
       const definition = agent.registry.validators[name];
       if (definition === undefined) return unknownValidator(name);
-      return runValidator(definition, { ...context, processEnv: settings.environments.validators });
+      const outcome = await runValidator(definition, {
+        ...context,
+        processEnv: settings.environments.validators,
+        ...(sandbox === undefined ? {} : { sandbox: sandbox.wrappers.validators }),
+      });
+      return withSandboxRefusals(outcome, definition.failurePattern, sandbox);
     },
     schemaValidators: new SchemaValidators(),
     integrity: makeIntegrityProbe(settings.protectedSet),
+    ...(sandbox === undefined ? {} : { sandbox }),
+  };
+}
+
+/**
+ * A check whose processes the OS sandbox refused a write or a connection has failed, whatever
+ * it printed (docs/sandbox.md#refusals): a test that phones home does not pass.
+ */
+async function withSandboxRefusals(
+  outcome: ValidatorOutcome,
+  failurePattern: string,
+  sandbox: SandboxPort | undefined,
+): Promise<ValidatorOutcome> {
+  const refusals = (await sandbox?.takeRefusals("validators")) ?? [];
+  if (refusals.length === 0 || outcome.aborted) return outcome;
+  const named = refusals.map((line) => `[closer] the OS sandbox refused: ${line}`).join("\n");
+  return {
+    ...outcome,
+    valid: false,
+    pattern: outcome.pattern ?? failurePattern,
+    stderr:
+      outcome.stderr === undefined || outcome.stderr === "" ? named : `${outcome.stderr}\n${named}`,
+    sandboxRefusals: refusals,
   };
 }
 

@@ -161,6 +161,7 @@ function requestFor(
     },
     timeoutMs: runner.budgets.queryTimeoutMs,
     signal: run.signal,
+    ...(run.ports.sandbox === undefined ? {} : { sandbox: run.ports.sandbox.wrappers.backend }),
   };
 }
 

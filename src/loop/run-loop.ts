@@ -6,6 +6,7 @@ import { checkLimits } from "./check-limits.js";
 import { declaredBlocked } from "./declared-blocked.js";
 import { goToNextStep } from "./end-iteration.js";
 import { guardGitState, restoreGitStateBeforeFinish } from "./guard-git-state.js";
+import { guardSandbox } from "./guard-sandbox.js";
 import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
 import { queryBackend } from "./query-backend.js";
 import { readDeclaration } from "./read-declaration.js";
@@ -45,16 +46,19 @@ async function iterate(run: RunContext): Promise<Terminal> {
     const answer = await queryBackend(run, turn.query); // waits out rate limits (rules 4, 5)
     if (answer.terminal) return answer.terminal;
     const { response } = answer;
-    // Before closer's own git runs again: the git state put back (docs/integrity.md#git-state).
+    // Before closer's own git runs again: the git state put back (docs/integrity.md#git-state);
+    // then what the OS sandbox refused the model's processes (docs/sandbox.md#refusals).
     const gitChanged = await guardGitState(run, turn.iteration);
+    const refused = await guardSandbox(run, turn.iteration);
+    const guarded = gitChanged ?? refused;
 
     const decision = await readDeclaration(run, turn, response); // docs/completion.md#decision-channels
-    if (gitChanged) {
+    if (guarded) {
       const { summary = "" } = summarizeIteration(turn.iteration, response);
       const completion = { summary, checksPassed: [] };
       const end = await handleFailedCheck(run, turn, response, {
         complete: false,
-        failure: gitChanged,
+        failure: guarded,
         completion,
         undeclared: decision.decision !== "complete",
       });

@@ -10,8 +10,10 @@ import type {
   FlakyValidator,
   ReviewFindings,
   RunState,
+  SandboxRecord,
   TaskInfo,
 } from "../record/run-state.js";
+import type { SandboxState } from "../sandbox/run-sandbox.js";
 
 /**
  * Everything `runAgent` works with, already resolved: nothing here has a
@@ -32,6 +34,11 @@ export interface RunSettings {
    * was made with its own.
    */
   readonly environments: ChildEnvironments;
+  /**
+   * The OS sandbox of the processes that run the model's code (docs/sandbox.md), or why there
+   * is none; absent: the caller set up none.
+   */
+  readonly sandbox?: SandboxState;
   readonly clock: Clock;
   readonly runId: string;
   /** The run's folder; `record` writes into it. */
@@ -129,6 +136,8 @@ export interface AgentResult {
   readonly refutedDeclarations: number;
   /** Checks that failed, then passed on the unchanged tree (docs/integrity.md#flaky-checks). */
   readonly flaky: readonly FlakyValidator[];
+  /** Whether the model's processes ran in the OS sandbox (docs/sandbox.md#record). */
+  readonly sandbox?: SandboxRecord;
   /** What the closure reviews cost, when one ran (docs/completion.md#closure-review). */
   readonly reviewCostUsd?: number;
   /** For `blocked`: the last review's findings. */

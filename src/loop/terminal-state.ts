@@ -106,7 +106,8 @@ export function recordFailed(error: unknown): Terminal {
 }
 
 export function resultOf(run: RunContext, terminal: Terminal): AgentResult {
-  const { iteration, totals, worktree, warnings, completion, counters, flaky, review } = run.state;
+  const { iteration, totals, worktree, warnings, completion, counters, flaky, review, sandbox } =
+    run.state;
   return {
     success: terminal.status === "completed",
     status: terminal.status,
@@ -121,6 +122,7 @@ export function resultOf(run: RunContext, terminal: Terminal): AgentResult {
     ...(terminal.status === "completed" && completion !== undefined ? { completion } : {}),
     refutedDeclarations: counters.refutedDeclarations ?? 0,
     flaky: flaky ?? [],
+    ...(sandbox === undefined ? {} : { sandbox }),
     ...(review === undefined ? {} : { reviewCostUsd: review.costUsd }),
     ...(terminal.status === "blocked" && review?.last !== undefined ? { review: review.last } : {}),
   };

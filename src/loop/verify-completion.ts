@@ -4,6 +4,7 @@ import { type CompletionVerdict, isComplete } from "../completion/is-complete.js
 import type { ValidatorOutcome } from "../ports.js";
 import type { RunState } from "../record/run-state.js";
 import { checkGuards, guardFailure } from "./check-guards.js";
+import { recordRefusals } from "./guard-sandbox.js";
 import { reviewClosure } from "./review-closure.js";
 import { emit, type RunContext, updateState } from "./run-context.js";
 import type { Declaration } from "./run-settings.js";
@@ -119,5 +120,10 @@ async function runOneValidator(
     ...(outcome.configError === undefined ? {} : { configError: outcome.configError }),
     ...(outcome.flaky === undefined ? {} : { flaky: { ...outcome.flaky } }),
   });
+  if (outcome.sandboxRefusals !== undefined) {
+    const { iteration } = turn;
+    const refusals = outcome.sandboxRefusals;
+    recordRefusals(run, { iteration, kind: "validators", refusals, validator: name });
+  }
   return outcome;
 }

@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
+import type { LaunchWrapper } from "./launch.js";
 import {
   type EscapedProcess,
   findMarkedProcesses,
@@ -35,6 +36,8 @@ export interface GroupedProcessOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Time between SIGTERM and SIGKILL, and the longest each wait for the end takes. */
   readonly graceMs: number;
+  /** Runs the process inside the run's OS sandbox (docs/sandbox.md). */
+  readonly sandbox?: LaunchWrapper;
 }
 
 /** The running process as its caller talks to it; `kill` reaches the whole group. */
@@ -110,9 +113,15 @@ function asGroupedChild(child: ChildProcess, stdin: Writable, stdout: Readable):
 /** Starts `file` with piped stdio as the leader of a new process group. */
 export function startGroupedProcess(options: GroupedProcessOptions): GroupedProcess {
   const mark = randomBytes(8).toString("hex");
-  const child = spawn(options.file, options.args, {
-    cwd: options.cwd,
+  const direct = {
+    file: options.file,
+    args: options.args,
     env: { ...options.env, [PROCESS_MARK_VARIABLE]: mark },
+  };
+  const launch = options.sandbox?.(direct) ?? direct;
+  const child = spawn(launch.file, launch.args, {
+    cwd: options.cwd,
+    env: launch.env,
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
     windowsHide: true,

@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { Readable } from "node:stream";
+import type { LaunchWrapper } from "./launch.js";
 import { OutputCapture } from "./output-capture.js";
 import {
   DEFAULT_GRACE_MS,
@@ -64,6 +65,8 @@ export interface CommandOptions {
   readonly reportPipe?: boolean;
   /** What is kept of each of stdout and stderr: head and tail (default 256 MiB, e.g. COMMAND_OUTPUT_BYTES). */
   readonly maxOutputBytes?: number;
+  /** Runs the command inside the run's OS sandbox (docs/sandbox.md). */
+  readonly sandbox?: LaunchWrapper;
 }
 
 /** What a finished command left behind. A non-zero exit is a value, never an exception. */
@@ -105,9 +108,15 @@ function spawnChild(options: CommandOptions, mark: string): ChildProcess {
   if (file === undefined || file === "" || command === "") {
     throw new TypeError("runCommand: the command is empty");
   }
-  return spawn(file, isShell ? ["-c", command] : command.slice(1), {
-    cwd: options.cwd,
+  const direct = {
+    file,
+    args: isShell ? ["-c", command] : command.slice(1),
     env: { ...environmentOf(options), [PROCESS_MARK_VARIABLE]: mark },
+  };
+  const launch = options.sandbox?.(direct) ?? direct;
+  return spawn(launch.file, launch.args, {
+    cwd: options.cwd,
+    env: launch.env,
     detached: true,
     stdio: [
       options.input === undefined ? "ignore" : "pipe",

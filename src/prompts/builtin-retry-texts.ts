@@ -46,6 +46,15 @@ export const BUILTIN_RETRY_TEXTS: Readonly<
       "count. Do not change `.git/config`, `.git/hooks/` or `.git/info/` (no `git config` " +
       "writes); do the work in the tree, then declare completion again.",
   ],
+  "sandbox-refused": (params) => [
+    "Your processes run in closer's OS sandbox, and it refused these writes or connections:",
+    ...bullets(params.refusals),
+    "",
+    "You may write only in the working tree and in $TMPDIR; closer's git files (config, hooks, " +
+      "HEAD, other branches), the agent definition and the run record are read-only, and only " +
+      "the hosts the agent allows can be reached. This iteration does not count: do the work " +
+      "inside the working tree, then declare completion again.",
+  ],
 };
 
 function listed(title: string, value: unknown): string[] {

@@ -91,6 +91,8 @@ export interface RunState {
     readonly branch: string;
     readonly baseBranch: string;
   };
+  /** Whether the model's processes ran in the OS sandbox, and its policy, or why not (docs/sandbox.md#record). */
+  readonly sandbox?: SandboxRecord;
   /** GitHub side effects already performed, so a resumed run never repeats them. */
   readonly sideEffects: readonly string[];
   /**
@@ -147,4 +149,15 @@ export interface ReviewFindings {
 export interface FlakyValidator {
   readonly iteration: number;
   readonly validator: string;
+}
+
+/** The OS sandbox of a run as the record keeps it (docs/sandbox.md#record). */
+export interface SandboxRecord {
+  readonly on: boolean;
+  /** Why it is off. */
+  readonly reason?: string;
+  /** Per kind of process (backend, validators): where it may write, what it may not read, which hosts. */
+  readonly policy?: Readonly<Record<string, unknown>>;
+  /** Writes and connections it refused, over the whole run. */
+  readonly refusals?: number;
 }

@@ -64,6 +64,13 @@ export const BUILTIN_PATTERNS: Readonly<Record<string, PatternDefinition>> = Obj
     adaptation: NAMES.gitConfigChanged,
     params: ["gitPaths"],
   },
+  [NAMES.sandboxRefused]: {
+    name: NAMES.sandboxRefused,
+    description: "the OS sandbox refused a write or a connection of the model's during a query",
+    edition: "failed",
+    adaptation: NAMES.sandboxRefused,
+    params: ["refusals"],
+  },
 });
 
 /**

@@ -13,6 +13,7 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
     costUsd: outcome.costUsd,
     refutedDeclarations: outcome.refutedDeclarations,
     flaky: outcome.flaky,
+    ...(outcome.sandbox === undefined ? {} : { sandbox: outcome.sandbox }),
     ...(outcome.reviewCostUsd === undefined ? {} : { reviewCostUsd: outcome.reviewCostUsd }),
     ...(outcome.review === undefined ? {} : { review: outcome.review }),
     ...(worktree === undefined

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { RunStart } from "../loop/index.js";
 import { runAgent } from "../loop/index.js";
 import { ensureRunsDirWritable } from "../record/runs-dir-access.js";
+import type { SandboxState } from "../sandbox/run-sandbox.js";
 import { type FinishIssue, finishAfterLoop } from "./after-loop.js";
 import { makeBranchWork } from "./branch-conditions.js";
 import { keepDecisionFileOutOfGit } from "./exclude-decision-file.js";
@@ -9,6 +10,7 @@ import { fixDefinition } from "./fix-definition.js";
 import { checkGitRepository } from "./git-requirement.js";
 import { prepareTree } from "./prepare-tree.js";
 import type { RunOutcome } from "./run-options.js";
+import { sandboxForRun } from "./run-sandbox-place.js";
 import { type RunBase, resolveBackend, settingsFor } from "./run-settings.js";
 
 /** One task in its working tree. */
@@ -53,6 +55,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
     ...(resumed?.worktree === undefined ? {} : { existing: resumed.worktree }),
     serialize: base.serialize,
   });
+  let sandbox: SandboxState | undefined;
   try {
     const fixed = await fixDefinition(base, {
       runDir: join(base.runsDir, runId),
@@ -61,6 +64,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
     });
     const { agent } = fixed;
     await keepDecisionFileOutOfGit(agent, tree.cwd);
+    sandbox = await sandboxForRun(base, agent, { runId, tree: tree.cwd });
     const branchWork =
       tree.baseRevision === undefined
         ? undefined
@@ -78,7 +82,14 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
         start: job.start,
         definition: fixed.definition,
         agentFolder: base.agent.dir,
-        warnings: [...gitWarnings, ...(job.warnings ?? []), ...tree.warnings, ...fixed.warnings],
+        sandbox,
+        warnings: [
+          ...gitWarnings,
+          ...(job.warnings ?? []),
+          ...tree.warnings,
+          ...fixed.warnings,
+          ...(sandbox.on || sandbox.warning === undefined ? [] : [sandbox.warning]),
+        ],
         ...(tree.worktree === undefined ? {} : { worktree: tree.worktree }),
         ...(branchWork === undefined
           ? {}
@@ -97,6 +108,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
       }),
     );
   } finally {
+    if (sandbox?.on === true) await sandbox.sandbox.release();
     await tree.release();
   }
 }

@@ -13,6 +13,7 @@ import type { Backend, Clock } from "../ports.js";
 import { rebuildRunState } from "../record/rebuild-run-state.js";
 import { createRunRecord, defaultRunsDir, readRunState } from "../record/run-record.js";
 import type { RunState, TaskInfo } from "../record/run-state.js";
+import type { SandboxState } from "../sandbox/run-sandbox.js";
 import { backendEnvironment, runEnvironments } from "./run-environments.js";
 import type { Environment, RunBaseOptions, Serializer } from "./run-options.js";
 import { makeSerializer } from "./run-pool.js";
@@ -140,6 +141,8 @@ export interface RunPlace {
   readonly warnings?: readonly string[];
   /** The agent's folder in the project, when `base.agent` was loaded from a snapshot of it. */
   readonly agentFolder?: string;
+  /** The OS sandbox of the run (docs/sandbox.md); absent: none was set up. */
+  readonly sandbox?: SandboxState;
 }
 
 /** The loop's settings for a run in `place`. */
@@ -153,10 +156,11 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
     reviewBackend: reviewBackendMaker(base),
     cwd: place.cwd,
     environments: runEnvironments(base.env, agent),
+    ...(place.sandbox === undefined ? {} : { sandbox: place.sandbox }),
     clock: base.clock,
     runId,
     runDir,
-    decisionPath: decisionPathOf(agent, place.cwd, runDir),
+    decisionPath: decisionPathOf(agent, place.cwd, defaultDecisionFolder(runDir, place.sandbox)),
     record: createRunRecord(runDir, {
       env: base.env,
       maxFieldBytes: agent.runner.record.maxFieldBytes,
@@ -180,16 +184,22 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
 
 /**
  * Where the model writes its decision file (docs/completion.md#decision-file):
- * `decision.json` in the run folder, which git never sees, unless agent.json
- * names a path in the working tree.
+ * `decision.json` in `defaultFolder` (the run folder, or the sandbox's scratch
+ * folder when the run folder is read-only to the model), which git never sees,
+ * unless agent.json names a path in the working tree.
  */
-export function decisionPathOf(agent: ResolvedAgent, cwd: string, runDir: string): string {
+export function decisionPathOf(agent: ResolvedAgent, cwd: string, defaultFolder: string): string {
   const configured = agent.runner.decisionFile;
-  if (configured === undefined) return join(runDir, DEFAULT_DECISION_FILE_NAME);
+  if (configured === undefined) return join(defaultFolder, DEFAULT_DECISION_FILE_NAME);
   return resolveDecisionPath(cwd, configured, {
     file: agent.files.agentJson,
     jsonPath: "runner.decisionFile",
   });
+}
+
+/** Where the decision file goes when agent.json names none: the run folder, unless the sandbox makes it read-only. */
+function defaultDecisionFolder(runDir: string, sandbox: SandboxState | undefined): string {
+  return sandbox?.on === true ? sandbox.sandbox.scratchDir : runDir;
 }
 
 /** The decision file's name in the run folder. */

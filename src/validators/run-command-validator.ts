@@ -77,6 +77,7 @@ export async function runCommandValidator(
     inheritEnv: false,
     timeoutMs: definition.timeoutMs,
     signal: context.signal,
+    ...(context.sandbox === undefined ? {} : { sandbox: context.sandbox }),
     maxOutputBytes: COMMAND_OUTPUT_BYTES,
   });
   const durationMs = elapsedMs(startedMs);

@@ -103,6 +103,7 @@ export async function runCustomValidator(
     input: JSON.stringify({ nonce, module: definition.module, input }),
     timeoutMs: definition.timeoutMs,
     signal: context.signal,
+    ...(context.sandbox === undefined ? {} : { sandbox: context.sandbox }),
     reportPipe: true,
     maxOutputBytes: COMMAND_OUTPUT_BYTES,
   });

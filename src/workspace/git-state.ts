@@ -78,17 +78,21 @@ function restoredContent(path: string, kept: KeptFile, current: KeptFile | undef
 }
 
 /**
- * Reads the git state: `config`, `config.worktree`, the run's worktree's
- * `config.worktree` (when `gitDir` is a linked worktree's), `hooks/**`, `info/**`.
+ * Reads the git state: `config`, `config.worktree`, `commondir`, the run's
+ * worktree's `config.worktree` and `commondir` (when `gitDir` is a linked
+ * worktree's), `hooks/**`, `info/**`.
  */
 export async function recordGitState(
   commonDir: string,
   gitDir = commonDir,
 ): Promise<GitStateRecord> {
-  const singleFiles = ["config", "config.worktree"];
+  // `commondir` says where the git dir is: one the model wrote would point closer's git at a config of its own.
+  const singleFiles = ["config", "config.worktree", "commondir"];
   const worktreeDir = relative(commonDir, gitDir);
   if (worktreeDir !== "" && !worktreeDir.startsWith("..")) {
-    singleFiles.push(join(worktreeDir, "config.worktree").split(sep).join("/"));
+    for (const name of ["config.worktree", "commondir"]) {
+      singleFiles.push(join(worktreeDir, name).split(sep).join("/"));
+    }
   }
   return { commonDir, singleFiles, files: readState(commonDir, singleFiles) };
 }

@@ -79,6 +79,7 @@ export async function runAgentCli(invocation: CliInvocation): Promise<CliRun> {
       input: invocation.input,
       timeoutMs: request.timeoutMs,
       signal: request.signal,
+      ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox }),
     });
     const failure = processFailure(result, invocation.command, request.timeoutMs);
     if (failure === undefined) return { ok: true, result };

@@ -10,6 +10,7 @@ import {
   type ProcessExit,
   startGroupedProcess,
 } from "../../process/grouped-process.js";
+import type { LaunchWrapper } from "../../process/launch.js";
 
 /** The executable of one query, as the backend sees it; the SDK may never start it. */
 export interface ClaudeProcess {
@@ -27,7 +28,11 @@ export interface ClaudeProcess {
   leftRunning(): readonly { readonly pid: number; readonly command: string }[];
 }
 
-export function makeClaudeProcess(options: { readonly graceMs: number }): ClaudeProcess {
+export function makeClaudeProcess(options: {
+  readonly graceMs: number;
+  /** The run's OS sandbox (docs/sandbox.md), when it is on. */
+  readonly sandbox?: LaunchWrapper;
+}): ClaudeProcess {
   let started: GroupedProcess | undefined;
   return {
     spawn({ command, args, cwd, env }) {
@@ -37,6 +42,7 @@ export function makeClaudeProcess(options: { readonly graceMs: number }): Claude
         env,
         graceMs: options.graceMs,
         ...(cwd === undefined ? {} : { cwd }),
+        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       });
       return started.child;
     },

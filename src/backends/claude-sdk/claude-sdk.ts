@@ -92,7 +92,10 @@ function makeDeadline(afterMs: number) {
 /** Runs one query to its end, stopping it on timeout or abort; the process group is gone after. */
 async function runQuery(request: BackendRequest, settings: RunSettings): Promise<QueryRun> {
   if (request.signal.aborted) return { messages: [], stopReason: "aborted", stderr: "" };
-  const claudeProcess = makeClaudeProcess({ graceMs: settings.killGraceMs });
+  const claudeProcess = makeClaudeProcess({
+    graceMs: settings.killGraceMs,
+    ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox }),
+  });
   const abortController = new AbortController();
   const messages: SDKMessage[] = [];
   let stopReason: QueryRun["stopReason"];

@@ -85,7 +85,7 @@ export function makeReplayBackend(options: ReplayBackendOptions): Backend {
           const transcript = [{ type: "replay-turn", turn }];
           return errorResponse(turn.error, { durationMs: elapsed(), transcript });
         }
-        await applyTurnChanges(turn, request.cwd);
+        await applyTurnChanges(turn, request.cwd, request.sandbox);
         return answer(turn, request.sessionId, elapsed());
       } catch (error) {
         if (!isCloserError(error)) throw error;

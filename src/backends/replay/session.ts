@@ -37,6 +37,7 @@ import { z } from "zod";
 import { CloserError } from "../../errors.js";
 import { BACKEND_ERROR_KINDS } from "../../ports.js";
 import { makeChildEnvironment } from "../../process/child-environment.js";
+import type { LaunchWrapper } from "../../process/launch.js";
 import { runCommand } from "../../process/shell-command.js";
 
 /** One replace inside an existing file. */
@@ -144,8 +145,12 @@ export async function readReplaySessionFile(file: string): Promise<ReplayTurn[]>
   return parseReplaySession(value, file);
 }
 
-/** Write the turn's files, apply its edits, then run its commands, inside `cwd`. */
-export async function applyTurnChanges(turn: ReplayTurn, cwd: string): Promise<void> {
+/** Write the turn's files, apply its edits, then run its commands (in the run's sandbox, when on), inside `cwd`. */
+export async function applyTurnChanges(
+  turn: ReplayTurn,
+  cwd: string,
+  sandbox?: LaunchWrapper,
+): Promise<void> {
   for (const [file, content] of Object.entries(turn.files ?? {})) {
     const target = insideTree(cwd, file);
     if (content === null) {
@@ -156,12 +161,16 @@ export async function applyTurnChanges(turn: ReplayTurn, cwd: string): Promise<v
     await writeFile(target, content);
   }
   for (const edit of turn.edits ?? []) await applyEdit(cwd, edit);
-  for (const command of turn.commands ?? []) await runRecordedCommand(cwd, command);
+  for (const command of turn.commands ?? []) await runRecordedCommand(cwd, command, sandbox);
 }
 
 const RECORDED_COMMAND_TIMEOUT_MS = 60_000;
 
-async function runRecordedCommand(cwd: string, command: string): Promise<void> {
+async function runRecordedCommand(
+  cwd: string,
+  command: string,
+  sandbox: LaunchWrapper | undefined,
+): Promise<void> {
   // A recorded command is the model's: it gets the backend's environment, never closer's tokens.
   const result = await runCommand({
     command,
@@ -169,6 +178,7 @@ async function runRecordedCommand(cwd: string, command: string): Promise<void> {
     env: makeChildEnvironment("backend", process.env),
     inheritEnv: false,
     timeoutMs: RECORDED_COMMAND_TIMEOUT_MS,
+    ...(sandbox === undefined ? {} : { sandbox }),
   });
   if (result.exitCode === 0) return;
   throw new CloserError("config_error", `the replayed command \`${command}\` failed`, {

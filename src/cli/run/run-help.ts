@@ -66,6 +66,11 @@ export const RUN_OPTIONS: readonly OptionHelp[] = [
     description: "branch the work starts from and merges into (default: the current branch)",
   },
   {
+    flags: "--sandbox <mode>",
+    description:
+      "auto (default): run the model's processes in the OS sandbox where it works; on: refuse to run without it; off (docs/sandbox.md)",
+  },
+  {
     flags: "--no-worktree",
     description: "work in the project directory itself instead of a worktree",
   },

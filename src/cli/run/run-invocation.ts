@@ -14,6 +14,7 @@ export interface RunFlags {
   readonly worktree: boolean;
   readonly backend?: string;
   readonly model?: string;
+  readonly sandbox?: string;
   readonly resume?: string;
   readonly reloadDefinition?: boolean;
   readonly rebuild?: boolean;

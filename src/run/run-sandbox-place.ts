@@ -1,0 +1,52 @@
+/**
+ * The OS sandbox of a run in its tree (docs/sandbox.md): the facts its policy
+ * is made from, gathered where the run knows them.
+ */
+import { homedir } from "node:os";
+import { join, relative } from "node:path";
+import type { BackendKind, ResolvedAgent } from "../definition/types.js";
+import { readGitLayout } from "../sandbox/git-layout.js";
+import { prepareRunSandbox, type SandboxState } from "../sandbox/run-sandbox.js";
+import { backendEnvironment } from "./run-environments.js";
+import type { RunBase } from "./run-settings.js";
+
+/** The sandbox of the run `runId` of `agent` (its definition snapshot) in the tree at `tree`. */
+export async function sandboxForRun(
+  base: RunBase,
+  agent: ResolvedAgent,
+  run: { readonly runId: string; readonly tree: string },
+): Promise<SandboxState> {
+  const { runner } = agent;
+  return prepareRunSandbox({
+    config: runner.sandbox,
+    runId: run.runId,
+    agentFile: agent.files.agentJson,
+    place: {
+      tree: run.tree,
+      ...(await gitLayoutOf(run.tree)),
+      runsDir: base.runsDir,
+      agentDirs: [
+        ...new Set([base.agent.dir, agent.dir, join(run.tree, relative(base.cwd, base.agent.dir))]),
+      ],
+      home: base.env.HOME ?? homedir(),
+      backendKinds: backendKindsOf(agent),
+      backendEnv: backendEnvironment(base.env, agent, runner.backend),
+      config: runner.sandbox,
+    },
+  });
+}
+
+async function gitLayoutOf(tree: string) {
+  const git = await readGitLayout(tree);
+  return git === undefined ? {} : { git };
+}
+
+/** The run's backend kind and those of its steps' closing reviews. */
+function backendKindsOf(agent: ResolvedAgent): BackendKind[] {
+  const kinds = [agent.runner.backend.kind];
+  for (const step of Object.values(agent.registry.completionSteps)) {
+    const reviewer = step.closureReview?.backend;
+    if (reviewer !== undefined) kinds.push(reviewer.kind);
+  }
+  return [...new Set(kinds)];
+}

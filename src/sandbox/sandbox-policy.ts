@@ -1,0 +1,241 @@
+/**
+ * What the processes of a run may do inside the OS sandbox
+ * (docs/sandbox.md#policy): where they write, what they may not read, which
+ * hosts they reach. Made once per run from where the run works; the same
+ * facts always give the same policy.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { BackendKind, SandboxConfig } from "../definition/types.js";
+import type { ProcessKind } from "../process/child-environment.js";
+import { type GitLayout, refPath } from "./git-layout.js";
+
+/** The sandbox's rules for one kind of process. */
+export interface KindPolicy {
+  /** Where writes go; everything else is read-only. */
+  readonly allowWrite: readonly string[];
+  /** Read-only although inside `allowWrite`: closer's git files, the agent, the record. */
+  readonly denyWrite: readonly string[];
+  /** Not readable: credential stores. */
+  readonly denyRead: readonly string[];
+  /** Hosts it may connect to (through the sandbox's proxy); none means no network. */
+  readonly hosts: readonly string[];
+}
+
+export type SandboxPolicy = Readonly<Record<ProcessKind, KindPolicy>>;
+
+/** Where a run works, as the policy needs it. */
+export interface SandboxPlace {
+  /** The working tree (absolute). */
+  readonly tree: string;
+  readonly git?: GitLayout;
+  /** The run's own folder outside the tree: TMPDIR, and the decision file (absolute). */
+  readonly scratchDir: string;
+  /** Where run folders go (absolute). */
+  readonly runsDir: string;
+  /** The agent definition: its folder in the project, and its copy in the tree (absolute). */
+  readonly agentDirs: readonly string[];
+  readonly home: string;
+  /** The run's backend kind, and those of its closing reviews. */
+  readonly backendKinds: readonly BackendKind[];
+  /** The backend's environment: where its state and its model API are. */
+  readonly backendEnv: Readonly<Record<string, string>>;
+  readonly config: SandboxConfig;
+}
+
+/** Credential stores of the user's: never readable by a process of the model's. */
+const CREDENTIAL_STORES = [
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".kube",
+  ".docker/config.json",
+  ".config/gh",
+  ".config/gcloud",
+  ".config/hub",
+  ".netrc",
+  ".git-credentials",
+  ".config/git/credentials",
+];
+
+/** The model API of each backend kind, allowed to the backend. */
+const MODEL_HOSTS: Readonly<Record<BackendKind, readonly string[]>> = {
+  "claude-sdk": ["anthropic.com", "*.anthropic.com", "claude.ai", "*.claude.ai"],
+  "claude-cli": ["anthropic.com", "*.anthropic.com", "claude.ai", "*.claude.ai"],
+  codex: ["openai.com", "*.openai.com", "chatgpt.com", "*.chatgpt.com"],
+  opencode: [
+    "*.anthropic.com",
+    "*.openai.com",
+    "openrouter.ai",
+    "*.openrouter.ai",
+    "opencode.ai",
+    "*.opencode.ai",
+    "models.dev",
+    "generativelanguage.googleapis.com",
+  ],
+  command: [],
+  scripted: [],
+  replay: [],
+};
+
+/** The backend's own state (its login among it), in the user's home unless its variable moves it. */
+function backendStatePaths(kind: BackendKind, env: Readonly<Record<string, string>>, home: string) {
+  const inHome = (...paths: string[]) => paths.map((path) => join(home, path));
+  switch (kind) {
+    case "claude-sdk":
+    case "claude-cli":
+      return env.CLAUDE_CONFIG_DIR !== undefined
+        ? [env.CLAUDE_CONFIG_DIR]
+        : inHome(".claude", ".claude.json");
+    case "codex":
+      return [env.CODEX_HOME ?? join(home, ".codex")];
+    case "opencode":
+      return inHome(
+        ".local/share/opencode",
+        ".local/state/opencode",
+        ".cache/opencode",
+        ".config/opencode",
+      );
+    default:
+      return [];
+  }
+}
+
+/** Every backend's state: readable by the backend, not by the validators. */
+function allBackendState(home: string): string[] {
+  return [
+    ...new Set(
+      (["claude-sdk", "codex", "opencode"] as const).flatMap((kind) =>
+        backendStatePaths(kind, {}, home),
+      ),
+    ),
+  ];
+}
+
+/** `host[:port]` of every `*_BASE_URL` / `*_API_BASE` in the backend's environment. */
+export function baseUrlHosts(env: Readonly<Record<string, string>>): string[] {
+  const hosts: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!/_BASE_URL$|_API_BASE$/.test(name)) continue;
+    try {
+      const url = new URL(value);
+      const port = url.port === "" ? "" : `:${url.port}`;
+      hosts.push(`${url.hostname}${port}`);
+    } catch {
+      // not a URL: nothing to allow
+    }
+  }
+  return hosts;
+}
+
+/** Whether a host pattern names this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
+  return name === "localhost" || name === "::1" || /^127\./.test(name);
+}
+
+function expandPath(path: string, place: SandboxPlace): string {
+  if (path === "~") return place.home;
+  if (path.startsWith("~/")) return join(place.home, path.slice(2));
+  return isAbsolute(path) ? path : resolve(place.tree, path);
+}
+
+/** Existing entries of `folder` other than `keep`. */
+function siblings(folder: string, keep: string): string[] {
+  try {
+    return readdirSync(folder)
+      .filter((name) => name !== keep)
+      .map((name) => join(folder, name));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The git metadata the model's processes may write: the objects, the task
+ * branch's ref (its folder, with every other ref in it read-only), its reflog,
+ * and a linked worktree's own folder (index, logs) — never the config, hooks,
+ * info/, HEAD, packed-refs, modules/, another branch, or the files that say
+ * where the git dir is (docs/sandbox.md#git).
+ */
+function gitRules(place: SandboxPlace): { allowWrite: string[]; denyWrite: string[] } {
+  const { git, tree } = place;
+  if (git === undefined) return { allowWrite: [], denyWrite: [] };
+  const common = git.commonDir;
+  const allowWrite = [join(common, "objects")];
+  const denyWrite = [
+    "config",
+    "config.worktree",
+    "hooks",
+    "info",
+    "HEAD",
+    "packed-refs",
+    "modules",
+    "commondir",
+    "gitdir",
+  ]
+    .map((name) => join(common, name))
+    .filter((path) => existsSync(path));
+  if (git.branchRef !== undefined) {
+    const ref = refPath(git, git.branchRef);
+    const refFolder = dirname(ref);
+    allowWrite.push(refFolder, dirname(join(common, "logs", ...git.branchRef.split("/"))));
+    denyWrite.push(...siblings(refFolder, ref.slice(refFolder.length + 1)));
+    // In a tree that holds its git dir, every ref above the branch's folder is read-only too.
+    for (let folder = refFolder; !git.linked && folder !== common; folder = dirname(folder)) {
+      const parent = dirname(folder);
+      if (parent === common) break;
+      denyWrite.push(...siblings(parent, folder.slice(parent.length + 1)));
+    }
+  }
+  if (git.linked) {
+    allowWrite.push(git.gitDir);
+    // config.worktree may not exist yet: the sandbox holds an empty one in its place, which git reads as no settings.
+    denyWrite.push(join(git.gitDir, "config.worktree"));
+    for (const name of ["commondir", "gitdir", "HEAD"]) {
+      const path = join(git.gitDir, name);
+      if (existsSync(path)) denyWrite.push(path);
+    }
+    denyWrite.push(join(tree, ".git"));
+  }
+  return { allowWrite: allowWrite.filter((path) => existsSync(path)), denyWrite };
+}
+
+/** The run's policy for the backend and for the validators. */
+export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
+  const git = gitRules(place);
+  const existing = (paths: readonly string[]) => paths.filter((path) => existsSync(path));
+  const extraWrite = place.config.allowWrite.map((path) => expandPath(path, place));
+  const denyWrite = [...git.denyWrite, ...existing([place.runsDir, ...place.agentDirs])];
+  const denyRead = [
+    ...CREDENTIAL_STORES.map((path) => join(place.home, path)),
+    ...place.config.denyRead.map((path) => expandPath(path, place)),
+  ];
+  const common = [place.tree, place.scratchDir, ...git.allowWrite, ...extraWrite];
+  const backendState = place.backendKinds.flatMap((kind) =>
+    backendStatePaths(kind, place.backendEnv, place.home),
+  );
+  return {
+    backend: {
+      allowWrite: unique([...common, ...existing(backendState)]),
+      denyWrite,
+      denyRead,
+      hosts: unique([
+        ...place.backendKinds.flatMap((kind) => MODEL_HOSTS[kind]),
+        ...baseUrlHosts(place.backendEnv),
+        ...place.config.allowedDomains,
+      ]),
+    },
+    validators: {
+      allowWrite: common,
+      denyWrite,
+      denyRead: [...denyRead, ...allBackendState(place.home)],
+      hosts: unique(place.config.validatorDomains),
+    },
+  };
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}

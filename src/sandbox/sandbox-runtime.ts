@@ -1,0 +1,111 @@
+/**
+ * The OS sandbox of this process: Anthropic's sandbox runtime
+ * (`@anthropic-ai/sandbox-runtime`: bubblewrap, seccomp and a filtering proxy
+ * on Linux, Seatbelt on macOS), loaded on first use, initialized once, and
+ * proved by running a wrapped `true` (docs/sandbox.md#where-it-runs): the
+ * library's own dependency check passes on a machine without user
+ * namespaces, where every sandboxed command then fails.
+ */
+import { tmpdir } from "node:os";
+import { runCommand } from "../process/shell-command.js";
+
+type SandboxLibrary = typeof import("@anthropic-ai/sandbox-runtime");
+export type SandboxManager = SandboxLibrary["SandboxManager"];
+
+export type SandboxSupport =
+  | { readonly works: true; readonly manager: SandboxManager }
+  | { readonly works: false; readonly reason: string; readonly fix: string };
+
+/** What to do about a missing dependency: the packages the sandbox runs on. */
+const INSTALL_FIX =
+  "install bubblewrap, socat and ripgrep (Debian/Ubuntu: apt-get install bubblewrap socat ripgrep), or run with --sandbox off";
+
+/** What to do when the sandbox is there but cannot start a command. */
+const NAMESPACES_FIX =
+  "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0; in a container, a seccomp profile that allows unshare and clone with CLONE_NEWUSER), or run with --sandbox off";
+
+/** The process-wide configuration: no network, no writes; each run's wrap brings its own policy. */
+const BASE_CONFIG = {
+  network: { allowedDomains: [], deniedDomains: [] },
+  filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+};
+
+const PROBE_TIMEOUT_MS = 30_000;
+
+let support: Promise<SandboxSupport> | undefined;
+let library: SandboxLibrary | undefined;
+
+/** The places the library keeps writable for every sandboxed process (its own temp folder, stdio). */
+export function getDefaultWritePaths(): string[] {
+  return library?.getDefaultWritePaths() ?? [];
+}
+
+/** Whether the sandbox works here, found once per process. */
+export function sandboxSupport(): Promise<SandboxSupport> {
+  support ??= probe();
+  return support;
+}
+
+async function probe(): Promise<SandboxSupport> {
+  let manager: SandboxManager;
+  try {
+    library = await import("@anthropic-ai/sandbox-runtime");
+    manager = library.SandboxManager;
+  } catch (error) {
+    return {
+      works: false,
+      reason: `the sandbox library could not be loaded: ${String(error)}`,
+      fix: "reinstall closer's dependencies (npm ci)",
+    };
+  }
+  if (!manager.isSupportedPlatform()) {
+    return {
+      works: false,
+      reason: `the OS sandbox does not run on ${process.platform}`,
+      fix: "run on Linux or macOS, or run with --sandbox off",
+    };
+  }
+  const dependencies = await manager.checkDependenciesAsync();
+  if (dependencies.errors.length > 0) {
+    return { works: false, reason: dependencies.errors.join("; "), fix: INSTALL_FIX };
+  }
+  try {
+    await manager.initialize(BASE_CONFIG, undefined, true);
+  } catch (error) {
+    return {
+      works: false,
+      reason: `the sandbox did not start: ${String(error)}`,
+      fix: NAMESPACES_FIX,
+    };
+  }
+  return await proveWithTrue(manager);
+}
+
+async function proveWithTrue(manager: SandboxManager): Promise<SandboxSupport> {
+  const cwd = tmpdir();
+  try {
+    const { argv } = await manager.wrapWithSandboxArgv("true", undefined, {
+      filesystem: { allowWrite: [], denyWrite: [], denyRead: [] },
+    });
+    const result = await runCommand({
+      command: argv,
+      cwd,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? cwd },
+      inheritEnv: false,
+      timeoutMs: PROBE_TIMEOUT_MS,
+    });
+    if (result.exitCode === 0) return { works: true, manager };
+    const said = (result.stderr || result.stdout).trim().split("\n").slice(-3).join(" ");
+    return {
+      works: false,
+      reason: `a sandboxed \`true\` failed (exit ${result.exitCode}${said === "" ? "" : `: ${said}`})`,
+      fix: NAMESPACES_FIX,
+    };
+  } catch (error) {
+    return {
+      works: false,
+      reason: `a sandboxed \`true\` could not be made: ${String(error)}`,
+      fix: NAMESPACES_FIX,
+    };
+  }
+}
