@@ -144,12 +144,23 @@ export interface LoopPorts {
   readonly sandbox?: SandboxPort;
 }
 
-/** The run's OS sandbox as the loop uses it (docs/sandbox.md). */
+/**
+ * The run's OS sandbox as the loop uses it (docs/sandbox.md#how-it-runs): entered before a
+ * query or a check, left after it, so what the sandbox puts in the tree while a process runs
+ * is gone before closer looks at the tree.
+ */
 export interface SandboxPort {
-  /** Starts a process of each kind inside the sandbox. */
-  readonly wrappers: Readonly<Record<ProcessKind, LaunchWrapper>>;
+  enter(kind: ProcessKind): Promise<SandboxEntry>;
   /** What the sandbox refused a kind's processes since the last call, one line each. */
   takeRefusals(kind: ProcessKind): Promise<string[]>;
+}
+
+/** One query's or one check's stay in the sandbox. */
+export interface SandboxEntry {
+  /** Starts a process inside the sandbox. */
+  readonly wrapper: LaunchWrapper;
+  /** Called once the processes ended: what the sandbox refused them is judged and kept. */
+  leave(): Promise<void>;
 }
 
 /** What the integrity guards read from the working tree. */

@@ -124,19 +124,16 @@ export interface EnvironmentPass {
   readonly validators: readonly string[];
 }
 
-/** How the model's processes are sandboxed (docs/sandbox.md). */
 export type SandboxMode = "auto" | "on" | "off";
 
 /** The OS sandbox of the processes that run the model's code (docs/sandbox.md#policy). */
 export interface SandboxConfig {
   readonly mode: SandboxMode;
-  /** More places they may write: absolute, `~/`-relative or relative to the working tree. */
+  /** More places they may write / may not read: absolute, `~/`-relative or relative to the tree. */
   readonly allowWrite: readonly string[];
-  /** More places they may not read. */
   readonly denyRead: readonly string[];
-  /** Hosts the backend may reach besides its model API. */
+  /** Hosts the backend may reach besides its model API; hosts the validators may reach. */
   readonly allowedDomains: readonly string[];
-  /** Hosts the validators may reach. */
   readonly validatorDomains: readonly string[];
 }
 

@@ -130,11 +130,12 @@ function makePorts(settings: RunSettings): LoopPorts {
     runValidator: async (name, context) => {
       const definition = agent.registry.validators[name];
       if (definition === undefined) return unknownValidator(name);
+      const entry = await sandbox?.enter("validators");
       const outcome = await runValidator(definition, {
         ...context,
         processEnv: settings.environments.validators,
-        ...(sandbox === undefined ? {} : { sandbox: sandbox.wrappers.validators }),
-      });
+        ...(entry === undefined ? {} : { sandbox: entry.wrapper }),
+      }).finally(() => entry?.leave());
       return withSandboxRefusals(outcome, definition.failurePattern, sandbox);
     },
     schemaValidators: new SchemaValidators(),

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { JsonSchema } from "../definition/types.js";
 import type { Backend, BackendRequest, BackendResponse } from "../ports.js";
+import type { LaunchWrapper } from "../process/launch.js";
 import { appendSchemaInstructions } from "../prompts/schema-instructions.js";
 import { renderIterationSummary } from "../prompts/variables.js";
 import { makeRepeats, recoveryFor, terminalFor, waitBeforeRepeat } from "./backend-recovery.js";
@@ -121,8 +122,11 @@ async function queryOnce(
     ...(model === undefined ? {} : { model }),
     ...(sessionId === undefined ? {} : { sessionId }),
   });
-  const request = requestFor(run, query, { prompt, sessionId, model });
-  const answer = await queryWithDeadline(backend, request, budgetLeft(run));
+  const sandbox = await run.ports.sandbox?.enter("backend");
+  const request = requestFor(run, query, { prompt, sessionId, model }, sandbox?.wrapper);
+  const answer = await queryWithDeadline(backend, request, budgetLeft(run)).finally(() =>
+    sandbox?.leave(),
+  );
   // A query stopped mid-way may not know its cost: what it reported while running still counts.
   const response = {
     ...answer.response,
@@ -139,6 +143,7 @@ function requestFor(
   run: RunContext,
   query: Query,
   sent: { prompt: string; sessionId: string | undefined; model: string | undefined },
+  sandbox: LaunchWrapper | undefined,
 ): BackendRequest & { signal: AbortSignal } {
   const { runner } = run.agent;
   const { prompt, sessionId, model } = sent;
@@ -161,7 +166,7 @@ function requestFor(
     },
     timeoutMs: runner.budgets.queryTimeoutMs,
     signal: run.signal,
-    ...(run.ports.sandbox === undefined ? {} : { sandbox: run.ports.sandbox.wrappers.backend }),
+    ...(sandbox === undefined ? {} : { sandbox }),
   };
 }
 

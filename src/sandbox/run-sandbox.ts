@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SandboxConfig } from "../definition/types.js";
 import { CloserError } from "../errors.js";
+import type { SandboxEntry, SandboxPort } from "../ports.js";
 import { PROCESS_KINDS, type ProcessKind } from "../process/child-environment.js";
-import type { LaunchWrapper } from "../process/launch.js";
 import {
   isLoopbackHost,
   type KindPolicy,
@@ -19,19 +19,21 @@ import {
   type SandboxPolicy,
   sandboxPolicyFor,
 } from "./sandbox-policy.js";
-import { getDefaultWritePaths, type SandboxManager, sandboxSupport } from "./sandbox-runtime.js";
+import {
+  getDefaultWritePaths,
+  type SandboxManager,
+  sandboxSupport,
+  stopSandbox,
+} from "./sandbox-runtime.js";
 import { makeSandboxedLaunch, TRAMPOLINE } from "./sandboxed-launch.js";
+import { hideStandIns, readUserExcludes, standInsIn } from "./stand-ins.js";
 
 /** A run's sandbox while it is on. */
-export interface RunSandbox {
+export interface RunSandbox extends SandboxPort {
   readonly policy: SandboxPolicy;
   /** The run's own folder outside the tree: the processes' TMPDIR, and the default decision file. */
   readonly scratchDir: string;
-  /** Starts a process of each kind inside the sandbox. */
-  readonly wrappers: Readonly<Record<ProcessKind, LaunchWrapper>>;
-  /** What the sandbox refused a kind's processes since the last call, one line each. */
-  takeRefusals(kind: ProcessKind): Promise<string[]>;
-  /** Ends the sandbox of the run: its network lists, its temp folder. */
+  /** Ends the sandbox of the run: its temp folder; the last run stops the sandbox. */
   release(): Promise<void>;
 }
 
@@ -49,30 +51,51 @@ export interface PrepareSandboxOptions {
   readonly agentFile: string;
 }
 
-/** Runs that hold a sandbox in this process: the library's mount points are cleaned once none does. */
+/**
+ * Runs that hold a sandbox in this process: once none does, the sandbox stops (its proxy, its
+ * monitor, its mount points), so nothing keeps the process alive; the next run starts it again.
+ */
 let liveRuns = 0;
 
 /** The run's sandbox by its mode: on, off, or off with a warning where `auto` found it cannot work. */
 export async function prepareRunSandbox(options: PrepareSandboxOptions): Promise<SandboxState> {
   const { mode } = options.config;
   if (mode === "off") return { on: false, reason: "off (runner.sandbox.mode or --sandbox)" };
-  const support = await sandboxSupport();
-  if (!support.works) {
-    if (mode === "on") {
-      throw new CloserError("config_error", `the OS sandbox cannot run here: ${support.reason}`, {
-        file: options.agentFile,
-        jsonPath: "runner.sandbox.mode",
-        found: "on",
-        fix: support.fix,
-      });
-    }
-    return {
-      on: false,
-      reason: support.reason,
-      warning: `the OS sandbox is off: ${support.reason}; to have it: ${support.fix}`,
-    };
+  liveRuns += 1;
+  let started: RunSandbox | undefined;
+  try {
+    const support = await sandboxSupport();
+    if (!support.works) return refuseOrWarn(options, support);
+    started = await startRunSandbox(support.manager, options);
+    return { on: true, sandbox: started };
+  } finally {
+    if (started === undefined) await leaveSandbox();
   }
-  return { on: true, sandbox: await startRunSandbox(support.manager, options) };
+}
+
+function refuseOrWarn(
+  options: PrepareSandboxOptions,
+  support: { readonly reason: string; readonly fix: string },
+): SandboxState {
+  if (options.config.mode === "on") {
+    throw new CloserError("config_error", `the OS sandbox cannot run here: ${support.reason}`, {
+      file: options.agentFile,
+      jsonPath: "runner.sandbox.mode",
+      found: "on",
+      fix: support.fix,
+    });
+  }
+  return {
+    on: false,
+    reason: support.reason,
+    warning: `the OS sandbox is off: ${support.reason}; to have it: ${support.fix}`,
+  };
+}
+
+/** A run is done with the sandbox; the last one stops it. */
+async function leaveSandbox(): Promise<void> {
+  liveRuns -= 1;
+  if (liveRuns === 0) await stopSandbox();
 }
 
 async function startRunSandbox(
@@ -82,70 +105,88 @@ async function startRunSandbox(
   const scratchDir = await mkdtemp(join(tmpdir(), `closer-${options.runId}-`));
   const policy = sandboxPolicyFor({ ...options.place, scratchDir });
   const alwaysWritable = [...getDefaultWritePaths(), "/dev", "/proc"];
-  const refusals = new Map<string, string[]>();
-  const labels = {} as Record<ProcessKind, string>;
-  const ids: string[] = [];
-  liveRuns += 1;
-  const unsubscribe = subscribeToRefusals(manager, refusals);
-  const release = async () => {
-    for (const id of ids) manager.unregisterCommandNetworkLists(id);
-    unsubscribe();
-    liveRuns -= 1;
-    if (liveRuns === 0) manager.cleanupAfterCommand();
-    await rm(scratchDir, { recursive: true, force: true });
-  };
-  try {
-    const wrappers = {} as Record<ProcessKind, LaunchWrapper>;
-    for (const kind of PROCESS_KINDS) {
-      const rules = policy[kind];
-      const commandId = randomBytes(16).toString("base64url");
-      labels[kind] = `closer ${options.runId} ${kind}`;
-      refusals.set(labels[kind], []);
-      registerHosts(manager, commandId, rules.hosts, kind, options.agentFile);
-      ids.push(commandId);
+  const reported = new Map<string, string[]>();
+  const refused: Record<ProcessKind, string[]> = { backend: [], validators: [] };
+  const unsubscribe = subscribeToRefusals(manager, reported);
+  const userExcludes = await readUserExcludes(options.place.tree);
+  let entries = 0;
+  const enter = async (kind: ProcessKind): Promise<SandboxEntry> => {
+    const rules = policy[kind];
+    const commandId = randomBytes(16).toString("base64url");
+    entries += 1;
+    const label = `closer ${options.runId} ${kind} ${entries}`;
+    reported.set(label, []);
+    registerHosts(manager, commandId, { hosts: rules.hosts, kind, agentFile: options.agentFile });
+    const leave = async () => {
+      await reportsDelivered();
+      manager.unregisterCommandNetworkLists(commandId);
+      manager.cleanupAfterCommand();
+      const lines = reported.get(label) ?? [];
+      reported.delete(label);
+      refused[kind].push(...lines.filter((line) => isRefusal(line, rules, alwaysWritable)));
+    };
+    try {
       const wrapped = await manager.wrapWithSandboxArgv(
         TRAMPOLINE,
         undefined,
-        {
-          filesystem: {
-            allowWrite: [...rules.allowWrite],
-            denyWrite: [...rules.denyWrite],
-            denyRead: [...rules.denyRead],
-          },
-        },
+        { filesystem: filesystemOf(rules) },
         undefined,
         options.place.tree,
-        { commandId, commandText: labels[kind] },
+        { commandId, commandText: label },
       );
-      wrappers[kind] = makeSandboxedLaunch(wrapped, {
-        tmpDir: scratchDir,
-        clearNoProxy: rules.hosts.some(isLoopbackHost),
+      const clearNoProxy = rules.hosts.some(isLoopbackHost);
+      const env = await hideStandIns(standInsIn(options.place.tree), {
+        userExcludes,
+        file: join(scratchDir, `.git-excludes-${entries}`),
       });
+      const launch = makeSandboxedLaunch(wrapped, { tmpDir: scratchDir, clearNoProxy, env });
+      return { wrapper: launch, leave };
+    } catch (error) {
+      manager.unregisterCommandNetworkLists(commandId);
+      reported.delete(label);
+      throw error;
     }
-    return {
-      policy,
-      scratchDir,
-      wrappers,
-      async takeRefusals(kind) {
-        await reportsDelivered();
-        const taken = refusals.get(labels[kind]) ?? [];
-        refusals.set(labels[kind], []);
-        return taken.filter((line) => isRefusal(line, policy[kind], alwaysWritable));
-      },
-      release,
-    };
+  };
+  try {
+    // A host the library cannot read is the agent's mistake: said before the first query.
+    for (const kind of PROCESS_KINDS) {
+      const probeId = randomBytes(16).toString("base64url");
+      const { hosts } = policy[kind];
+      registerHosts(manager, probeId, { hosts, kind, agentFile: options.agentFile });
+      manager.unregisterCommandNetworkLists(probeId);
+    }
   } catch (error) {
-    await release();
+    unsubscribe();
+    await rm(scratchDir, { recursive: true, force: true });
     throw error;
   }
+  return {
+    policy,
+    scratchDir,
+    enter,
+    async takeRefusals(kind) {
+      return refused[kind].splice(0);
+    },
+    async release() {
+      unsubscribe();
+      await rm(scratchDir, { recursive: true, force: true });
+      await leaveSandbox();
+    },
+  };
+}
+
+function filesystemOf(rules: KindPolicy) {
+  return {
+    allowWrite: [...rules.allowWrite],
+    denyWrite: [...rules.denyWrite],
+    denyRead: [...rules.denyRead],
+  };
 }
 
 function registerHosts(
   manager: SandboxManager,
   commandId: string,
-  hosts: readonly string[],
-  kind: ProcessKind,
-  agentFile: string,
+  { hosts, kind, agentFile }: { hosts: readonly string[]; kind: ProcessKind; agentFile: string },
 ): void {
   try {
     manager.registerCommandNetworkLists(commandId, { allowedDomains: [...hosts] });

@@ -33,6 +33,8 @@ const BASE_CONFIG = {
 const PROBE_TIMEOUT_MS = 30_000;
 
 let support: Promise<SandboxSupport> | undefined;
+/** The last stop, which a new start waits for. */
+let stopping: Promise<void> = Promise.resolve();
 let library: SandboxLibrary | undefined;
 
 /** The places the library keeps writable for every sandboxed process (its own temp folder, stdio). */
@@ -46,7 +48,19 @@ export function sandboxSupport(): Promise<SandboxSupport> {
   return support;
 }
 
+/** Stops the sandbox of this process (proxy, monitor, mount points); the next `sandboxSupport` starts it again. */
+export async function stopSandbox(): Promise<void> {
+  const known = support;
+  support = undefined;
+  stopping = (async () => {
+    const started = await known;
+    if (started?.works === true) await started.manager.reset();
+  })();
+  await stopping;
+}
+
 async function probe(): Promise<SandboxSupport> {
+  await stopping;
   let manager: SandboxManager;
   try {
     library = await import("@anthropic-ai/sandbox-runtime");
@@ -94,6 +108,7 @@ async function proveWithTrue(manager: SandboxManager): Promise<SandboxSupport> {
       inheritEnv: false,
       timeoutMs: PROBE_TIMEOUT_MS,
     });
+    manager.cleanupAfterCommand(); // every wrap is ended once: the library counts them
     if (result.exitCode === 0) return { works: true, manager };
     const said = (result.stderr || result.stdout).trim().split("\n").slice(-3).join(" ");
     return {

@@ -27,6 +27,8 @@ export interface SandboxedLaunchOptions {
    * loopback host (a model API on this machine) has NO_PROXY cleared so they go through it.
    */
   readonly clearNoProxy: boolean;
+  /** Variables the sandbox adds to every process (git's excludes for the stand-ins). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Quotes a word for a POSIX shell. */
@@ -58,6 +60,10 @@ export function makeSandboxedLaunch(
   return (launch) => ({
     file,
     args,
-    env: { ...launch.env, [SANDBOXED_COMMAND_VARIABLE]: sandboxedCommandLine(launch, options) },
+    env: {
+      ...launch.env,
+      ...options.env,
+      [SANDBOXED_COMMAND_VARIABLE]: sandboxedCommandLine(launch, options),
+    },
   });
 }

@@ -84,16 +84,11 @@ describe("closer's own git", () => {
   /** Runs the agent on a branch of its own (merged on success), and what the record says. */
   async function runMergingOnSuccess() {
     if (repo === undefined) throw new Error("no repository");
+    // The git-state guard is the door closer keeps when the OS sandbox is off; with it on,
+    // these writes are refused before they happen (test/faults/sandbox.test.ts).
     const result = await cli(
-      "run",
-      repo.agent,
-      "--task",
-      "write work.txt",
-      "--branch",
-      "closer/work",
-      "--cwd",
-      repo.dir,
-      "--json",
+      ...["run", repo.agent, "--task", "write work.txt", "--branch", "closer/work"],
+      ...["--cwd", repo.dir, "--json", "--sandbox", "off"],
     );
     const runDir = await onlyRunFolder(repo.dir);
     const events = await readRecordedEvents(runDir);

@@ -240,7 +240,10 @@ describe("The run record", () => {
         ].join("\n"),
       });
       const before = await takeUserState(repo.dir);
-      const result = await cli("run", repo.agent, "--task", "do it", "--cwd", repo.dir, "--json");
+      // Without the sandbox: inside it the model could not touch the run folder (docs/sandbox.md#policy).
+      const result = await cli(
+        ...["run", repo.agent, "--task", "do it", "--cwd", repo.dir, "--json", "--sandbox", "off"],
+      );
       expect(result.code, result.stderr).toBe(1);
       const line = resultLine(result.stdout);
       expect(line.status).toBe("error");
@@ -277,7 +280,10 @@ describe("The run record", () => {
         ].join("\n"),
       });
       const before = await takeUserState(repo.dir);
-      const result = await cli("run", repo.agent, "--task", "do it", "--cwd", repo.dir, "--json");
+      // Without the sandbox: inside it the model could not touch the run folder (docs/sandbox.md#policy).
+      const result = await cli(
+        ...["run", repo.agent, "--task", "do it", "--cwd", repo.dir, "--json", "--sandbox", "off"],
+      );
       expect(result.code, result.stderr).toBe(1);
       const line = resultLine(result.stdout);
       expect(line.status).toBe("error");

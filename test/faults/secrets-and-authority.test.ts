@@ -67,7 +67,18 @@ describe("Secrets and closer's authority", () => {
   async function runTask(task = "make the widgets work") {
     if (repo === undefined) throw new Error("no repo");
     const before = await takeUserState(repo.dir);
-    const result = await cli("run", repo.agent, "--task", task, "--cwd", repo.dir);
+    // The environment policy is the door closer keeps whether or not the OS sandbox runs; it is
+    // off here so the model's code can reach the fake GitHub and show which token it holds.
+    const result = await cli(
+      "run",
+      repo.agent,
+      "--task",
+      task,
+      "--cwd",
+      repo.dir,
+      "--sandbox",
+      "off",
+    );
     return { result, before };
   }
 
