@@ -27,7 +27,7 @@ import { readRecordedEvents } from "./support/recorded-events.js";
  * A whole run with the claude-sdk backend where nothing is faked but the
  * model: the SDK starts the real Claude Code binary, whose tools really run
  * in the fixture repository, and the model's side of the API is a script on
- * loopback (test/doubles/anthropic-api/).
+ * loopback (test/doubles/anthropic-api/; docs/backends.md#real-claude-code).
  */
 
 const executablePath = findRealClaudeCode();
