@@ -20,13 +20,15 @@ const VALIDATOR_RUNS = 40;
 const PREPARES = 5;
 const WRAPS = 10;
 
-/** @param {number[]} values */
+/**
+ * @param {number[]} values
+ * @returns {number}
+ */
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? /** @type {number} */ (sorted[middle])
-    : /** @type {number} */ ((sorted[middle - 1]) + /** @type {number} */ (sorted[middle])) / 2;
+  const upper = sorted[middle] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? Number.NaN) + upper) / 2;
 }
 
 /** @param {number} value */
