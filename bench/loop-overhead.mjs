@@ -1,8 +1,9 @@
 /**
  * Controller overhead of the loop: 200 iterations with a scripted model and
  * two trivial validators in a real temp repository, beside the floor — the
- * same commands spawned in a bare loop with runCommand. Prints one JSON
- * object; peak RSS is the process's maxRSS.
+ * same commands spawned in a bare loop with runCommand. Then what the OS
+ * sandbox costs each validator (sandbox-cost.mjs). Prints one JSON object;
+ * peak RSS is the process's maxRSS during the loop's runs.
  *
  * It runs the compiled build (`npm run bench` builds first), so it measures
  * the code that ships, without a TypeScript loader in the process.
@@ -14,6 +15,7 @@ import { runAgent } from "../dist/loop/index.js";
 import { runCommand } from "../dist/process/shell-command.js";
 import { resolveRunSettings } from "../dist/run/index.js";
 import { makeFixtureRepo, makeScriptedBackend, makeTestClock } from "../dist/testing/index.js";
+import { measureSandboxCost } from "./sandbox-cost.mjs";
 
 const ITERATIONS = 200;
 /** The iterations are split into interleaved runs of the loop and of the floor. */
@@ -142,6 +144,9 @@ try {
   }
   const loopPerIterationMs = loop.ms / ITERATIONS;
   const floorPerIterationMs = floor.ms / ITERATIONS;
+  const peakRssMb = megabytes(process.resourceUsage().maxRSS * 1024);
+  // After the loop's figures: the sandbox's library and proxy would weigh on them.
+  const sandbox = await measureSandboxCost(loaded, repo.dir, "git-clean");
   process.stdout.write(
     `${JSON.stringify({
       iterations: ITERATIONS,
@@ -154,10 +159,11 @@ try {
       // CPU time of this process alone (children excluded): what the controller itself costs.
       loopCpuMsPerIteration: round(loop.cpuMs / ITERATIONS),
       floorCpuMsPerIteration: round(floor.cpuMs / ITERATIONS),
-      peakRssMb: megabytes(process.resourceUsage().maxRSS * 1024),
+      peakRssMb,
       floorPeakRssMb,
       baselineRssMb,
       targets: { ratio: 1.1, peakRssMb: 100 },
+      ...sandbox,
     })}\n`,
   );
 } finally {
