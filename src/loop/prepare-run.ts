@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { BUILTIN_PATTERN_NAMES } from "../completion/check-failure.js";
 import { SchemaValidators } from "../completion/schema-validators.js";
 import { normalizeDefinitionText } from "../definition/definition-text.js";
 import { SchemaResolver } from "../definition/schema-resolver.js";
@@ -136,7 +137,7 @@ function makePorts(settings: RunSettings): LoopPorts {
         processEnv: settings.environments.validators,
         ...(entry === undefined ? {} : { sandbox: entry.wrapper }),
       }).finally(() => entry?.leave());
-      return withSandboxRefusals(outcome, definition.failurePattern, sandbox);
+      return withSandboxRefusals(outcome, sandbox);
     },
     schemaValidators: new SchemaValidators(),
     integrity: makeIntegrityProbe(settings.protectedSet),
@@ -146,11 +147,11 @@ function makePorts(settings: RunSettings): LoopPorts {
 
 /**
  * A check whose processes the OS sandbox refused a write or a connection has failed, whatever
- * it printed (docs/sandbox.md#refusals): a test that phones home does not pass.
+ * it printed (docs/sandbox.md#refusals): a test that phones home does not pass. Its pattern is
+ * `sandbox-refused`, whose retry text names each refusal.
  */
 async function withSandboxRefusals(
   outcome: ValidatorOutcome,
-  failurePattern: string,
   sandbox: SandboxPort | undefined,
 ): Promise<ValidatorOutcome> {
   const refusals = (await sandbox?.takeRefusals("validators")) ?? [];
@@ -159,7 +160,8 @@ async function withSandboxRefusals(
   return {
     ...outcome,
     valid: false,
-    pattern: outcome.pattern ?? failurePattern,
+    pattern: BUILTIN_PATTERN_NAMES.sandboxRefused,
+    params: { ...outcome.params, refusals },
     stderr:
       outcome.stderr === undefined || outcome.stderr === "" ? named : `${outcome.stderr}\n${named}`,
     sandboxRefusals: refusals,

@@ -4,7 +4,7 @@ import { type CompletionVerdict, isComplete } from "../completion/is-complete.js
 import type { ValidatorOutcome } from "../ports.js";
 import type { RunState } from "../record/run-state.js";
 import { checkGuards, guardFailure } from "./check-guards.js";
-import { recordRefusals } from "./guard-sandbox.js";
+import { guardSandbox, recordRefusals } from "./guard-sandbox.js";
 import { reviewClosure } from "./review-closure.js";
 import { emit, type RunContext, updateState } from "./run-context.js";
 import type { Declaration } from "./run-settings.js";
@@ -58,6 +58,9 @@ export async function verifyCompletion(
     });
     if (isTerminal(reading)) return reading;
     closureReview = reading;
+    // The reviewer runs in the sandbox too: what it was refused fails this declaration.
+    const refused = await guardSandbox(run, turn.iteration);
+    if (refused !== undefined) return { complete: false, failure: refused, completion };
   }
   const verdict = await isComplete({
     validation,

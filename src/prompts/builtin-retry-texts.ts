@@ -47,13 +47,14 @@ export const BUILTIN_RETRY_TEXTS: Readonly<
       "writes); do the work in the tree, then declare completion again.",
   ],
   "sandbox-refused": (params) => [
-    "Your processes run in closer's OS sandbox, and it refused these writes or connections:",
+    "closer's OS sandbox refused these writes or connections of your processes (or of your " +
+      "code, run by a check):",
     ...bullets(params.refusals),
     "",
     "You may write only in the working tree and in $TMPDIR; closer's git files (config, hooks, " +
       "HEAD, other branches), the agent definition and the run record are read-only, and only " +
-      "the hosts the agent allows can be reached. This iteration does not count: do the work " +
-      "inside the working tree, then declare completion again.",
+      "the hosts the agent allows can be reached (tests get none). This attempt does not count: " +
+      "do the work inside the working tree, without the network, then declare completion again.",
   ],
 };
 
