@@ -36,6 +36,8 @@ export interface BackendRequest {
   readonly onCost?: (runningCostUsd: number) => void;
   /** Starts the backend's processes inside the run's OS sandbox (docs/sandbox.md), when it is on. */
   readonly sandbox?: LaunchWrapper;
+  /** Where closer puts what the backend's processes write (the gh shim's log): inside the sandbox's reach. */
+  readonly tempDir?: string;
 }
 
 export interface Usage {

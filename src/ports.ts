@@ -159,6 +159,8 @@ export interface SandboxPort {
 export interface SandboxEntry {
   /** Starts a process inside the sandbox. */
   readonly wrapper: LaunchWrapper;
+  /** The run's scratch folder: the one place outside the tree its processes may write. */
+  readonly tempDir: string;
   /** Called once the processes ended: what the sandbox refused them is judged and kept. */
   leave(): Promise<void>;
 }

@@ -66,7 +66,8 @@ export function withGhShim(
   return {
     ...backend,
     async query(request): Promise<BackendResponse> {
-      const shim = await makeGhShim();
+      // In the run's sandbox, the shim's log must be where the model's processes may write.
+      const shim = await makeGhShim(request.tempDir);
       try {
         const PATH = pathWithFirst(shim.folder, request.env.PATH ?? baseEnv.PATH);
         const response = await backend.query({ ...request, env: { ...request.env, PATH } });

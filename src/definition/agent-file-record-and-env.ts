@@ -86,6 +86,12 @@ export const sandboxSchema = z
       "Hosts the backend may reach besides its model API (e.g. a package registry).",
     ),
     validatorDomains: hostPatterns("Hosts the validators may reach; none by default."),
+    ignoreRefusals: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "Places (`~/…` or with a /) and hosts whose refusals do not fail an attempt: they stay refused; for tools that write or call out on their own.",
+      ),
   })
   .prefault({})
   .describe(

@@ -82,6 +82,7 @@ export function normalizeAgentFile(
           denyRead: [...runner.sandbox.denyRead],
           allowedDomains: [...runner.sandbox.allowedDomains],
           validatorDomains: [...runner.sandbox.validatorDomains],
+          ignoreRefusals: [...runner.sandbox.ignoreRefusals],
         },
         maxUndecidable: runner.maxUndecidable,
         ...(runner.decisionFile === undefined ? {} : { decisionFile: runner.decisionFile }),

@@ -135,6 +135,8 @@ export interface SandboxConfig {
   /** Hosts the backend may reach besides its model API; hosts the validators may reach. */
   readonly allowedDomains: readonly string[];
   readonly validatorDomains: readonly string[];
+  /** Refused places and hosts that do not fail an attempt (docs/sandbox.md#refusals). */
+  readonly ignoreRefusals: readonly string[];
 }
 
 export interface RunnerConfig {

@@ -1,7 +1,6 @@
 import { resolve } from "node:path";
 import type { JsonSchema } from "../definition/types.js";
-import type { Backend, BackendRequest, BackendResponse } from "../ports.js";
-import type { LaunchWrapper } from "../process/launch.js";
+import type { Backend, BackendRequest, BackendResponse, SandboxEntry } from "../ports.js";
 import { appendSchemaInstructions } from "../prompts/schema-instructions.js";
 import { renderIterationSummary } from "../prompts/variables.js";
 import { makeRepeats, recoveryFor, terminalFor, waitBeforeRepeat } from "./backend-recovery.js";
@@ -123,7 +122,7 @@ async function queryOnce(
     ...(sessionId === undefined ? {} : { sessionId }),
   });
   const sandbox = await run.ports.sandbox?.enter("backend");
-  const request = requestFor(run, query, { prompt, sessionId, model }, sandbox?.wrapper);
+  const request = requestFor(run, query, { prompt, sessionId, model }, sandbox);
   const answer = await queryWithDeadline(backend, request, budgetLeft(run)).finally(() =>
     sandbox?.leave(),
   );
@@ -143,7 +142,7 @@ function requestFor(
   run: RunContext,
   query: Query,
   sent: { prompt: string; sessionId: string | undefined; model: string | undefined },
-  sandbox: LaunchWrapper | undefined,
+  sandbox: SandboxEntry | undefined,
 ): BackendRequest & { signal: AbortSignal } {
   const { runner } = run.agent;
   const { prompt, sessionId, model } = sent;
@@ -166,7 +165,7 @@ function requestFor(
     },
     timeoutMs: runner.budgets.queryTimeoutMs,
     signal: run.signal,
-    ...(sandbox === undefined ? {} : { sandbox }),
+    ...(sandbox === undefined ? {} : { sandbox: sandbox.wrapper, tempDir: sandbox.tempDir }),
   };
 }
 

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
-import type { LaunchWrapper } from "./launch.js";
+import { type LaunchWrapper, unwrapExit } from "./launch.js";
 import {
   type EscapedProcess,
   findMarkedProcesses,
@@ -129,7 +129,7 @@ export function startGroupedProcess(options: GroupedProcessOptions): GroupedProc
   let stderrTail = "";
   let ended: ProcessExit | undefined;
   child.once("exit", (code, signal) => {
-    ended = { code, signal };
+    ended = unwrapExit(code, signal, options.sandbox !== undefined);
   });
   // `close` comes after the exit and after stderr was read to its end.
   let isClosed = false;

@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { Readable } from "node:stream";
-import type { LaunchWrapper } from "./launch.js";
+import { type LaunchWrapper, unwrapExit } from "./launch.js";
 import { OutputCapture } from "./output-capture.js";
 import {
   DEFAULT_GRACE_MS,
@@ -197,7 +197,8 @@ export function startCommand(options: CommandOptions): RunningCommand {
   });
   const result = new Promise<CommandResult>((resolve) => {
     // `close` comes once the process has ended and its pipes are closed (or destroyed).
-    child.once("close", (code: number | null, signal: NodeJS.Signals | null) => {
+    child.once("close", (exitCode: number | null, exitSignal: NodeJS.Signals | null) => {
+      const { code, signal } = unwrapExit(exitCode, exitSignal, options.sandbox !== undefined);
       settled = true;
       clearTimeout(timeoutTimer);
       clearTimeout(releaseTimer);

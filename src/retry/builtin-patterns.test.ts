@@ -10,6 +10,7 @@ describe("builtinPatternsFor", () => {
       "tests-removed",
       "protected-changed",
       "git-config-changed",
+      "sandbox-refused",
     ]);
   });
 

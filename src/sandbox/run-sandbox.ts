@@ -105,6 +105,12 @@ async function startRunSandbox(
   const scratchDir = await mkdtemp(join(tmpdir(), `closer-${options.runId}-`));
   const policy = sandboxPolicyFor({ ...options.place, scratchDir });
   const alwaysWritable = [...getDefaultWritePaths(), "/dev", "/proc"];
+  const judgeOf = (rules: KindPolicy): RefusalJudge => ({
+    allowWrite: [...rules.allowWrite, ...alwaysWritable],
+    denyWrite: rules.denyWrite,
+    ignoredPaths: policy.ignored.paths,
+    ignoredHosts: policy.ignored.hosts,
+  });
   const reported = new Map<string, string[]>();
   const refused: Record<ProcessKind, string[]> = { backend: [], validators: [] };
   const unsubscribe = subscribeToRefusals(manager, reported);
@@ -123,7 +129,7 @@ async function startRunSandbox(
       manager.cleanupAfterCommand();
       const lines = reported.get(label) ?? [];
       reported.delete(label);
-      refused[kind].push(...lines.filter((line) => isRefusal(line, rules, alwaysWritable)));
+      refused[kind].push(...lines.filter((line) => isRefusal(line, judgeOf(rules))));
     };
     try {
       const wrapped = await manager.wrapWithSandboxArgv(
@@ -140,7 +146,7 @@ async function startRunSandbox(
         file: join(scratchDir, `.git-excludes-${entries}`),
       });
       const launch = makeSandboxedLaunch(wrapped, { tmpDir: scratchDir, clearNoProxy, env });
-      return { wrapper: launch, leave };
+      return { wrapper: launch, tempDir: scratchDir, leave };
     } catch (error) {
       manager.unregisterCommandNetworkLists(commandId);
       reported.delete(label);
@@ -225,25 +231,48 @@ function subscribeToRefusals(manager: SandboxManager, refusals: Map<string, stri
   });
 }
 
+/** What a reported write or connection is judged by: the kind's policy, and what the agent ignores. */
+export interface RefusalJudge {
+  /** The kind's writable places, with the library's own (its temp folder, stdio, /dev, /proc). */
+  readonly allowWrite: readonly string[];
+  readonly denyWrite: readonly string[];
+  /** Refused places and hosts that do not count: they stay refused, the attempt is not failed for them. */
+  readonly ignoredPaths: readonly string[];
+  readonly ignoredHosts: readonly string[];
+}
+
 /**
- * Whether a reported write was refused by the kind's policy. The library's
- * monitor reports every write it sees against the process-wide
- * configuration, not the run's, so each write is judged here: refused when
- * it is outside every writable place, or inside a read-only one. A refused
- * connection always counts; `mkdir -p` of a folder that is already there
- * changes nothing.
+ * Whether a reported write or connection was refused by the kind's policy and counts. The
+ * library's monitor reports every write it sees against the process-wide configuration, not
+ * the run's, so each write is judged here: refused when it is outside every writable place,
+ * or inside a read-only one; `mkdir -p` of a folder that is already there changes nothing.
+ * A refused connection counts unless its host is ignored.
  */
-export function isRefusal(
-  line: string,
-  rules: Pick<KindPolicy, "allowWrite" | "denyWrite">,
-  alwaysWritable: readonly string[],
-): boolean {
+export function isRefusal(line: string, judge: RefusalJudge): boolean {
+  const connection = /^deny network-outbound (\S+)/.exec(line);
+  if (connection !== null) {
+    return !judge.ignoredHosts.some((pattern) => hostMatches(connection[1] ?? "", pattern));
+  }
   const write = /^deny (\S+) (\/.*)$/.exec(line);
   if (write === null) return true;
   const [, operation = "", path = ""] = write;
   if (operation === "mkdir" && existsSync(path)) return false;
-  if (rules.denyWrite.some((place) => isInside(path, place))) return true;
-  return ![...rules.allowWrite, ...alwaysWritable].some((place) => isInside(path, place));
+  if (judge.ignoredPaths.some((place) => isInside(path, place))) return false;
+  if (judge.denyWrite.some((place) => isInside(path, place))) return true;
+  return !judge.allowWrite.some((place) => isInside(path, place));
+}
+
+/** `host:port` against `example.com`, `*.example.com`, either with an optional `:port`. */
+function hostMatches(hostPort: string, pattern: string): boolean {
+  const [host = "", port = ""] = splitPort(hostPort);
+  const [name = "", wanted = ""] = splitPort(pattern);
+  if (wanted !== "" && wanted !== port) return false;
+  return name.startsWith("*.") ? host.endsWith(name.slice(1)) : host === name;
+}
+
+function splitPort(hostPort: string): [string, string] {
+  const match = /^(.*?)(?::(\d+))?$/.exec(hostPort);
+  return [match?.[1] ?? hostPort, match?.[2] ?? ""];
 }
 
 function isInside(path: string, place: string): boolean {

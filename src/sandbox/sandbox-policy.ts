@@ -22,7 +22,16 @@ export interface KindPolicy {
   readonly hosts: readonly string[];
 }
 
-export type SandboxPolicy = Readonly<Record<ProcessKind, KindPolicy>>;
+export type SandboxPolicy = Readonly<Record<ProcessKind, KindPolicy>> & {
+  /** Refusals that do not fail an attempt (docs/sandbox.md#refusals): places and hosts. */
+  readonly ignored: { readonly paths: readonly string[]; readonly hosts: readonly string[] };
+};
+
+/**
+ * Refused writes that shells and tools make on their own at every start, whatever the model
+ * does: pyenv's and rbenv's rehash from a sourced ~/.bashrc, tools' caches. They stay refused.
+ */
+const IGNORED_BY_DEFAULT = ["~/.pyenv/shims", "~/.rbenv/shims", "~/.cache"];
 
 /** Where a run works, as the policy needs it. */
 export interface SandboxPlace {
@@ -90,13 +99,15 @@ function backendStatePaths(kind: BackendKind, env: Readonly<Record<string, strin
         : inHome(".claude", ".claude.json");
     case "codex":
       return [env.CODEX_HOME ?? join(home, ".codex")];
-    case "opencode":
-      return inHome(
-        ".local/share/opencode",
-        ".local/state/opencode",
-        ".cache/opencode",
-        ".config/opencode",
-      );
+    case "opencode": {
+      const xdg = (name: string, fallback: string) => env[name] ?? join(home, fallback);
+      return [
+        join(xdg("XDG_DATA_HOME", ".local/share"), "opencode"),
+        join(xdg("XDG_STATE_HOME", ".local/state"), "opencode"),
+        join(xdg("XDG_CACHE_HOME", ".cache"), "opencode"),
+        join(xdg("XDG_CONFIG_HOME", ".config"), "opencode"),
+      ];
+    }
     default:
       return [];
   }
@@ -216,7 +227,13 @@ export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
   const backendState = place.backendKinds.flatMap((kind) =>
     backendStatePaths(kind, place.backendEnv, place.home),
   );
+  const ignored = [...IGNORED_BY_DEFAULT, ...place.config.ignoreRefusals];
+  const isPath = (entry: string) => entry.startsWith("~") || entry.includes("/");
   return {
+    ignored: {
+      paths: ignored.filter(isPath).map((path) => expandPath(path, place)),
+      hosts: ignored.filter((entry) => !isPath(entry)),
+    },
     backend: {
       allowWrite: unique([...common, ...existing(backendState)]),
       denyWrite,

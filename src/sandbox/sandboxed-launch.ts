@@ -62,6 +62,9 @@ export function makeSandboxedLaunch(
     args,
     env: {
       ...launch.env,
+      // bash takes a socket on stdin (as Node's pipes are) for an ssh session and reads the
+      // user's ~/.bashrc unless it is nested: it must not put its PATH before the launch's.
+      SHLVL: "1",
       ...options.env,
       [SANDBOXED_COMMAND_VARIABLE]: sandboxedCommandLine(launch, options),
     },

@@ -16,6 +16,7 @@ const RESULT_FIELDS = [
   "costUsd",
   "refutedDeclarations",
   "flaky",
+  "sandbox",
 ];
 
 describe("closer run", () => {

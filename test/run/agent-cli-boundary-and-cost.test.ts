@@ -50,6 +50,7 @@ describe("agent CLIs at the GitHub boundary and the cost budget", () => {
     turns: readonly FakeCliTurn[],
     budgets: Record<string, unknown> = {},
   ) {
+    fake = await setUpFakeCli();
     const agent = makeIssueAgent({
       runner: {
         backend,
@@ -57,10 +58,11 @@ describe("agent CLIs at the GitHub boundary and the cost budget", () => {
         env: { backend: ["FAKE_CLI_*"] },
         maxIterations: 4,
         budgets: { queryTimeoutMs: 20_000, validatorTimeoutMs: 20_000, ...budgets },
+        // A command backend has no state folder of its own: its files are named to the sandbox.
+        ...(backend.kind === "command" ? { sandbox: { allowWrite: [fake.stateDir] } } : {}),
       },
     });
     repo = await makeFixtureRepo({ files: PROJECT, agents: [agent] });
-    fake = await setUpFakeCli();
     await fake.script(turns);
     // The CLI processes inherit closer's environment: that is where the fakes find their script.
     const env = {

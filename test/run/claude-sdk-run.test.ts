@@ -11,7 +11,7 @@ import {
   type FakeClaudeTurn,
   makeFakeClaude,
 } from "../doubles/fake-claude/make-fake-claude.js";
-import { isProcessAlive, waitFor } from "../doubles/fake-claude/process-liveness.js";
+import { liveMarkedProcesses, waitFor } from "../doubles/fake-claude/process-liveness.js";
 import { fakeClaudeRunOptions } from "./support/fake-claude-run.js";
 import { DONE, makeIssueAgent, PROJECT } from "./support/issue-repo.js";
 
@@ -217,8 +217,8 @@ describe("whole runs with the claude-sdk backend through the SDK and a fake Clau
     expect(outcome.status).toBe("aborted");
     expect((await readRunState(outcome.runDir)).status).toBe("aborted");
     const [invocation] = await claude.invocations();
-    const pids = [invocation?.pid ?? 0, ...(invocation?.childPids ?? [])];
-    expect(pids.filter(isProcessAlive)).toEqual([]);
+    expect(invocation?.mark).not.toBe("");
+    expect(await liveMarkedProcesses([invocation?.mark ?? ""])).toEqual([]);
   });
 
   it("a query past its timeout is stopped with its processes, repeated, then ends the run", async () => {
@@ -236,7 +236,7 @@ describe("whole runs with the claude-sdk backend through the SDK and a fake Clau
     expect(invocations).toHaveLength(3);
     const pids = invocations.flatMap((invocation) => [invocation.pid, ...invocation.childPids]);
     expect(pids).toHaveLength(6);
-    expect(pids.filter(isProcessAlive)).toEqual([]);
+    expect(await liveMarkedProcesses(invocations.map((invocation) => invocation.mark))).toEqual([]);
   });
 
   it("closer run exits 3 with how to log in when Claude Code rejects the login", async () => {

@@ -117,7 +117,10 @@ export interface FakeClaudePermission {
 
 /** What one process of the fake received and did. */
 export interface FakeClaudeInvocation {
+  /** Its pid as it saw it: in closer's OS sandbox, a pid of the sandbox's own namespace. */
   readonly pid: number;
+  /** closer's mark on its process group: what finds it, and what it started, from outside. */
+  readonly mark: string;
   readonly argv: readonly string[];
   readonly cwd: string;
   readonly options: FakeClaudeOptions;
@@ -154,12 +157,15 @@ const HERE = fileURLToPath(new URL(".", import.meta.url));
 interface LogRecord {
   event: string;
   pid: number;
+  instance: string;
+  mark: string;
   [field: string]: unknown;
 }
 
 function emptyInvocation(record: LogRecord): FakeClaudeInvocation {
   return {
     pid: record.pid,
+    mark: record.mark,
     argv: record.argv as string[],
     cwd: record.cwd as string,
     options: record.options as FakeClaudeOptions,
@@ -204,15 +210,15 @@ function addRecord(invocation: FakeClaudeInvocation, record: LogRecord): FakeCla
 
 /** Groups the log by process, in start order. */
 export function parseFakeClaudeLog(text: string): FakeClaudeInvocation[] {
-  const byPid = new Map<number, FakeClaudeInvocation>();
+  const byInstance = new Map<string, FakeClaudeInvocation>();
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
     const record = JSON.parse(line) as LogRecord;
-    const known = byPid.get(record.pid);
-    if (record.event === "start") byPid.set(record.pid, emptyInvocation(record));
-    else if (known) byPid.set(record.pid, addRecord(known, record));
+    const known = byInstance.get(record.instance);
+    if (record.event === "start") byInstance.set(record.instance, emptyInvocation(record));
+    else if (known) byInstance.set(record.instance, addRecord(known, record));
   }
-  return [...byPid.values()];
+  return [...byInstance.values()];
 }
 
 export async function makeFakeClaude(
@@ -228,6 +234,9 @@ export async function makeFakeClaude(
     scriptExecutablePath: join(HERE, "fake-claude.mjs"),
     dir,
     env: {
+      // Its files are in its config folder, as Claude Code keeps its own: the one place outside
+      // the tree the OS sandbox lets a Claude backend write (docs/sandbox.md#policy).
+      CLAUDE_CONFIG_DIR: dir,
       FAKE_CLAUDE_SCRIPT: scriptPath,
       FAKE_CLAUDE_STATE: statePath,
       FAKE_CLAUDE_LOG: logPath,

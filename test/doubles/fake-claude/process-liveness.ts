@@ -1,5 +1,15 @@
 /** Whether a process still runs, for "no child left running" assertions. */
 import { readFileSync } from "node:fs";
+import { findMarkedProcesses } from "../../../src/process/process-group.js";
+
+/**
+ * The processes still running of the groups closer marked with `marks` (each process it starts
+ * and everything that process starts carry the mark), found from outside any sandbox.
+ */
+export async function liveMarkedProcesses(marks: readonly string[]): Promise<number[]> {
+  const found = await Promise.all(marks.map((mark) => findMarkedProcesses(mark)));
+  return found.flat().map((process) => process.pid);
+}
 
 /**
  * True while the process exists and is not a zombie. Where nothing reaps

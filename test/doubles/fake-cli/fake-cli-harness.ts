@@ -62,6 +62,8 @@ export interface FakeCliLogEntry {
 export interface FakeCliSetup {
   /** The working tree of the queries. */
   readonly cwd: string;
+  /** Where the fakes keep their script, state and log: a backend's own state folder. */
+  readonly stateDir: string;
   /** Environment that points the fakes at this setup's script, state and log. */
   readonly env: Record<string, string>;
   /** Replace the script (and restart the turn counter). */
@@ -79,16 +81,29 @@ export function fakeCliPath(cli: FakeCliName): string {
 export async function setUpFakeCli(): Promise<FakeCliSetup> {
   const root = await mkdtemp(path.join(os.tmpdir(), "closer-fake-cli-"));
   const cwd = path.join(root, "work");
+  // The fakes keep their files where each CLI keeps its own state, the one place outside the
+  // tree the OS sandbox lets that backend write (docs/sandbox.md#policy): Claude Code's config
+  // folder, CODEX_HOME, opencode's data folder under XDG_DATA_HOME.
+  const stateDir = path.join(root, "opencode");
   await mkdir(cwd);
+  await mkdir(stateDir);
   const files = {
-    script: path.join(root, "script.json"),
-    state: path.join(root, "state"),
-    log: path.join(root, "log.jsonl"),
+    script: path.join(stateDir, "script.json"),
+    state: path.join(stateDir, "state"),
+    log: path.join(stateDir, "log.jsonl"),
   };
   await writeFile(files.script, JSON.stringify({ turns: [{}] }));
   return {
     cwd,
-    env: { FAKE_CLI_SCRIPT: files.script, FAKE_CLI_STATE: files.state, FAKE_CLI_LOG: files.log },
+    stateDir,
+    env: {
+      FAKE_CLI_SCRIPT: files.script,
+      FAKE_CLI_STATE: files.state,
+      FAKE_CLI_LOG: files.log,
+      CLAUDE_CONFIG_DIR: stateDir,
+      CODEX_HOME: stateDir,
+      XDG_DATA_HOME: root,
+    },
     async script(turns) {
       await writeFile(files.script, JSON.stringify({ turns }));
       await rm(files.state, { force: true });
