@@ -166,8 +166,8 @@ async function measureWith(manager, agent, tree, validatorName, initializeMs) {
 }
 
 /**
- * One validator of the agent, run as the checks run it: bare, or inside the run's sandbox with
- * its refusals taken afterwards. A sandboxed run must end as the bare one did.
+ * One validator of the agent, run as the checks run it: bare, or inside the run's sandbox (a
+ * wrap of its own, left when it ends) with its refusals taken afterwards. A sandboxed run must end as the bare one did.
  * @param {import("../dist/definition/types.js").ResolvedAgent} agent
  * @param {string} tree
  * @param {string} validatorName
@@ -196,7 +196,10 @@ function timeValidator(agent, tree, validatorName) {
     /** @param {import("../dist/sandbox/run-sandbox.js").RunSandbox} sandbox */
     async sandboxed(sandbox) {
       const [ms, refusals] = await timed(async () => {
-        const outcome = await runValidator(definition, context(sandbox.wrappers.validators));
+        const entry = await sandbox.enter("validators");
+        const outcome = await runValidator(definition, context(entry.wrapper)).finally(() =>
+          entry.leave(),
+        );
         if (outcome.exitCode !== bareExitCode) {
           throw new Error(
             `the sandboxed validator exited ${outcome.exitCode}, bare ${bareExitCode}: ${outcome.stderr ?? ""}`,
