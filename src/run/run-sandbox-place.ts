@@ -32,6 +32,7 @@ export async function sandboxForRun(
       backendKinds: backendKindsOf(agent),
       backendEnv: backendEnvironment(base.env, agent, runner.backend),
       config: runner.sandbox,
+      passGithubToken: runner.backend.passGithubToken === true,
     },
   });
 }

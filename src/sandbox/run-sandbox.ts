@@ -135,7 +135,13 @@ async function startRunSandbox(
       const wrapped = await manager.wrapWithSandboxArgv(
         TRAMPOLINE,
         undefined,
-        { filesystem: filesystemOf(rules) },
+        {
+          filesystem: filesystemOf(rules),
+          // The environment policy's second layer (docs/sandbox.md#policy).
+          credentials: {
+            envVars: rules.deniedVariables.map((name) => ({ name, mode: "deny" as const })),
+          },
+        },
         undefined,
         options.place.tree,
         { commandId, commandText: label },

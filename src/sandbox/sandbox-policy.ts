@@ -7,7 +7,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { BackendKind, SandboxConfig } from "../definition/types.js";
-import type { ProcessKind } from "../process/child-environment.js";
+import { GITHUB_TOKEN_VARIABLES, type ProcessKind } from "../process/child-environment.js";
 import { type GitLayout, refPath } from "./git-layout.js";
 
 /** The sandbox's rules for one kind of process. */
@@ -20,6 +20,8 @@ export interface KindPolicy {
   readonly denyRead: readonly string[];
   /** Hosts it may connect to (through the sandbox's proxy); none means no network. */
   readonly hosts: readonly string[];
+  /** Variables the sandbox withholds whatever the environment holds: closer's GitHub tokens. */
+  readonly deniedVariables: readonly string[];
 }
 
 export type SandboxPolicy = Readonly<Record<ProcessKind, KindPolicy>> & {
@@ -50,6 +52,8 @@ export interface SandboxPlace {
   /** The backend's environment: where its state and its model API are. */
   readonly backendEnv: Readonly<Record<string, string>>;
   readonly config: SandboxConfig;
+  /** agent.json's `runner.backend.passGithubToken`: the one grant of a token, to the backend. */
+  readonly passGithubToken: boolean;
 }
 
 /** Credential stores of the user's: never readable by a process of the model's. */
@@ -238,6 +242,7 @@ export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
       allowWrite: unique([...common, ...existing(backendState)]),
       denyWrite,
       denyRead,
+      deniedVariables: place.passGithubToken ? [] : GITHUB_TOKEN_VARIABLES,
       hosts: unique([
         ...place.backendKinds.flatMap((kind) => MODEL_HOSTS[kind]),
         ...baseUrlHosts(place.backendEnv),
@@ -248,6 +253,7 @@ export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
       allowWrite: common,
       denyWrite,
       denyRead: [...denyRead, ...allBackendState(place.home)],
+      deniedVariables: GITHUB_TOKEN_VARIABLES,
       hosts: unique(place.config.validatorDomains),
     },
   };

@@ -60,6 +60,11 @@ interface RunSetup {
   readonly worktree: boolean;
   /** With a closure review on the completion step (prompt written here). */
   readonly review?: boolean;
+  /**
+   * The scripted model servers on loopback: the CLI's config names them, not a `*_BASE_URL`
+   * closer could read, so the agent lists them for the OS sandbox (docs/sandbox.md#widening).
+   */
+  readonly modelServers?: readonly string[];
 }
 
 const PENDING_ACTION = "Note the slug rules in the README";
@@ -123,6 +128,8 @@ async function runExample(setup: RunSetup, env: Record<string, string>) {
     agent.runner.env = { backend: Object.keys(env) };
     agent.runner.budgets.queryTimeoutMs = 180_000;
     agent.runner.worktree = { ...agent.runner.worktree, onSuccess: "keep" };
+    const hosts = (setup.modelServers ?? []).map((url) => new URL(url).host);
+    agent.runner.sandbox = { ...agent.runner.sandbox, allowedDomains: hosts };
     await writeFile(agentFile, JSON.stringify(agent, null, 2));
     if (setup.review === true) {
       const registryFile = join(repo.dir, ".agent/example/steps_registry.json");
@@ -302,7 +309,10 @@ describe.skipIf(!codex.ok)(title(codex), () => {
       server.requests.length = 0;
       const env = await codexEnv(await tempDir(), server.baseUrl);
       const { outcome, events } = await runExample(
-        { kind: "codex", command: [codex.path], permissionMode, worktree, review },
+        {
+          ...{ kind: "codex", command: [codex.path], permissionMode, worktree, review },
+          modelServers: [server.baseUrl],
+        },
         env,
       );
       expect(server.requests.map((request) => request.served)).not.toContain("exhausted");
@@ -346,7 +356,10 @@ describe.skipIf(!opencode.ok)(title(opencode), () => {
       server.requests.length = 0;
       const env = await opencodeEnv(await tempDir(), server.baseUrl, titles.baseUrl);
       const { outcome, events } = await runExample(
-        { kind: "opencode", command: [opencode.path], permissionMode, worktree, review },
+        {
+          ...{ kind: "opencode", command: [opencode.path], permissionMode, worktree, review },
+          modelServers: [server.baseUrl, titles.baseUrl],
+        },
         env,
       );
       expect(server.requests.map((request) => request.served)).not.toContain("exhausted");
