@@ -20,7 +20,8 @@ export async function sandboxForRun(
   return prepareRunSandbox({
     config: runner.sandbox,
     runId: run.runId,
-    agentFile: agent.files.agentJson,
+    // The project's agent.json, the file to change: `agent` is read from the run's snapshot of it.
+    agentFile: base.agent.files.agentJson,
     place: {
       tree: run.tree,
       ...(await gitLayoutOf(run.tree)),

@@ -4,10 +4,10 @@
  * each query and each validator for what it refused.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { SandboxConfig } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import { PROCESS_KINDS, type ProcessKind } from "../process/child-environment.js";
@@ -96,32 +96,34 @@ async function startRunSandbox(
   };
   try {
     const wrappers = {} as Record<ProcessKind, LaunchWrapper>;
-    for (const kind of PROCESS_KINDS) {
-      const rules = policy[kind];
-      const commandId = randomBytes(16).toString("base64url");
-      labels[kind] = `closer ${options.runId} ${kind}`;
-      refusals.set(labels[kind], []);
-      registerHosts(manager, commandId, rules.hosts, kind, options.agentFile);
-      ids.push(commandId);
-      const wrapped = await manager.wrapWithSandboxArgv(
-        TRAMPOLINE,
-        undefined,
-        {
-          filesystem: {
-            allowWrite: [...rules.allowWrite],
-            denyWrite: [...rules.denyWrite],
-            denyRead: [...rules.denyRead],
+    await fromFolder(scratchDir, async () => {
+      for (const kind of PROCESS_KINDS) {
+        const rules = policy[kind];
+        const commandId = randomBytes(16).toString("base64url");
+        labels[kind] = `closer ${options.runId} ${kind}`;
+        refusals.set(labels[kind], []);
+        registerHosts(manager, commandId, rules.hosts, kind, options.agentFile);
+        ids.push(commandId);
+        const wrapped = await manager.wrapWithSandboxArgv(
+          TRAMPOLINE,
+          undefined,
+          {
+            filesystem: {
+              allowWrite: [...rules.allowWrite],
+              denyWrite: [...rules.denyWrite],
+              denyRead: [...rules.denyRead],
+            },
           },
-        },
-        undefined,
-        options.place.tree,
-        { commandId, commandText: labels[kind] },
-      );
-      wrappers[kind] = makeSandboxedLaunch(wrapped, {
-        tmpDir: scratchDir,
-        clearNoProxy: rules.hosts.some(isLoopbackHost),
-      });
-    }
+          undefined,
+          options.place.tree,
+          { commandId, commandText: labels[kind] },
+        );
+        wrappers[kind] = makeSandboxedLaunch(wrapped, {
+          tmpDir: scratchDir,
+          clearNoProxy: rules.hosts.some(isLoopbackHost),
+        });
+      }
+    });
     return {
       policy,
       scratchDir,
@@ -138,6 +140,32 @@ async function startRunSandbox(
     await release();
     throw error;
   }
+}
+
+/** The wraps of this process, one run's at a time: each changes the working directory while it lasts. */
+let wrapping: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `wrap` with `folder` as the process's working directory. The library
+ * keeps shell and git dotfiles (`.bashrc`, `.gitconfig`, `.mcp.json`,
+ * `.vscode/`, …) of the working directory read-only and holds each missing
+ * one with an empty file it makes on the host: made in the tree when closer
+ * runs from it, they would leave the tree dirty and fail the model's
+ * `git add`. From the run's scratch folder they land there; the tree's git
+ * files are the policy's own.
+ */
+async function fromFolder<T>(folder: string, wrap: () => Promise<T>): Promise<T> {
+  const turn = wrapping.then(async () => {
+    const cwd = process.cwd();
+    process.chdir(folder);
+    try {
+      return await wrap();
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+  wrapping = turn.catch(() => undefined);
+  return turn;
 }
 
 function registerHosts(
@@ -201,8 +229,41 @@ export function isRefusal(
   if (write === null) return true;
   const [, operation = "", path = ""] = write;
   if (operation === "mkdir" && existsSync(path)) return false;
-  if (rules.denyWrite.some((place) => isInside(path, place))) return true;
-  return ![...rules.allowWrite, ...alwaysWritable].some((place) => isInside(path, place));
+  const denied = withRealPaths(rules.denyWrite);
+  const writable = withRealPaths([...rules.allowWrite, ...alwaysWritable]);
+  // A write through a symlink lands where the link points, which the report does not name.
+  const landing = FOLLOWS_LINK.test(operation) ? realPathOf(path) : realFolderOf(path);
+  return [path, landing].some(
+    (written) =>
+      denied.some((place) => isInside(written, place)) ||
+      !writable.some((place) => isInside(written, place)),
+  );
+}
+
+/** The places, and each as its real path where a symlink leads to it. */
+function withRealPaths(places: readonly string[]): string[] {
+  return [...new Set([...places, ...places.map(realPathOf)])];
+}
+
+/** Calls that act on what a symlink at the path points to; the others act on the link itself. */
+const FOLLOWS_LINK = /^(open|openat2?|creat|truncate|chmod|fchmodat2?|fchownat|utimes?|utimensat)$/;
+
+/** The path with its symlinks resolved, as far as it exists. */
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return realFolderOf(path);
+  }
+}
+
+/** The path with its folder's symlinks resolved. */
+function realFolderOf(path: string): string {
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path;
+  }
 }
 
 function isInside(path: string, place: string): boolean {

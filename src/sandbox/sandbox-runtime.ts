@@ -46,6 +46,17 @@ export function sandboxSupport(): Promise<SandboxSupport> {
   return support;
 }
 
+/**
+ * Ends this process's sandbox: its proxy servers and monitor hold the event
+ * loop open, so a process that used it stops it before it can exit.
+ */
+export async function stopSandbox(): Promise<void> {
+  const started = support;
+  support = undefined;
+  const found = await started;
+  if (found?.works) await found.manager.reset();
+}
+
 async function probe(): Promise<SandboxSupport> {
   let manager: SandboxManager;
   try {
@@ -78,7 +89,10 @@ async function probe(): Promise<SandboxSupport> {
       fix: NAMESPACES_FIX,
     };
   }
-  return await proveWithTrue(manager);
+  const proved = await proveWithTrue(manager);
+  // Started but unusable: its proxy servers would only keep the process from exiting.
+  if (!proved.works) await manager.reset();
+  return proved;
 }
 
 async function proveWithTrue(manager: SandboxManager): Promise<SandboxSupport> {
