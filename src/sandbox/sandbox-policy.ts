@@ -156,7 +156,7 @@ function siblings(folder: string, keep: string): string[] {
  * The git metadata the model's processes may write: the objects, the task
  * branch's ref (its folder, with every other ref in it read-only), its reflog,
  * and a linked worktree's own folder (index, logs) — never the config, hooks,
- * info/, HEAD, packed-refs, modules/, another branch, or the files that say
+ * info/, HEAD, packed-refs, modules/, closer/ (locks, runs), another branch, or the files that say
  * where the git dir is (docs/sandbox.md#git).
  */
 function gitRules(place: SandboxPlace): { allowWrite: string[]; denyWrite: string[] } {
@@ -174,6 +174,8 @@ function gitRules(place: SandboxPlace): { allowWrite: string[]; denyWrite: strin
     "modules",
     "commondir",
     "gitdir",
+    // closer's own: the run locks and the runs.
+    "closer",
   ]
     .map((name) => join(common, name))
     .filter((path) => existsSync(path));

