@@ -277,7 +277,8 @@ describe("The OS sandbox", () => {
         },
         async () => {
           const run = await runEscape("git update-ref refs/heads/main HEAD~1", "worktree");
-          expectRefused(run, `${run.dir}/.git/refs/heads/main`);
+          // git writes main's reflog before its ref: the refusal names the first it could not.
+          expectRefused(run, "refs/heads/main");
           const mainBefore = run.before.refs.match(/refs\/heads\/main (\w+)/)?.[1];
           expect(await git(run.dir, "rev-parse", "main~1")).toBe(mainBefore);
         },
@@ -374,6 +375,18 @@ describe("The OS sandbox", () => {
           );
           expectRefused(run, `${run.dir}/.git/closer/locks/`);
           expect(await readFile(join(run.dir, "scratch/locks-after.txt"), "utf8")).not.toBe("");
+        },
+      );
+
+      fault(
+        {
+          what: "the model empties main's reflog (.git/logs/refs/heads/main) from its worktree",
+          does: "only the run's own branch's reflog can be written: main's reflog keeps its entries, the refusal is recorded and refutes the declaration",
+        },
+        async () => {
+          const run = await runEscape(`: > ${COMMON_DIR}/logs/refs/heads/main`, "worktree");
+          expectRefused(run, `${run.dir}/.git/logs/refs/heads/main`);
+          expect(await git(run.dir, "reflog", "show", "--format=%gs", "main")).toContain("commit");
         },
       );
 
