@@ -33,6 +33,8 @@ export interface SandboxPlace {
   readonly scratchDir: string;
   /** Where run folders go (absolute). */
   readonly runsDir: string;
+  /** The folder of closer's worktrees, where the repository has one (absolute). */
+  readonly worktreesDir?: string;
   /** The agent definition: its folder in the project, and its copy in the tree (absolute). */
   readonly agentDirs: readonly string[];
   readonly home: string;
@@ -215,12 +217,21 @@ function gitRules(place: SandboxPlace): { allowWrite: string[]; denyWrite: strin
   return { allowWrite: allowWrite.filter((path) => existsSync(path)), denyWrite };
 }
 
+/** Closer's worktrees, when the run's tree holds them (a run in the project folder): other runs' trees. */
+function otherRunsTrees(place: SandboxPlace): string[] {
+  const { worktreesDir, tree } = place;
+  return worktreesDir?.startsWith(`${tree}/`) ? [worktreesDir] : [];
+}
+
 /** The run's policy for the backend and for the validators. */
 export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
   const git = gitRules(place);
   const existing = (paths: readonly string[]) => paths.filter((path) => existsSync(path));
   const extraWrite = place.config.allowWrite.map((path) => expandPath(path, place));
-  const denyWrite = [...git.denyWrite, ...existing([place.runsDir, ...place.agentDirs])];
+  const denyWrite = [
+    ...git.denyWrite,
+    ...existing([place.runsDir, ...place.agentDirs, ...otherRunsTrees(place)]),
+  ];
   const denyRead = [
     ...CREDENTIAL_STORES.map((path) => join(place.home, path)),
     ...place.config.denyRead.map((path) => expandPath(path, place)),

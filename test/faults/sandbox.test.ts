@@ -392,6 +392,26 @@ describe("The OS sandbox", () => {
 
       fault(
         {
+          what: "the model of a run in the project folder writes into another run's worktree (.closer/worktrees/<other>)",
+          does: "closer's worktrees are read-only to a run that holds them in its tree: the other run's work is as it was, the refusal is recorded and refutes the declaration",
+        },
+        async () => {
+          const run = await runEscape(
+            "echo tampered > .closer/worktrees/kept/README.md",
+            "project",
+            async (dir) => {
+              await git(dir, "worktree", "add", "--quiet", "-b", "kept", ".closer/worktrees/kept");
+            },
+          );
+          expectRefused(run, `${run.dir}/.closer/worktrees/kept/README.md`);
+          expect(await readFile(join(run.dir, ".closer/worktrees/kept/README.md"), "utf8")).toBe(
+            "# widgets\n",
+          );
+        },
+      );
+
+      fault(
+        {
           what: "the model tags a commit (git tag) from its worktree",
           does: "only the run's own branch can be written: the tag is not made, the refusal is recorded and refutes the declaration",
         },
