@@ -542,6 +542,53 @@ describe("The OS sandbox", () => {
 
       fault(
         {
+          what: "the agent allows the backend a host on this machine (runner.sandbox.allowedDomains), and a check of the model's calls the same host",
+          does: "the model's request reaches the host and nothing of the backend is refused; the check's request does not (validators reach only runner.sandbox.validatorDomains): it is refused and the check fails",
+        },
+        async () => {
+          repo = await makeFaultRepo({
+            runner: { maxIterations: 1, sandbox: { allowedDomains: [listener.hostPort] } },
+            program: [
+              'import { execSync } from "node:child_process";',
+              READ_PROMPT,
+              `execSync("curl --silent --max-time 5 ${listener.url}backend > scratch/answer.txt");`,
+              DONE_ANSWER,
+            ].join("\n"),
+            validators: {
+              "tests-pass": {
+                type: "command",
+                command: `env -u NO_PROXY -u no_proxy curl --silent --max-time 5 ${listener.url}check; exit 0`,
+                successWhen: "exitCode:0",
+                failurePattern: "check-failed",
+                extractParams: { errorOutput: "stderr" },
+              },
+            },
+            conditions: ["tests-pass"],
+          });
+          const result = await cli(
+            "run",
+            repo.agent,
+            "--task",
+            "make the widgets work",
+            "--sandbox",
+            "on",
+            "--cwd",
+            repo.dir,
+          );
+          const run = await recordOf(repo.dir);
+          expect(result.code, result.stderr).toBe(1);
+          expect(listener.requests).toEqual(["GET /backend"]);
+          expect(await readFile(join(repo.dir, "scratch/answer.txt"), "utf8")).toBe(
+            "secret answer\n",
+          );
+          const refused = ofType(run.events, "sandbox-refused");
+          expect(refused.map((event) => event.kind)).toEqual(["validators"]);
+          expectCheckRefused(run, listener.hostPort);
+        },
+      );
+
+      fault(
+        {
           what: "a test the model wrote phones home from inside a check (a command validator that curls a port on this machine and exits 0 anyway)",
           does: "the connection is refused, so the check fails whatever its exit: validator-end valid false, its stderr names the refusal ([closer] the OS sandbox refused …), a sandbox-refused event names the validator; the run is not completed",
         },
