@@ -102,7 +102,11 @@ async function startRunSandbox(
         const commandId = randomBytes(16).toString("base64url");
         labels[kind] = `closer ${options.runId} ${kind}`;
         refusals.set(labels[kind], []);
-        registerHosts(manager, commandId, rules.hosts, kind, options.agentFile);
+        registerHosts(manager, commandId, {
+          hosts: rules.hosts,
+          kind,
+          agentFile: options.agentFile,
+        });
         ids.push(commandId);
         const wrapped = await manager.wrapWithSandboxArgv(
           TRAMPOLINE,
@@ -171,10 +175,13 @@ async function fromFolder<T>(folder: string, wrap: () => Promise<T>): Promise<T>
 function registerHosts(
   manager: SandboxManager,
   commandId: string,
-  hosts: readonly string[],
-  kind: ProcessKind,
-  agentFile: string,
+  allowed: {
+    readonly hosts: readonly string[];
+    readonly kind: ProcessKind;
+    readonly agentFile: string;
+  },
 ): void {
+  const { hosts, kind, agentFile } = allowed;
   try {
     manager.registerCommandNetworkLists(commandId, { allowedDomains: [...hosts] });
   } catch (error) {
