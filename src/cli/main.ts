@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { stopSandbox } from "../sandbox/sandbox-runtime.js";
 import { runCli } from "./program.js";
 
 // `closer list | head` closes stdout early: that is the reader's choice, not an error.
@@ -7,6 +8,7 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-runCli(process.argv.slice(2)).then((code) => {
+runCli(process.argv.slice(2)).then(async (code) => {
   process.exitCode = code;
+  await stopSandbox();
 });

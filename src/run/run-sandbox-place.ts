@@ -3,10 +3,11 @@
  * is made from, gathered where the run knows them.
  */
 import { homedir } from "node:os";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import type { BackendKind, ResolvedAgent } from "../definition/types.js";
 import { readGitLayout } from "../sandbox/git-layout.js";
 import { prepareRunSandbox, type SandboxState } from "../sandbox/run-sandbox.js";
+import { getMainWorktreeRoot } from "../workspace/prepare-worktree.js";
 import { backendEnvironment } from "./run-environments.js";
 import type { RunBase } from "./run-settings.js";
 
@@ -20,11 +21,13 @@ export async function sandboxForRun(
   return prepareRunSandbox({
     config: runner.sandbox,
     runId: run.runId,
-    agentFile: agent.files.agentJson,
+    // The project's agent.json, the file to change: `agent` is read from the run's snapshot of it.
+    agentFile: base.agent.files.agentJson,
     place: {
       tree: run.tree,
       ...(await gitLayoutOf(run.tree)),
       runsDir: base.runsDir,
+      ...(await worktreesDirOf(base.cwd, runner.worktree.root)),
       agentDirs: [
         ...new Set([base.agent.dir, agent.dir, join(run.tree, relative(base.cwd, base.agent.dir))]),
       ],
@@ -40,6 +43,12 @@ export async function sandboxForRun(
 async function gitLayoutOf(tree: string) {
   const git = await readGitLayout(tree);
   return git === undefined ? {} : { git };
+}
+
+/** The folder of closer's worktrees in the repository that holds `cwd`, if there is one. */
+async function worktreesDirOf(cwd: string, root: string) {
+  const main = await getMainWorktreeRoot(cwd).catch(() => undefined);
+  return main === undefined ? {} : { worktreesDir: resolve(main, root) };
 }
 
 /** The run's backend kind and those of its steps' closing reviews. */

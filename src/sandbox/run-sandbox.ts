@@ -4,10 +4,10 @@
  * each query and each validator for what it refused.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { SandboxConfig } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import type { SandboxEntry, SandboxPort } from "../ports.js";
@@ -264,8 +264,41 @@ export function isRefusal(line: string, judge: RefusalJudge): boolean {
   const [, operation = "", path = ""] = write;
   if (operation === "mkdir" && existsSync(path)) return false;
   if (judge.ignoredPaths.some((place) => isInside(path, place))) return false;
-  if (judge.denyWrite.some((place) => isInside(path, place))) return true;
-  return !judge.allowWrite.some((place) => isInside(path, place));
+  const denied = withRealPaths(judge.denyWrite);
+  const writable = withRealPaths(judge.allowWrite);
+  // A write through a symlink lands where the link points, which the report does not name.
+  const landing = FOLLOWS_LINK.test(operation) ? realPathOf(path) : realFolderOf(path);
+  return [path, landing].some(
+    (written) =>
+      denied.some((place) => isInside(written, place)) ||
+      !writable.some((place) => isInside(written, place)),
+  );
+}
+
+/** The places, and each as its real path where a symlink leads to it. */
+function withRealPaths(places: readonly string[]): string[] {
+  return [...new Set([...places, ...places.map(realPathOf)])];
+}
+
+/** Calls that act on what a symlink at the path points to; the others act on the link itself. */
+const FOLLOWS_LINK = /^(open|openat2?|creat|truncate|chmod|fchmodat2?|fchownat|utimes?|utimensat)$/;
+
+/** The path with its symlinks resolved, as far as it exists. */
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return realFolderOf(path);
+  }
+}
+
+/** The path with its folder's symlinks resolved. */
+function realFolderOf(path: string): string {
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path;
+  }
 }
 
 /** `host:port` against `example.com`, `*.example.com`, either with an optional `:port`. */

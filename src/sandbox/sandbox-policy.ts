@@ -5,7 +5,7 @@
  * facts always give the same policy.
  */
 import { existsSync, readdirSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { BackendKind, SandboxConfig } from "../definition/types.js";
 import { GITHUB_TOKEN_VARIABLES, type ProcessKind } from "../process/child-environment.js";
 import { type GitLayout, refPath } from "./git-layout.js";
@@ -44,6 +44,8 @@ export interface SandboxPlace {
   readonly scratchDir: string;
   /** Where run folders go (absolute). */
   readonly runsDir: string;
+  /** The folder of closer's worktrees, where the repository has one (absolute). */
+  readonly worktreesDir?: string;
   /** The agent definition: its folder in the project, and its copy in the tree (absolute). */
   readonly agentDirs: readonly string[];
   readonly home: string;
@@ -168,10 +170,23 @@ function siblings(folder: string, keep: string): string[] {
 }
 
 /**
+ * What lies beside `file` in its folder and, with `everyLevel`, beside each
+ * folder above it up to `top`'s children: the other refs beside a branch's.
+ */
+function besides(file: string, top: string, everyLevel: boolean): string[] {
+  const found: string[] = [];
+  for (let path = file; dirname(path) !== top && path !== top; path = dirname(path)) {
+    found.push(...siblings(dirname(path), basename(path)));
+    if (!everyLevel) break;
+  }
+  return found;
+}
+
+/**
  * The git metadata the model's processes may write: the objects, the task
- * branch's ref (its folder, with every other ref in it read-only), its reflog,
+ * branch's ref (its folder, with every other ref in it read-only), its reflog (the same),
  * and a linked worktree's own folder (index, logs) — never the config, hooks,
- * info/, HEAD, packed-refs, modules/, another branch, or the files that say
+ * info/, HEAD, packed-refs, modules/, closer/ (locks, runs), another branch, or the files that say
  * where the git dir is (docs/sandbox.md#git).
  */
 function gitRules(place: SandboxPlace): { allowWrite: string[]; denyWrite: string[] } {
@@ -189,20 +204,20 @@ function gitRules(place: SandboxPlace): { allowWrite: string[]; denyWrite: strin
     "modules",
     "commondir",
     "gitdir",
+    // closer's own: the run locks and the runs.
+    "closer",
   ]
     .map((name) => join(common, name))
     .filter((path) => existsSync(path));
   if (git.branchRef !== undefined) {
     const ref = refPath(git, git.branchRef);
-    const refFolder = dirname(ref);
-    allowWrite.push(refFolder, dirname(join(common, "logs", ...git.branchRef.split("/"))));
-    denyWrite.push(...siblings(refFolder, ref.slice(refFolder.length + 1)));
-    // In a tree that holds its git dir, every ref above the branch's folder is read-only too.
-    for (let folder = refFolder; !git.linked && folder !== common; folder = dirname(folder)) {
-      const parent = dirname(folder);
-      if (parent === common) break;
-      denyWrite.push(...siblings(parent, folder.slice(parent.length + 1)));
-    }
+    const log = join(common, "logs", ...git.branchRef.split("/"));
+    allowWrite.push(dirname(ref), dirname(log));
+    // In a tree that holds its git dir, every ref (and reflog) above the branch's folder is read-only too.
+    denyWrite.push(
+      ...besides(ref, common, !git.linked),
+      ...besides(log, join(common, "logs"), !git.linked),
+    );
   }
   if (git.linked) {
     allowWrite.push(git.gitDir);
@@ -217,12 +232,21 @@ function gitRules(place: SandboxPlace): { allowWrite: string[]; denyWrite: strin
   return { allowWrite: allowWrite.filter((path) => existsSync(path)), denyWrite };
 }
 
+/** Closer's worktrees, when the run's tree holds them (a run in the project folder): other runs' trees. */
+function otherRunsTrees(place: SandboxPlace): string[] {
+  const { worktreesDir, tree } = place;
+  return worktreesDir?.startsWith(`${tree}/`) ? [worktreesDir] : [];
+}
+
 /** The run's policy for the backend and for the validators. */
 export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
   const git = gitRules(place);
   const existing = (paths: readonly string[]) => paths.filter((path) => existsSync(path));
   const extraWrite = place.config.allowWrite.map((path) => expandPath(path, place));
-  const denyWrite = [...git.denyWrite, ...existing([place.runsDir, ...place.agentDirs])];
+  const denyWrite = [
+    ...git.denyWrite,
+    ...existing([place.runsDir, ...place.agentDirs, ...otherRunsTrees(place)]),
+  ];
   const denyRead = [
     ...CREDENTIAL_STORES.map((path) => join(place.home, path)),
     ...place.config.denyRead.map((path) => expandPath(path, place)),

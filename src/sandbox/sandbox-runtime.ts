@@ -92,7 +92,10 @@ async function probe(): Promise<SandboxSupport> {
       fix: NAMESPACES_FIX,
     };
   }
-  return await proveWithTrue(manager);
+  const proved = await proveWithTrue(manager);
+  // Started but unusable: its proxy servers would only keep the process from exiting.
+  if (!proved.works) await manager.reset();
+  return proved;
 }
 
 async function proveWithTrue(manager: SandboxManager): Promise<SandboxSupport> {

@@ -127,6 +127,14 @@ describe("closer's git environment", () => {
       server.close();
     }
   });
+
+  it("counts an empty config.worktree as none, and one with settings as added", async () => {
+    const record = await recordGitState(gitDir);
+    await writeFile(path.join(gitDir, "config.worktree"), "");
+    expect(await compareGitState(record)).toEqual([]);
+    await writeFile(path.join(gitDir, "config.worktree"), "[core]\n\thooksPath = /elsewhere\n");
+    expect(await compareGitState(record)).toEqual([{ path: "config.worktree", how: "added" }]);
+  });
 });
 
 describe("branch sections of the shared config", () => {

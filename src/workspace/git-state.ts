@@ -146,9 +146,21 @@ export async function restoreGitState(
  */
 function readState(commonDir: string, singleFiles: readonly string[]): Map<string, KeptFile> {
   const files = new Map<string, KeptFile>();
-  for (const path of singleFiles) readInto(files, commonDir, path);
+  for (const path of singleFiles) {
+    readInto(files, commonDir, path);
+    if (isEmptyWorktreeConfig(path, files.get(path))) files.delete(path);
+  }
   for (const folder of KEPT_FOLDERS) walk(files, commonDir, folder);
   return files;
+}
+
+/**
+ * An empty `config.worktree` sets nothing, so it is the same state as none: the
+ * OS sandbox holds one where the file is missing, to keep the model from
+ * creating it (docs/integrity.md#git-state).
+ */
+function isEmptyWorktreeConfig(path: string, file: KeptFile | undefined): boolean {
+  return file !== undefined && file.content.length === 0 && path.endsWith("config.worktree");
 }
 
 function walk(files: Map<string, KeptFile>, commonDir: string, folder: string): void {
