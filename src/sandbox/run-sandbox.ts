@@ -263,7 +263,7 @@ export function isRefusal(line: string, judge: RefusalJudge): boolean {
   if (write === null) return true;
   const [, operation = "", path = ""] = write;
   if (operation === "mkdir" && existsSync(path)) return false;
-  if (judge.ignoredPaths.some((place) => isInside(path, place))) return false;
+  if (judge.ignoredPaths.some((place) => isIgnoredAt(path, place))) return false;
   const denied = withRealPaths(judge.denyWrite);
   const writable = withRealPaths(judge.allowWrite);
   // A write through a symlink lands where the link points, which the report does not name.
@@ -312,6 +312,11 @@ function hostMatches(hostPort: string, pattern: string): boolean {
 function splitPort(hostPort: string): [string, string] {
   const match = /^(.*?)(?::(\d+))?$/.exec(hostPort);
   return [match?.[1] ?? hostPort, match?.[2] ?? ""];
+}
+
+/** An ignored place: a folder or file, or with a trailing `*`, every path that starts so. */
+function isIgnoredAt(path: string, place: string): boolean {
+  return place.endsWith("*") ? path.startsWith(place.slice(0, -1)) : isInside(path, place);
 }
 
 function isInside(path: string, place: string): boolean {

@@ -33,7 +33,17 @@ export type SandboxPolicy = Readonly<Record<ProcessKind, KindPolicy>> & {
  * Refused writes that shells and tools make on their own at every start, whatever the model
  * does: pyenv's and rbenv's rehash from a sourced ~/.bashrc, tools' caches. They stay refused.
  */
-const IGNORED_BY_DEFAULT = ["~/.pyenv/shims", "~/.rbenv/shims", "~/.cache"];
+const IGNORED_BY_DEFAULT = ["~/.pyenv/shims", "~/.rbenv/shims", "~/.cache", "/sys"];
+
+/**
+ * What each agent CLI does on its own at every start, whatever the model asks: codex looks
+ * for a newer release and makes a folder in /tmp; opencode installs its provider packages.
+ * They stay refused (docs/sandbox.md#refusals).
+ */
+const IGNORED_FOR_KIND: Readonly<Partial<Record<BackendKind, readonly string[]>>> = {
+  codex: ["api.github.com", "/tmp/codex-*"],
+  opencode: ["registry.npmjs.org"],
+};
 
 /** Where a run works, as the policy needs it. */
 export interface SandboxPlace {
@@ -255,7 +265,11 @@ export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
   const backendState = place.backendKinds.flatMap((kind) =>
     backendStatePaths(kind, place.backendEnv, place.home),
   );
-  const ignored = [...IGNORED_BY_DEFAULT, ...place.config.ignoreRefusals];
+  const ignored = [
+    ...IGNORED_BY_DEFAULT,
+    ...place.backendKinds.flatMap((kind) => IGNORED_FOR_KIND[kind] ?? []),
+    ...place.config.ignoreRefusals,
+  ];
   const isPath = (entry: string) => entry.startsWith("~") || entry.includes("/");
   return {
     ignored: {

@@ -9,7 +9,7 @@
  */
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { PermissionMode } from "../../src/definition/types.js";
 import { runCommand } from "../../src/process/shell-command.js";
@@ -65,6 +65,8 @@ interface RunSetup {
    * closer could read, so the agent lists them for the OS sandbox (docs/sandbox.md#widening).
    */
   readonly modelServers?: readonly string[];
+  /** More places the backend may write (a command backend's own files: docs/sandbox.md#widening). */
+  readonly allowWrite?: readonly string[];
 }
 
 const PENDING_ACTION = "Note the slug rules in the README";
@@ -129,7 +131,11 @@ async function runExample(setup: RunSetup, env: Record<string, string>) {
     agent.runner.budgets.queryTimeoutMs = 180_000;
     agent.runner.worktree = { ...agent.runner.worktree, onSuccess: "keep" };
     const hosts = (setup.modelServers ?? []).map((url) => new URL(url).host);
-    agent.runner.sandbox = { ...agent.runner.sandbox, allowedDomains: hosts };
+    agent.runner.sandbox = {
+      ...agent.runner.sandbox,
+      allowedDomains: hosts,
+      allowWrite: [...(setup.allowWrite ?? [])],
+    };
     await writeFile(agentFile, JSON.stringify(agent, null, 2));
     if (setup.review === true) {
       const registryFile = join(repo.dir, ".agent/example/steps_registry.json");
@@ -222,6 +228,7 @@ describe("the command backend (baseline)", () => {
           command: ["node", COMMAND_AGENT, turnsFile],
           permissionMode: "acceptEdits",
           worktree,
+          allowWrite: [dirname(turnsFile)],
         },
         {},
       );
@@ -358,7 +365,8 @@ describe.skipIf(!opencode.ok)(title(opencode), () => {
       const { outcome, events } = await runExample(
         {
           ...{ kind: "opencode", command: [opencode.path], permissionMode, worktree, review },
-          modelServers: [server.baseUrl, titles.baseUrl],
+          // opencode installs its provider's package from the registry at run time.
+          modelServers: [server.baseUrl, titles.baseUrl, "https://registry.npmjs.org"],
         },
         env,
       );

@@ -167,13 +167,21 @@ describe("The OS sandbox", () => {
       expect(gitGuards, "nothing reached the git state for the guard to put back").toEqual([]);
     }
 
-    /** The first check failed on the sandbox's refusal naming `named`, whatever it exited with. */
-    function expectCheckRefused(run: Awaited<ReturnType<typeof recordOf>>, named: string): void {
+    /**
+     * The first check failed on the sandbox's refusal naming `named`, whatever it exited with; the
+     * retry prompt names it too, when the run had another iteration.
+     */
+    function expectCheckRefused(
+      run: Awaited<ReturnType<typeof recordOf>>,
+      named: string,
+      { retried = true } = {},
+    ): void {
       expect(run.runJson.status).not.toBe("completed");
       const ends = ofType(run.events, "validator-end").filter(
         (event) => event.validator === "tests-pass" && event.iteration === 1,
       );
-      expect(ends).toEqual([expect.objectContaining({ valid: false, pattern: "check-failed" })]);
+      expect(ends).toEqual([expect.objectContaining({ valid: false, pattern: "sandbox-refused" })]);
+      expect(String((ends[0]?.params as { refusals?: unknown })?.refusals)).toContain(named);
       expect(String(ends[0]?.stderr)).toMatch(/\[closer\] the OS sandbox refused: /);
       expect(String(ends[0]?.stderr)).toContain(named);
       const refused = ofType(run.events, "sandbox-refused").filter(
@@ -185,7 +193,9 @@ describe("The OS sandbox", () => {
       expect(ofType(run.events, "declaration-refuted")[0]).toMatchObject({
         iteration: 1,
         failed: "tests-pass",
+        pattern: "sandbox-refused",
       });
+      if (retried) expect(run.retryPrompt).toContain(named);
       const sandbox = run.runJson.sandbox as { on?: boolean; refusals?: number };
       expect(sandbox.on).toBe(true);
       expect(sandbox.refusals).toBeGreaterThanOrEqual(1);
@@ -583,7 +593,7 @@ describe("The OS sandbox", () => {
           );
           const refused = ofType(run.events, "sandbox-refused");
           expect(refused.map((event) => event.kind)).toEqual(["validators"]);
-          expectCheckRefused(run, listener.hostPort);
+          expectCheckRefused(run, listener.hostPort, { retried: false });
         },
       );
 
@@ -620,7 +630,7 @@ describe("The OS sandbox", () => {
           const run = await recordOf(repo.dir);
           expect(listener.requests).toEqual([]);
           expect(result.code, result.stderr).toBe(1);
-          expectCheckRefused(run, listener.hostPort);
+          expectCheckRefused(run, listener.hostPort, { retried: false });
         },
       );
     });

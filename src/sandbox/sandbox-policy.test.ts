@@ -1,0 +1,165 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SandboxConfig } from "../definition/types.js";
+import { readGitLayout } from "./git-layout.js";
+import {
+  baseUrlHosts,
+  isLoopbackHost,
+  type SandboxPlace,
+  sandboxPolicyFor,
+} from "./sandbox-policy.js";
+import { sandboxedCommandLine } from "./sandboxed-launch.js";
+
+const CONFIG: SandboxConfig = {
+  mode: "auto",
+  allowWrite: [],
+  denyRead: [],
+  allowedDomains: [],
+  validatorDomains: [],
+  ignoreRefusals: [],
+};
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
+    cwd,
+    encoding: "utf8",
+  }).trim();
+}
+
+describe("the sandbox policy of a run", () => {
+  let root: string;
+  let repo: string;
+  beforeEach(async () => {
+    root = await realpath(await mkdtemp(join(tmpdir(), "closer-policy-")));
+    repo = join(root, "repo");
+    await mkdir(repo);
+    git(repo, "init", "-q", "-b", "main");
+    await writeFile(join(repo, "a.txt"), "a\n");
+    git(repo, "add", "a.txt");
+    git(repo, "commit", "-qm", "first");
+    git(repo, "branch", "closer/other-run");
+  });
+  afterEach(() => rm(root, { recursive: true, force: true }));
+
+  async function placeOf(tree: string, extra: Partial<SandboxPlace> = {}): Promise<SandboxPlace> {
+    const git = await readGitLayout(tree);
+    return {
+      tree,
+      ...(git === undefined ? {} : { git }),
+      scratchDir: join(root, "scratch"),
+      runsDir: join(repo, ".git/closer/runs"),
+      agentDirs: [join(repo, ".agent/fixer")],
+      home: join(root, "home"),
+      backendKinds: ["claude-sdk"],
+      backendEnv: {},
+      config: CONFIG,
+      passGithubToken: false,
+      ...extra,
+    };
+  }
+
+  it("in a worktree: the tree, the objects, its branch's ref folder and its own git folder are writable; git's files, the other branch beside it and the .git file are not", async () => {
+    const tree = join(root, "wt");
+    git(repo, "worktree", "add", "-q", "-b", "closer/issue-7", tree);
+    const common = join(repo, ".git");
+    const admin = join(common, "worktrees/wt");
+    const { backend } = sandboxPolicyFor(await placeOf(tree));
+
+    expect(backend.allowWrite).toEqual(
+      expect.arrayContaining([
+        tree,
+        join(root, "scratch"),
+        join(common, "objects"),
+        join(common, "refs/heads/closer"),
+        admin,
+      ]),
+    );
+    expect(backend.allowWrite).not.toContain(common);
+    expect(backend.denyWrite).toEqual(
+      expect.arrayContaining([
+        join(common, "config"),
+        join(common, "hooks"),
+        join(common, "HEAD"),
+        join(common, "refs/heads/closer/other-run"),
+        join(admin, "commondir"),
+        join(admin, "gitdir"),
+        join(admin, "HEAD"),
+        join(admin, "config.worktree"),
+        join(tree, ".git"),
+      ]),
+    );
+    expect(backend.denyWrite).not.toContain(join(common, "refs/heads/closer/issue-7"));
+  });
+
+  it("in a tree that holds its .git: every other ref beside and above the branch is read-only, and so is the record", async () => {
+    git(repo, "tag", "v1");
+    await mkdir(join(repo, ".git/closer/runs"), { recursive: true });
+    const common = join(repo, ".git");
+    const { backend, validators } = sandboxPolicyFor(await placeOf(repo));
+
+    expect(backend.allowWrite).toEqual(expect.arrayContaining([repo, join(common, "refs/heads")]));
+    expect(backend.denyWrite).toEqual(
+      expect.arrayContaining([
+        join(common, "refs/heads/closer"),
+        join(common, "refs/tags"),
+        join(common, "closer"),
+        join(common, "closer/runs"),
+      ]),
+    );
+    expect(backend.denyWrite).not.toContain(join(common, "refs/heads/main"));
+    expect(validators.denyWrite).toEqual(backend.denyWrite);
+  });
+
+  it("the backend reaches its model API, the host of each *_BASE_URL and the agent's hosts; the validators only theirs", async () => {
+    const place = await placeOf(repo, {
+      backendEnv: { ANTHROPIC_BASE_URL: "http://127.0.0.1:8080/v1", OTHER: "x" },
+      config: { ...CONFIG, allowedDomains: ["registry.npmjs.org"], validatorDomains: ["db:5432"] },
+    });
+    const { backend, validators } = sandboxPolicyFor(place);
+
+    expect(backend.hosts).toEqual(expect.arrayContaining(["*.anthropic.com", "127.0.0.1:8080"]));
+    expect(backend.hosts).toContain("registry.npmjs.org");
+    expect(validators.hosts).toEqual(["db:5432"]);
+    expect(baseUrlHosts({ OPENAI_API_BASE: "https://example.com/v1", NOT_A_URL: "x" })).toEqual([
+      "example.com",
+    ]);
+    expect(["127.0.0.1:8080", "localhost", "[::1]:9"].every(isLoopbackHost)).toBe(true);
+    expect(isLoopbackHost("example.com:127")).toBe(false);
+  });
+
+  it("the backend's own state is writable to it and unreadable to the checks; closer's GitHub tokens are withheld unless the backend is granted one", async () => {
+    const state = join(root, "claude-config");
+    await mkdir(state);
+    const place = await placeOf(repo, { backendEnv: { CLAUDE_CONFIG_DIR: state } });
+    const { backend, validators } = sandboxPolicyFor(place);
+    expect(backend.allowWrite).toContain(state);
+    expect(validators.allowWrite).not.toContain(state);
+    expect(validators.denyRead).toContain(join(root, "home/.claude"));
+    expect(backend.denyRead).toContain(join(root, "home/.ssh"));
+    expect(backend.deniedVariables).toContain("GITHUB_TOKEN");
+    expect(validators.deniedVariables).toContain("GH_TOKEN");
+
+    const granted = sandboxPolicyFor({ ...place, passGithubToken: true });
+    expect(granted.backend.deniedVariables).toEqual([]);
+    expect(granted.validators.deniedVariables).toContain("GITHUB_TOKEN");
+  });
+});
+
+describe("the shell line of a sandboxed launch", () => {
+  it("quotes every word, sets TMPDIR, and clears NO_PROXY only when asked", () => {
+    const launch = { file: "/bin/echo", args: ["it's", "$HOME", "a b"], env: {} };
+    const line = sandboxedCommandLine(launch, { tmpDir: "/tmp/x y", clearNoProxy: false });
+    expect(line).toBe(
+      `exec env -u CLOSER_SANDBOXED_COMMAND 'TMPDIR=/tmp/x y' '/bin/echo' 'it'\\''s' '$HOME' 'a b'`,
+    );
+    expect(
+      execFileSync("sh", ["-c", line.replace("exec env", "exec env -i")], { encoding: "utf8" }),
+    ).toBe("it's $HOME a b\n");
+    expect(sandboxedCommandLine(launch, { tmpDir: "/t", clearNoProxy: true })).toContain(
+      "-u NO_PROXY -u no_proxy",
+    );
+  });
+});
