@@ -37,13 +37,17 @@ const IGNORED_BY_DEFAULT = ["~/.pyenv/shims", "~/.rbenv/shims", "~/.cache", "/sy
 
 /**
  * What each agent CLI does on its own at every start, whatever the model asks: codex looks
- * for a newer release and makes a folder in /tmp; opencode installs its provider packages.
- * They stay refused (docs/sandbox.md#refusals).
+ * for a newer release and makes a folder in /tmp; opencode installs its provider packages and
+ * writes its project id into the git dir. They stay refused (docs/sandbox.md#refusals).
  */
-const IGNORED_FOR_KIND: Readonly<Partial<Record<BackendKind, readonly string[]>>> = {
-  codex: ["api.github.com", "/tmp/codex-*"],
-  opencode: ["registry.npmjs.org"],
-};
+function ignoredForKind(kind: BackendKind, git: GitLayout | undefined): string[] {
+  if (kind === "codex") return ["api.github.com", "/tmp/codex-*"];
+  // opencode also keeps its project id in the repository's git dir.
+  if (kind === "opencode") {
+    return ["registry.npmjs.org", ...(git === undefined ? [] : [join(git.commonDir, "opencode")])];
+  }
+  return [];
+}
 
 /** Where a run works, as the policy needs it. */
 export interface SandboxPlace {
@@ -267,7 +271,7 @@ export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
   );
   const ignored = [
     ...IGNORED_BY_DEFAULT,
-    ...place.backendKinds.flatMap((kind) => IGNORED_FOR_KIND[kind] ?? []),
+    ...place.backendKinds.flatMap((kind) => ignoredForKind(kind, place.git)),
     ...place.config.ignoreRefusals,
   ];
   const isPath = (entry: string) => entry.startsWith("~") || entry.includes("/");

@@ -365,8 +365,9 @@ describe.skipIf(!opencode.ok)(title(opencode), () => {
       const { outcome, events } = await runExample(
         {
           ...{ kind: "opencode", command: [opencode.path], permissionMode, worktree, review },
-          // opencode installs its provider's package from the registry at run time.
+          // opencode installs its provider's package from the registry at run time, through npm's cache.
           modelServers: [server.baseUrl, titles.baseUrl, "https://registry.npmjs.org"],
+          allowWrite: ["~/.npm"],
         },
         env,
       );

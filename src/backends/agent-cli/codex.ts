@@ -42,9 +42,16 @@ export interface CodexBackendOptions extends AgentCliEnvironment {
  * read-only, and a linked worktree's common git dir lies outside the working
  * tree, so the git dirs are added as writable roots: the agent must commit.
  */
-function sandboxArgs(mode: PermissionMode, gitDirs: readonly string[]): string[] {
+function sandboxArgs(
+  mode: PermissionMode,
+  gitDirs: readonly string[],
+  inClosersSandbox: boolean,
+): string[] {
   if (mode === "bypassPermissions") return ["--dangerously-bypass-approvals-and-sandbox"];
   if (mode === "plan") return ["--sandbox", "read-only"];
+  // Codex's own sandbox cannot start inside closer's (it would need namespaces of its own);
+  // closer's OS sandbox is then the wall around its tools (docs/sandbox.md#limits).
+  if (inClosersSandbox) return ["--sandbox", "danger-full-access"];
   return ["--sandbox", "workspace-write", ...gitDirs.flatMap((dir) => ["--add-dir", dir])];
 }
 
@@ -62,7 +69,7 @@ function codexArgs(
     // and drops the gh shim closer put first on it.
     "-c",
     "allow_login_shell=false",
-    ...sandboxArgs(request.permissionMode, gitDirs),
+    ...sandboxArgs(request.permissionMode, gitDirs, request.sandbox !== undefined),
   ];
   if (schemaFile !== undefined) args.push("--output-schema", schemaFile);
   if (request.model !== undefined) args.push("-m", request.model);
