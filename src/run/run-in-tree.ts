@@ -10,7 +10,7 @@ import { fixDefinition } from "./fix-definition.js";
 import { checkGitRepository } from "./git-requirement.js";
 import { prepareTree } from "./prepare-tree.js";
 import type { RunOutcome } from "./run-options.js";
-import { sandboxForRun } from "./run-sandbox-place.js";
+import { sandboxForRun, standInsLeftBy } from "./run-sandbox-place.js";
 import { type RunBase, resolveBackend, settingsFor } from "./run-settings.js";
 
 /** One task in its working tree. */
@@ -64,6 +64,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
     });
     const { agent } = fixed;
     await keepDecisionFileOutOfGit(agent, tree.cwd);
+    const leftStandIns = await standInsLeftBy(resumed, tree.cwd);
     sandbox = await sandboxForRun(base, agent, { runId, tree: tree.cwd });
     const branchWork =
       tree.baseRevision === undefined
@@ -88,6 +89,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
           ...(job.warnings ?? []),
           ...tree.warnings,
           ...fixed.warnings,
+          ...leftStandIns,
           ...(sandbox.on || sandbox.warning === undefined ? [] : [sandbox.warning]),
         ],
         ...(tree.worktree === undefined ? {} : { worktree: tree.worktree }),

@@ -5,8 +5,10 @@
 import { homedir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import type { BackendKind, ResolvedAgent } from "../definition/types.js";
+import type { RunState } from "../record/run-state.js";
 import { readGitLayout } from "../sandbox/git-layout.js";
 import { prepareRunSandbox, type SandboxState } from "../sandbox/run-sandbox.js";
+import { removeLeftStandIns } from "../sandbox/stand-ins.js";
 import { getMainWorktreeRoot } from "../workspace/prepare-worktree.js";
 import { backendEnvironment } from "./run-environments.js";
 import type { RunBase } from "./run-settings.js";
@@ -38,6 +40,26 @@ export async function sandboxForRun(
       passGithubToken: runner.backend.passGithubToken === true,
     },
   });
+}
+
+/**
+ * A resumed run whose closer was killed while a sandboxed process ran (run.json still says
+ * `running`) may have left the sandbox's stand-ins in the tree (docs/sandbox.md#how-it-runs):
+ * they are removed before the run goes on, with a warning naming them.
+ */
+export async function standInsLeftBy(
+  resumed: RunState | undefined,
+  tree: string,
+): Promise<string[]> {
+  if (resumed?.status !== "running" || resumed.sandbox?.on !== true) return [];
+  // Where the killed closer worked is not recorded: its own folder, or the tree's top (--cwd).
+  const folders = [...new Set([tree, process.cwd()])];
+  const removed: string[] = [];
+  for (const folder of folders) removed.push(...(await removeLeftStandIns(tree, folder)));
+  if (removed.length === 0) return [];
+  return [
+    `removed the OS sandbox's empty stand-ins the killed run left in the tree: ${removed.join(", ")}`,
+  ];
 }
 
 async function gitLayoutOf(tree: string) {

@@ -9,7 +9,7 @@
  * keeps the user's own excludes (docs/sandbox.md#how-it-runs).
  */
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, relative } from "node:path";
 import { readGit } from "../workspace/git.js";
@@ -41,6 +41,43 @@ export function standInsIn(tree: string, cwd: string = process.cwd()): string[] 
   return GUARDED_NAMES.map((name) => join(cwd, name))
     .filter((path) => !existsSync(path))
     .map((path) => relative(tree, path));
+}
+
+/**
+ * Removes the stand-ins a closer killed while a sandboxed process ran left in the tree (the
+ * library removes them when the process ends, or when closer exits): the guarded names in the
+ * working folder that are still empty and that git does not track. For the resume of a run whose
+ * closer ended without ending it; returns the tree-relative paths removed.
+ */
+export async function removeLeftStandIns(
+  tree: string,
+  cwd: string = process.cwd(),
+): Promise<string[]> {
+  if (!isInside(cwd, tree)) return [];
+  const present = GUARDED_NAMES.map((name) => join(cwd, name)).filter((path) => existsSync(path));
+  if (present.length === 0) return [];
+  const paths = present.map((path) => relative(tree, path));
+  const tracked = await readGit(tree, ["ls-files", "-z", "--", ...paths], {
+    allowFailure: true,
+  }).catch(() => "");
+  const trackedPaths = new Set(tracked.split("\0"));
+  const removed: string[] = [];
+  for (const path of paths) {
+    if (trackedPaths.has(path) || !(await isEmpty(join(tree, path)))) continue;
+    await rm(join(tree, path), { recursive: true, force: true });
+    removed.push(path);
+  }
+  return removed;
+}
+
+async function isEmpty(path: string): Promise<boolean> {
+  try {
+    const found = await stat(path);
+    if (found.isFile()) return found.size === 0;
+    return found.isDirectory() && (await readdir(path)).length === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** The user's own global excludes, which an excludes file of closer's replaces for git: kept in it. */

@@ -5,16 +5,21 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { killChildProcessGroups, withInterrupt } from "../../src/cli/run/interrupt.js";
 import type { FixtureRepo } from "../../src/testing/index.js";
-import { isProcessAlive, waitFor } from "../doubles/fake-claude/process-liveness.js";
+import { liveMarkedProcesses, waitFor } from "../doubles/fake-claude/process-liveness.js";
 import { makeCliRepo } from "./support/cli-repo.js";
 
 const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 // The child runs in the fixture folder, so the TypeScript loader is named by its full path.
 const TSX_LOADER = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 
-/** `closer run <agent> --json` in a child process, interrupted once the agent's processes run. */
-async function interruptRun(dir: string, agent: "slow" | "stubborn", signals: number) {
-  const args = ["run", agent, "--task", "wait", "--cwd", dir, "--no-worktree", "--json"];
+/** `closer run <agent> --json [more]` in a child process, interrupted once the agent's processes run. */
+async function interruptRun(
+  dir: string,
+  agent: "slow" | "stubborn",
+  signals: number,
+  more: readonly string[] = [],
+) {
+  const args = ["run", agent, "--task", "wait", "--cwd", dir, "--no-worktree", "--json", ...more];
   const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, ...args], {
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe"],
@@ -32,13 +37,17 @@ async function interruptRun(dir: string, agent: "slow" | "stubborn", signals: nu
   const readPids = async () =>
     (await readFile(pidFile, "utf8").catch(() => "")).split(/\s+/).filter(Boolean).map(Number);
   expect(await waitFor(async () => (await readPids()).length === 2, 20_000)).toBe(true);
+  const mark = await readFile(join(dir, ".closer/agent-mark"), "utf8");
+  expect(mark).not.toBe("none");
+  // The agent and its child, found by their mark: in the OS sandbox their pids are the sandbox's own.
+  expect((await liveMarkedProcesses([mark])).length).toBeGreaterThanOrEqual(2);
   child.kill("SIGINT");
   if (signals === 2) {
     await waitFor(() => stderr.includes("closer: stopping"), 5000);
     child.kill("SIGINT");
   }
   const code = await exited;
-  return { code, stdout, stderr, agentPids: await readPids() };
+  return { code, stdout, stderr, agentMark: mark };
 }
 
 describe("Ctrl-C during a run", () => {
@@ -50,7 +59,7 @@ describe("Ctrl-C during a run", () => {
 
   it("aborts the run, keeps its record, ends the agent's processes and exits 130", async () => {
     repo = await makeCliRepo();
-    const { code, stdout, stderr, agentPids } = await interruptRun(repo.dir, "slow", 1);
+    const { code, stdout, stderr, agentMark } = await interruptRun(repo.dir, "slow", 1);
     expect(stderr).toContain("the run record and the work so far are kept");
     expect(code).toBe(130);
     const result = JSON.parse(stdout) as { status: string; runDir: string };
@@ -59,15 +68,21 @@ describe("Ctrl-C during a run", () => {
       status: string;
     };
     expect(state.status).toBe("aborted");
-    expect(agentPids.filter(isProcessAlive)).toEqual([]);
+    expect(await liveMarkedProcesses([agentMark])).toEqual([]);
   }, 30_000);
 
   it("a second Ctrl-C quits at once and still leaves no agent process running", async () => {
     repo = await makeCliRepo();
-    const { code, stdout, agentPids } = await interruptRun(repo.dir, "stubborn", 2);
+    // Without the OS sandbox: in it, the end of the sandbox's first process (which ignores no
+    // SIGTERM) ends every process inside at once, so nothing outlasts the first Ctrl-C.
+    const { code, stdout, agentMark } = await interruptRun(repo.dir, "stubborn", 2, [
+      "--sandbox",
+      "off",
+    ]);
     expect(code).toBe(130);
     expect(stdout).toBe("");
-    expect(await waitFor(() => !agentPids.some(isProcessAlive), 2000)).toBe(true);
+    const gone = async () => (await liveMarkedProcesses([agentMark])).length === 0;
+    expect(await waitFor(gone, 2000)).toBe(true);
   }, 30_000);
 });
 

@@ -2,21 +2,25 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { afterEach, describe, expect } from "vitest";
-import { killProcessGroup } from "../../src/process/shell-command.js";
 import { cli } from "../cli/support/cli-repo.js";
+import { liveMarkedProcesses } from "../doubles/fake-claude/process-liveness.js";
 import { startCloser } from "./support/closer-process.js";
 import { fault } from "./support/fault.js";
 import { DONE_ANSWER, type FaultRepo, makeFaultRepo, READ_PROMPT } from "./support/fault-repo.js";
 import { onlyRunFolder, readRecordedEvents, readRunJson } from "./support/run-folder.js";
 import { expectUserStateKept, takeUserState } from "./support/user-state.js";
 
-/** A model that, on its first call, writes its pid and works until it is stopped; later calls declare done. */
+/**
+ * A model that, on its first call, writes the mark closer gave its processes (how they are found
+ * from outside the OS sandbox, whose pids are its own) and works until it is stopped; later calls
+ * declare done.
+ */
 const SLOW_FIRST = [
   'import { existsSync, writeFileSync } from "node:fs";',
   READ_PROMPT,
-  'const pidFile = new URL("./scratch/pid.txt", import.meta.url);',
-  "if (!existsSync(pidFile)) {",
-  "  writeFileSync(pidFile, String(process.pid));",
+  'const markFile = new URL("./scratch/mark.txt", import.meta.url);',
+  "if (!existsSync(markFile)) {",
+  '  writeFileSync(markFile, process.env.CLOSER_PROCESS_MARK ?? "none");',
   "  await new Promise(() => setInterval(() => {}, 1000));",
   "}",
   DONE_ANSWER,
@@ -28,26 +32,38 @@ async function until(condition: () => boolean): Promise<void> {
 
 describe("Interruptions", () => {
   let repo: FaultRepo | undefined;
-  let modelPid: number | undefined;
+  let modelMark: string | undefined;
   afterEach(async () => {
-    if (modelPid !== undefined) await killProcessGroup(modelPid, 0);
+    if (modelMark !== undefined) await killMarked(modelMark);
     await repo?.cleanup();
     repo = undefined;
-    modelPid = undefined;
+    modelMark = undefined;
   });
 
-  async function waitForModel(dir: string): Promise<number> {
-    const pidFile = join(dir, "scratch/pid.txt");
-    await until(() => existsSync(pidFile));
+  async function waitForModel(dir: string): Promise<string> {
+    const markFile = join(dir, "scratch/mark.txt");
+    await until(() => existsSync(markFile));
     await new Promise((resolve) => setTimeout(resolve, 100));
-    modelPid = Number(await readFile(pidFile, "utf8"));
-    return modelPid;
+    modelMark = await readFile(markFile, "utf8");
+    expect(modelMark).not.toBe("none");
+    return modelMark;
+  }
+
+  /** Ends what is left of the model's processes, found by their mark. */
+  async function killMarked(mark: string): Promise<void> {
+    for (const pid of await liveMarkedProcesses([mark])) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
   }
 
   fault(
     {
       what: "closer is killed (SIGKILL, power loss) during a query",
-      does: "run.json holds the last state written; `--resume` repeats the interrupted iteration and completes, with the record of both processes in one run folder",
+      does: "run.json holds the last state written; `--resume` repeats the interrupted iteration and completes, with the record of both processes in one run folder; the OS sandbox's empty stand-ins (.bashrc, .gitconfig, …) the killed closer left in the tree are removed, with a warning naming them",
     },
     async () => {
       repo = await makeFaultRepo({ program: SLOW_FIRST });
@@ -58,10 +74,15 @@ describe("Interruptions", () => {
       closer.child.kill("SIGKILL");
       await closer.exited;
       const runDir = await onlyRunFolder(repo.dir);
-      expect(await readRunJson(runDir)).toMatchObject({ status: "running" });
+      const killed = await readRunJson(runDir);
+      expect(killed).toMatchObject({ status: "running" });
+      const sandboxOn = (killed.sandbox as { on?: boolean } | undefined)?.on === true;
 
       const resumed = await cli("run", repo.agent, "--resume", basename(runDir), "--cwd", repo.dir);
       expect(resumed.code, resumed.stderr).toBe(0);
+      if (sandboxOn) {
+        expect(resumed.stderr).toMatch(/removed the OS sandbox's empty stand-ins .*\.bashrc/);
+      }
       expect(await readRunJson(runDir)).toMatchObject({ status: "completed", iteration: 1 });
       const events = await readRecordedEvents(runDir);
       expect(events.filter((event) => event.type === "run-start")).toHaveLength(2);
@@ -80,13 +101,13 @@ describe("Interruptions", () => {
       repo = await makeFaultRepo({ program: SLOW_FIRST });
       const args = ["run", repo.agent, "--task", "Do it", "--no-worktree", "--cwd", repo.dir];
       const first = startCloser([...args, "--json"], { cwd: repo.dir });
-      const pid = await waitForModel(repo.dir);
+      const mark = await waitForModel(repo.dir);
       const second = await cli(...args);
       expect(second.code).toBe(2);
       expect(second.stderr).toMatch(/lock|in use|another run/i);
       const runDir = await onlyRunFolder(repo.dir);
       expect(await readRunJson(runDir)).toMatchObject({ status: "running" });
-      await killProcessGroup(pid, 0);
+      await killMarked(mark);
       first.child.kill("SIGINT");
       await first.exited;
     },

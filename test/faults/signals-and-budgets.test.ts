@@ -5,29 +5,38 @@ import { afterEach, describe, expect } from "vitest";
 import { loadAgent } from "../../src/definition/load-agent.js";
 import type { RunEvent } from "../../src/events.js";
 import { runTask, taskFromText } from "../../src/run/index.js";
+import { sandboxSupport } from "../../src/sandbox/sandbox-runtime.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";
 import { cli } from "../cli/support/cli-repo.js";
-import { isProcessAlive } from "../doubles/fake-claude/process-liveness.js";
+import {
+  isProcessAlive,
+  liveMarkedProcesses,
+  waitFor,
+} from "../doubles/fake-claude/process-liveness.js";
 import { startCloser } from "./support/closer-process.js";
 import { fault } from "./support/fault.js";
 import { DONE_ANSWER, type FaultRepo, makeFaultRepo, READ_PROMPT } from "./support/fault-repo.js";
 import { onlyRunFolder, readRecordedEvents, readRunJson } from "./support/run-folder.js";
 import { expectUserStateKept, takeUserState } from "./support/user-state.js";
 
-/** The model: writes its pid and its child's to .closer/model-pids, then waits for ever. */
+/**
+ * The model: starts a child, writes the mark closer gave its processes to .closer/model-mark,
+ * then waits for ever. In the OS sandbox a process's own pid is one of a namespace of its own,
+ * so the test finds the model's processes by their mark, from outside.
+ */
 const HANGING_MODEL = `${READ_PROMPT}
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-const child = spawn("sleep", ["600"], { stdio: "ignore" });
+spawn("sleep", ["600"], { stdio: "ignore" });
 mkdirSync(".closer", { recursive: true });
-writeFileSync(".closer/model-pids", process.pid + " " + child.pid + "\\n");
+writeFileSync(".closer/model-mark", process.env.CLOSER_PROCESS_MARK ?? "none");
 await new Promise(() => setInterval(() => {}, 1000));
 `;
 
-/** A check that holds (writing its pid to .closer/check-pid) while .closer/hold exists, except on the baseline. */
+/** A check that holds (writing its mark to .closer/check-mark) while .closer/hold exists, except on the baseline. */
 const HOLDING_CHECK = `import { existsSync, writeFileSync } from "node:fs";
 if (process.env.CLOSER_CHECK_ID !== "baseline" && existsSync(".closer/hold")) {
-  writeFileSync(".closer/check-pid", String(process.pid));
+  writeFileSync(".closer/check-mark", process.env.CLOSER_PROCESS_MARK ?? "none");
   await new Promise((resolve) => setTimeout(resolve, 600_000));
 }
 console.log("ok 1 - widgets work");
@@ -45,8 +54,17 @@ async function waitForFile(path: string, limitMs = 30_000): Promise<string> {
   throw new Error(`${path} did not appear within ${limitMs} ms`);
 }
 
-async function pidsOf(path: string): Promise<number[]> {
-  return (await waitForFile(path)).trim().split(/\s+/).map(Number);
+/**
+ * The mark a model or check wrote to `path`, once its processes run: the model and the child
+ * it started at least (in the sandbox, the sandbox's own processes carry the mark too).
+ */
+async function runningMark(path: string, processes: number): Promise<string> {
+  const mark = (await waitForFile(path)).trim();
+  expect(mark).not.toBe("none");
+  expect(await waitFor(async () => (await liveMarkedProcesses([mark])).length >= processes)).toBe(
+    true,
+  );
+  return mark;
 }
 
 async function readEvents(runDir: string): Promise<RunEvent[]> {
@@ -90,8 +108,9 @@ describe("Signals, budgets and processes", () => {
       expect(ended).toHaveLength(1);
       expect(eventsOf(events, "budget").at(-1)?.exhausted).toBe("time");
       expect(existsSync(join(runDir, "transcripts/iteration-001.json"))).toBe(true);
-      const pids = await pidsOf(join(repo.dir, ".closer/model-pids"));
-      expect(pids.filter(isProcessAlive)).toEqual([]);
+      const mark = (await waitForFile(join(repo.dir, ".closer/model-mark"))).trim();
+      expect(mark).not.toBe("none");
+      expect(await liveMarkedProcesses([mark])).toEqual([]);
       await expectUserStateKept(repo.dir, before);
     },
     60_000,
@@ -146,7 +165,7 @@ describe("Signals, budgets and processes", () => {
     const closer = startCloser(["run", repo.agent, "--task", "do it", "--json"], {
       cwd: repo.dir,
     });
-    const pids = await pidsOf(join(repo.dir, ".closer/model-pids"));
+    const mark = await runningMark(join(repo.dir, ".closer/model-mark"), 2);
     closer.child.kill(name);
     const exit = await closer.exited;
     expect(exit.code).toBe(code);
@@ -165,7 +184,7 @@ describe("Signals, budgets and processes", () => {
     expect(eventsOf(events, "abort")).toEqual([
       expect.objectContaining({ signal: name, iteration: 1 }),
     ]);
-    expect(pids.filter(isProcessAlive)).toEqual([]);
+    expect(await liveMarkedProcesses([mark])).toEqual([]);
     await expectUserStateKept(repo.dir, before);
   }
 
@@ -221,10 +240,10 @@ describe("Signals, budgets and processes", () => {
       const closer = startCloser(["run", repo.agent, "--task", "do it", "--json"], {
         cwd: repo.dir,
       });
-      const checkPid = Number(
-        await waitForFile(join(repo.dir, ".closer/check-pid")).catch((error) => {
+      const checkMark = await runningMark(join(repo.dir, ".closer/check-mark"), 1).catch(
+        (error) => {
           throw new Error(`${error}\n${closer.stderr()}`);
-        }),
+        },
       );
       closer.child.kill("SIGINT");
       const exit = await closer.exited;
@@ -232,7 +251,7 @@ describe("Signals, budgets and processes", () => {
       const json = JSON.parse(closer.stdout()) as { status: string; reason: string; runId: string };
       expect(json.status).toBe("aborted");
       expect(json.reason).toContain("by SIGINT during the checks of iteration 1");
-      expect(isProcessAlive(checkPid)).toBe(false);
+      expect(await liveMarkedProcesses([checkMark])).toEqual([]);
       const runDir = await onlyRunFolder(repo.dir);
       expect(await readRunJson(runDir)).toMatchObject({
         status: "aborted",
@@ -286,12 +305,12 @@ describe("Signals, budgets and processes", () => {
     const closer = startCloser(["run", repo.agent, "--task", "do it", "--json"], {
       cwd: repo.dir,
     });
-    const checkPid = Number(await waitForFile(join(repo.dir, ".closer/check-pid")));
+    const checkMark = await runningMark(join(repo.dir, ".closer/check-mark"), 1);
     closer.child.kill(name);
     const exit = await closer.exited;
     expect(exit.code).toBe(128 + SIGNALS[name]);
     expect(JSON.parse(closer.stdout())).toMatchObject({ status: "aborted" });
-    expect(isProcessAlive(checkPid)).toBe(false);
+    expect(await liveMarkedProcesses([checkMark])).toEqual([]);
     const runDir = await onlyRunFolder(repo.dir);
     const state = await readRunJson(runDir);
     expect(state).toMatchObject({ status: "aborted", checking: { iteration: 1 } });
@@ -329,27 +348,46 @@ describe("Signals, budgets and processes", () => {
     60_000,
   );
 
+  /** A model that starts a daemon with setsid (its pid and mark go to .closer/daemon), then answers. */
+  const DAEMON_MODEL = `${READ_PROMPT}
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+mkdirSync(".closer", { recursive: true });
+spawn("setsid", ["sh", "-c", "echo $$ $CLOSER_PROCESS_MARK > .closer/daemon; exec sleep 600"], { stdio: "inherit" }).unref();
+await new Promise((resolve) => setTimeout(resolve, 300));
+${DONE_ANSWER}
+`;
+
+  async function daemonOf(dir: string): Promise<{ pid: number; mark: string }> {
+    const [pid, mark = ""] = (await waitForFile(join(dir, ".closer/daemon"))).trim().split(/\s+/);
+    expect(mark).not.toBe("");
+    return { pid: Number(pid), mark };
+  }
+
   fault(
     {
-      what: "the model starts a daemon with setsid that keeps its stdout and stderr open, then answers and exits",
+      what: "with the OS sandbox off, the model starts a daemon with setsid that keeps its stdout and stderr open, then answers and exits",
       does: "the query ends within seconds of the model's exit (not at the query timeout), the run completes, and a warning names the daemon's pid and command line as left running",
     },
     async () => {
       repo = await makeFaultRepo({
-        program: `${READ_PROMPT}
-import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
-mkdirSync(".closer", { recursive: true });
-spawn("setsid", ["sh", "-c", "echo $$ > .closer/daemon-pid; exec sleep 600"], { stdio: "inherit" }).unref();
-await new Promise((resolve) => setTimeout(resolve, 300));
-${DONE_ANSWER}
-`,
+        program: DAEMON_MODEL,
         runner: { budgets: { queryTimeoutMs: 120_000 } },
       });
       const before = await takeUserState(repo.dir);
-      const result = await cli("run", repo.agent, "--task", "do it", "--json", "--cwd", repo.dir);
-      const daemonPid = Number(await waitForFile(join(repo.dir, ".closer/daemon-pid")));
-      leftPids.push(daemonPid);
+      const result = await cli(
+        "run",
+        repo.agent,
+        "--task",
+        "do it",
+        "--json",
+        "--sandbox",
+        "off",
+        "--cwd",
+        repo.dir,
+      );
+      const daemon = await daemonOf(repo.dir);
+      leftPids.push(daemon.pid);
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ status: "completed" });
       const runDir = await onlyRunFolder(repo.dir);
@@ -357,9 +395,48 @@ ${DONE_ANSWER}
       expect(eventsOf(events, "backend-end")[0]?.error).toBeUndefined(); // no timeout
       const warnings = eventsOf(events, "warning").map((event) => event.message);
       expect(warnings).toEqual([
-        expect.stringContaining(`process ${daemonPid} (sleep 600) left the model's process group`),
+        expect.stringContaining(`process ${daemon.pid} (sleep 600) left the model's process group`),
       ]);
-      expect(isProcessAlive(daemonPid)).toBe(true);
+      expect(isProcessAlive(daemon.pid)).toBe(true);
+      expect(await liveMarkedProcesses([daemon.mark])).toEqual([daemon.pid]);
+      await expectUserStateKept(repo.dir, before);
+    },
+    60_000,
+  );
+
+  fault(
+    {
+      what: "in the OS sandbox, the model starts a daemon with setsid that keeps its stdout and stderr open, then answers and exits",
+      does: "the daemon ends with the sandbox, which ends with the model: the query ends within seconds of the model's exit (not at the query timeout), the run completes, and nothing of the model is left running",
+    },
+    async (context) => {
+      const support = await sandboxSupport();
+      if (!support.works) context.skip(`the OS sandbox cannot run here: ${support.reason}`);
+      repo = await makeFaultRepo({
+        program: DAEMON_MODEL,
+        runner: { budgets: { queryTimeoutMs: 120_000 } },
+      });
+      const before = await takeUserState(repo.dir);
+      const result = await cli(
+        "run",
+        repo.agent,
+        "--task",
+        "do it",
+        "--json",
+        "--sandbox",
+        "on",
+        "--cwd",
+        repo.dir,
+      );
+      const daemon = await daemonOf(repo.dir);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ status: "completed" });
+      const runDir = await onlyRunFolder(repo.dir);
+      expect(await readRunJson(runDir)).toMatchObject({ sandbox: { on: true } });
+      const events = await readEvents(runDir);
+      expect(eventsOf(events, "backend-end")[0]?.error).toBeUndefined(); // no timeout
+      expect(eventsOf(events, "warning")).toEqual([]);
+      expect(await liveMarkedProcesses([daemon.mark])).toEqual([]);
       await expectUserStateKept(repo.dir, before);
     },
     60_000,

@@ -12,7 +12,9 @@ import { makeIssueAgent, PROJECT } from "../../run/support/issue-repo.js";
  *  - picky: as good (plus a file of its own), but as lazy when the prompt
  *    mentions "Impossible"
  *  - slow: starts a child that sleeps a minute and waits for it (to be
- *    interrupted); both pids go to .closer/agent-pids
+ *    interrupted); both pids go to .closer/agent-pids, and the mark closer gave
+ *    its processes (how they are found from outside the OS sandbox, whose pids
+ *    are its own) to .closer/agent-mark
  *  - stubborn: the same, but both ignore SIGTERM
  *  - unauthorized: fails as a model API that rejects the key
  */
@@ -33,6 +35,7 @@ if (mode === "slow" || mode === "stubborn") {
   if (mode === "stubborn") process.on("SIGTERM", () => {});
   const child = spawn("sh", ["-c", trap + "sleep 60"], { stdio: "ignore" });
   mkdirSync(".closer", { recursive: true });
+  writeFileSync(".closer/agent-mark", process.env.CLOSER_PROCESS_MARK ?? "none");
   writeFileSync(".closer/agent-pids", process.pid + " " + child.pid + "\\n");
   await new Promise((resolve) => child.on("exit", resolve));
 }

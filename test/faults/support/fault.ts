@@ -4,7 +4,7 @@
  * two texts (`npm run guarantees`), so the suite and the table cannot drift:
  * write both as plain double-quoted strings on the `fault(` call.
  */
-import { it } from "vitest";
+import { it, type TestContext } from "vitest";
 
 export interface Fault {
   /** What goes wrong, as a user or a hostile model would cause it. */
@@ -13,6 +13,10 @@ export interface Fault {
   readonly does: string;
 }
 
-export function fault(described: Fault, body: () => Promise<void>, timeoutMs?: number): void {
+export function fault(
+  described: Fault,
+  body: (context: TestContext) => Promise<void>,
+  timeoutMs?: number,
+): void {
   it(`${described.what} → ${described.does}`, body, timeoutMs);
 }
