@@ -49,6 +49,23 @@ function escapingModel(attempt: string): string {
 /** The shell's word for the common git dir, as the model finds it from its tree. */
 const COMMON_DIR = '"$(git rev-parse --path-format=absolute --git-common-dir)"';
 
+/** A check that runs `command` in the tree and passes on exit 0. */
+function checkRunning(command: string) {
+  return {
+    type: "command",
+    command,
+    successWhen: "exitCode:0",
+    failurePattern: "check-failed",
+    extractParams: { errorOutput: "stderr" },
+  };
+}
+
+/** `closer run faulty` on the widgets task with the sandbox on, in `dir`, with more `flags`. */
+function runSandboxed(dir: string, ...flags: string[]) {
+  const task = ["--task", "make the widgets work"];
+  return cli("run", "faulty", ...task, "--sandbox", "on", "--cwd", dir, ...flags);
+}
+
 /** An HTTP server on loopback that counts what reaches it. */
 interface Listener {
   readonly url: string;
@@ -461,27 +478,10 @@ describe("The OS sandbox", () => {
         const target = join(outside, "from-check.txt");
         repo = await makeFaultRepo({
           runner: { maxIterations: 2 },
-          validators: {
-            "tests-pass": {
-              type: "command",
-              command: `echo checked > ${target}; exit 0`,
-              successWhen: "exitCode:0",
-              failurePattern: "check-failed",
-              extractParams: { errorOutput: "stderr" },
-            },
-          },
+          validators: { "tests-pass": checkRunning(`echo checked > ${target}; exit 0`) },
           conditions: ["tests-pass"],
         });
-        const result = await cli(
-          "run",
-          repo.agent,
-          "--task",
-          "make the widgets work",
-          "--sandbox",
-          "on",
-          "--cwd",
-          repo.dir,
-        );
+        const result = await runSandboxed(repo.dir);
         const run = await recordOf(repo.dir);
         expect(result.code, result.stderr).toBe(1);
         await expect(stat(target)).rejects.toThrow();
@@ -565,26 +565,13 @@ describe("The OS sandbox", () => {
               DONE_ANSWER,
             ].join("\n"),
             validators: {
-              "tests-pass": {
-                type: "command",
-                command: `env -u NO_PROXY -u no_proxy curl --silent --max-time 5 ${listener.url}check; exit 0`,
-                successWhen: "exitCode:0",
-                failurePattern: "check-failed",
-                extractParams: { errorOutput: "stderr" },
-              },
+              "tests-pass": checkRunning(
+                `env -u NO_PROXY -u no_proxy curl --silent --max-time 5 ${listener.url}check; exit 0`,
+              ),
             },
             conditions: ["tests-pass"],
           });
-          const result = await cli(
-            "run",
-            repo.agent,
-            "--task",
-            "make the widgets work",
-            "--sandbox",
-            "on",
-            "--cwd",
-            repo.dir,
-          );
+          const result = await runSandboxed(repo.dir);
           const run = await recordOf(repo.dir);
           expect(result.code, result.stderr).toBe(1);
           expect(listener.requests).toEqual(["GET /backend"]);
@@ -606,31 +593,17 @@ describe("The OS sandbox", () => {
           repo = await makeFaultRepo({
             runner: { maxIterations: 2 },
             validators: {
-              "tests-pass": {
-                type: "command",
-                command: `env -u NO_PROXY -u no_proxy curl --silent --max-time 5 ${listener.url}; exit 0`,
-                successWhen: "exitCode:0",
-                failurePattern: "check-failed",
-                extractParams: { errorOutput: "stderr" },
-              },
+              "tests-pass": checkRunning(
+                `env -u NO_PROXY -u no_proxy curl --silent --max-time 5 ${listener.url}; exit 0`,
+              ),
             },
             conditions: ["tests-pass"],
           });
-          const result = await cli(
-            "run",
-            repo.agent,
-            "--task",
-            "make the widgets work",
-            "--sandbox",
-            "on",
-            "--cwd",
-            repo.dir,
-            "--json",
-          );
+          const result = await runSandboxed(repo.dir, "--json");
           const run = await recordOf(repo.dir);
           expect(listener.requests).toEqual([]);
           expect(result.code, result.stderr).toBe(1);
-          expectCheckRefused(run, listener.hostPort, { retried: false });
+          expectCheckRefused(run, listener.hostPort);
         },
       );
     });
@@ -692,19 +665,7 @@ describe("The OS sandbox", () => {
             DONE_ANSWER,
           ].join("\n"),
         });
-        const result = await cli(
-          "run",
-          repo.agent,
-          "--task",
-          "make the widgets work",
-          "--branch",
-          "honest",
-          "--sandbox",
-          "on",
-          "--cwd",
-          repo.dir,
-          "--json",
-        );
+        const result = await runSandboxed(repo.dir, "--branch", "honest", "--json");
         expect(result.code, result.stderr).toBe(0);
         expect(JSON.parse(result.stdout)).toMatchObject({ success: true, iterations: 1 });
         const run = await recordOf(repo.dir);
