@@ -31,9 +31,10 @@ export type SandboxPolicy = Readonly<Record<ProcessKind, KindPolicy>> & {
 
 /**
  * Refused writes that shells and tools make on their own at every start, whatever the model
- * does: pyenv's and rbenv's rehash from a sourced ~/.bashrc, tools' caches. They stay refused.
+ * does: pyenv's and rbenv's rehash from a sourced ~/.bashrc, tools' caches, npm's own files.
+ * They stay refused.
  */
-const IGNORED_BY_DEFAULT = ["~/.pyenv/shims", "~/.rbenv/shims", "~/.cache", "/sys"];
+const IGNORED_BY_DEFAULT = ["~/.pyenv/shims", "~/.rbenv/shims", "~/.cache", "~/.npm", "/sys"];
 
 /**
  * What each agent CLI does on its own at every start, whatever the model asks: codex looks

@@ -65,6 +65,8 @@ export function makeSandboxedLaunch(
       // bash takes a socket on stdin (as Node's pipes are) for an ssh session and reads the
       // user's ~/.bashrc unless it is nested: it must not put its PATH before the launch's.
       SHLVL: "1",
+      // npm looks for a newer npm on the registry after a command; the check would only be refused.
+      npm_config_update_notifier: "false",
       ...options.env,
       [SANDBOXED_COMMAND_VARIABLE]: sandboxedCommandLine(launch, options),
     },

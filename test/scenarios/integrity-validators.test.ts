@@ -18,8 +18,9 @@ import { BROKEN_PROJECT, DONE, makeEventLog, makeTaskAgent, TASK } from "./suppo
 const EXITING_MODULE = [
   'import { writeFileSync } from "node:fs";',
   'import { join } from "node:path";',
-  "export default ({ agentDir }) => {",
-  '  writeFileSync(join(agentDir, "validator.pid"), String(process.pid));',
+  // Written in the tree: the agent folder is read-only to a check in the OS sandbox.
+  "export default ({ cwd }) => {",
+  '  writeFileSync(join(cwd, "validator.pid"), String(process.pid));',
   "  process.exit(0);",
   "};",
 ].join("\n");
@@ -71,7 +72,7 @@ describe("scenarios: checks the model cannot talk its way past", () => {
       expect(String(end.params.reason)).toContain("ended (exit 0) before returning a result");
     }
     // The module ran from the run's definition snapshot, its agentDir.
-    const pid = await readFile(join(outcome.runDir, "definition", "validator.pid"), "utf8");
+    const pid = await readFile(join(repo.dir, "validator.pid"), "utf8");
     expect(Number(pid)).not.toBe(process.pid);
     expect(process.exitCode).toBeUndefined();
   });
@@ -116,6 +117,8 @@ describe("scenarios: checks the model cannot talk its way past", () => {
       },
       conditions: ["git-clean", "flaky-check"],
       patterns: { "check-failed": { description: "the check failed", params: [] } },
+      // The check's counter is outside the tree: named to the OS sandbox (docs/sandbox.md#widening).
+      runner: { sandbox: { allowWrite: [counterDir] } },
     });
     const repo = await makeFixtureRepo({ files: BROKEN_PROJECT, agents: [agent] });
     folders.push(repo.dir);
