@@ -97,17 +97,18 @@ console.log(JSON.stringify({ usage: { inputTokens: 1000, outputTokens: 200 }, co
       does: "the program gets it as a file named by CLOSER_SYSTEM_PROMPT_FILE, outside the working tree and removed after the query; the prompt on stdin is unchanged",
     },
     async () => {
-      outside = await mkdtemp(join(tmpdir(), "closer-fault-seen-"));
-      const seen = join(outside, "seen.json");
+      // What the program saw goes in the tree's ignored scratch/ folder, where it may write.
       repo = await makeFaultRepo({
         prompts: { "system.md": "You are the widget fixer. SYSTEM-MARKER-42\n" },
-        program: `import { readFileSync, writeFileSync } from "node:fs";
+        program: `import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 ${READ_PROMPT}
 const file = process.env.CLOSER_SYSTEM_PROMPT_FILE;
-writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ file, text: readFileSync(file, "utf8"), prompt }));
+mkdirSync("scratch", { recursive: true });
+writeFileSync("scratch/seen.json", JSON.stringify({ file, text: readFileSync(file, "utf8"), prompt }));
 ${DONE_ANSWER}
 `,
       });
+      const seen = join(repo.dir, "scratch/seen.json");
       const before = await takeUserState(repo.dir);
       const result = await cli("run", repo.agent, "--task", "do it", "--cwd", repo.dir, "--json");
       expect(result.code, result.stderr).toBe(0);

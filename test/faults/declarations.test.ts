@@ -55,7 +55,7 @@ describe("Declarations and the decision file", () => {
     },
     async () => {
       repo = await makeFaultRepo({
-        program: `import { rmSync, symlinkSync } from "node:fs";
+        program: `import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 ${READ_PROMPT}
 ${DECISION_PATH}
 rmSync(decisionFile, { force: true });
@@ -94,13 +94,17 @@ console.log("I wrote my decision to the decision file.");
     async () => {
       repo = await makeFaultRepo({
         program: `import { execFileSync } from "node:child_process";
-import { rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 ${READ_PROMPT}
 ${DECISION_PATH}
 rmSync(decisionFile, { force: true });
 const huge = decisionFile + ".huge";
 execFileSync("truncate", ["-s", "700M", prompt.includes("symbolic link") ? decisionFile : huge]);
 if (!prompt.includes("symbolic link")) symlinkSync(huge, decisionFile);
+// The decision file's folder is the run's own (the sandbox's scratch folder, gone after the run):
+// what was made there is noted in the tree's ignored scratch/ folder.
+mkdirSync("scratch", { recursive: true });
+writeFileSync("scratch/made.txt", String(statSync(decisionFile).size));
 console.log("decided");
 `,
         runner: { maxIterations: 2 },
@@ -114,7 +118,9 @@ console.log("decided");
         ["undecidable", "decision-file-not-regular"],
         ["undecidable", "decision-file-too-large"],
       ]);
-      expect((await stat(join(runDir, "decision.json"))).size).toBe(700 * 1024 * 1024);
+      expect(await readFile(join(repo.dir, "scratch/made.txt"), "utf8")).toBe(
+        String(700 * 1024 * 1024),
+      );
       expect(await longestEventLineBytes(runDir)).toBeLessThan(20_000);
       expect((await runFolderText(runDir)).length).toBeLessThan(200_000);
       expect((await readRunJson(runDir)).status).toBe("max_iterations");
@@ -131,12 +137,15 @@ console.log("decided");
     async () => {
       repo = await makeFaultRepo({
         program: `import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 ${READ_PROMPT}
 ${DECISION_PATH}
 rmSync(decisionFile, { force: true, recursive: true });
 if (prompt.includes("a FIFO")) mkdirSync(decisionFile);
 else execFileSync("mkfifo", [decisionFile]);
+// What was made is noted in the tree's ignored scratch/ folder (the decision file's folder is the run's own).
+mkdirSync("scratch", { recursive: true });
+writeFileSync("scratch/made.txt", statSync(decisionFile).isDirectory() ? "folder" : "fifo");
 console.log("decided");
 `,
         runner: { maxIterations: 2 },
@@ -151,7 +160,7 @@ console.log("decided");
         "decision-file-not-regular",
       ]);
       expect(await readFile(join(runDir, "prompts/iteration-002.md"), "utf8")).toContain("a FIFO");
-      expect((await stat(join(runDir, "decision.json"))).isDirectory()).toBe(true);
+      expect(await readFile(join(repo.dir, "scratch/made.txt"), "utf8")).toBe("folder");
       expect((await readRunJson(runDir)).status).toBe("max_iterations");
       await expectUserStateKept(repo.dir, before);
     },

@@ -31,16 +31,11 @@ describe("Worktrees and merges", () => {
   async function run(meanwhile: string) {
     repo = await makeFaultRepo({ program: "" });
     await writeFile(repo.programPath, modelWith(repo.dir, meanwhile));
+    // The change in the user's checkout stands for the user's own, made from the model's program
+    // only for its timing; the user is not in the sandbox, so neither is the program here.
     const result = await cli(
-      "run",
-      repo.agent,
-      "--task",
-      "Write the work file",
-      "--branch",
-      "work",
-      "--cwd",
-      repo.dir,
-      "--json",
+      ...["run", repo.agent, "--task", "Write the work file", "--branch", "work"],
+      ...["--cwd", repo.dir, "--json", "--sandbox", "off"],
     );
     return { result, state: await readRunJson(await onlyRunFolder(repo.dir)) };
   }
