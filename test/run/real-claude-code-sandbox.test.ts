@@ -113,7 +113,8 @@ describe.skipIf(skipReason !== undefined)(
         "structured-output",
       ]);
       const state = await readRunState(outcome.runDir);
-      const backendHosts = (state.sandbox?.policy?.backend as { hosts: string[] }).hosts;
+      const backendHosts = (state.sandbox?.policy?.backend as { hosts?: string[] } | undefined)
+        ?.hosts;
       expect(backendHosts).toContain(new URL(api.baseUrl).host);
     });
 

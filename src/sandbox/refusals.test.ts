@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isRefusal } from "./run-sandbox.js";
+import { isRefusal } from "./refusals.js";
 
 describe("a write the sandbox reported", () => {
   let tree: string;
