@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect } from "vitest";
-import { isProcessGroupAlive } from "../../src/process/shell-command.js";
 import { cli } from "../cli/support/cli-repo.js";
+import { liveMarkedProcesses } from "../doubles/fake-claude/process-liveness.js";
 import { fault } from "./support/fault.js";
 import { DONE_ANSWER, type FaultRepo, makeFaultRepo, READ_PROMPT } from "./support/fault-repo.js";
 import { onlyRunFolder, readRecordedEvents, readRunJson } from "./support/run-folder.js";
@@ -92,7 +92,7 @@ describe("The model's backend", () => {
       const program = [
         'import { writeFileSync } from "node:fs";',
         READ_PROMPT,
-        'writeFileSync(new URL("./scratch/pid.txt", import.meta.url), String(process.pid));',
+        'writeFileSync(new URL("./scratch/mark.txt", import.meta.url), process.env.CLOSER_PROCESS_MARK);',
         "setInterval(() => {}, 1000);",
       ].join("\n");
       const { result, state, runDir } = await run(program);
@@ -101,8 +101,10 @@ describe("The model's backend", () => {
       const events = await readRecordedEvents(runDir);
       expect(events.filter((event) => event.type === "backend-start")).toHaveLength(3);
       expect(events.filter((event) => event.type === "backend-wait")).toHaveLength(2);
-      const pid = Number(await readFile(join(repo?.dir ?? "", "scratch/pid.txt"), "utf8"));
-      expect(await isProcessGroupAlive(pid)).toBe(false);
+      // Found by closer's mark: in the OS sandbox a process's own pid is not its pid here.
+      const mark = await readFile(join(repo?.dir ?? "", "scratch/mark.txt"), "utf8");
+      expect(mark).not.toBe("");
+      expect(await liveMarkedProcesses([mark])).toEqual([]);
     },
     60_000,
   );

@@ -19,14 +19,16 @@ import { makeIssueAgent, PROJECT } from "../../run/support/issue-repo.js";
  *  - unauthorized: fails as a model API that rejects the key
  */
 const AGENT_PROGRAM = `import { execFileSync, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 const mode = process.argv[2];
 let prompt = "";
 for await (const chunk of process.stdin) prompt += chunk;
 if (mode === "good" || (mode === "picky" && !prompt.includes("Impossible"))) {
   writeFileSync("work.txt", "done\\n");
-  // Work of its own, so there is something to commit after another run merged work.txt.
-  if (mode === "picky") writeFileSync("work-" + process.pid + ".txt", "mine\\n");
+  // Work of its own, so there is something to commit after another run merged work.txt
+  // (named at random: in the OS sandbox every run's program may have the same pid).
+  if (mode === "picky") writeFileSync("work-" + randomUUID() + ".txt", "mine\\n");
   execFileSync("git", ["add", "--all"]);
   execFileSync("git", ["commit", "--quiet", "-m", "work"]);
 }
