@@ -4,7 +4,7 @@
  * each query and each validator for what it refused.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SandboxConfig } from "../definition/types.js";
@@ -103,6 +103,7 @@ async function startRunSandbox(
   options: PrepareSandboxOptions,
 ): Promise<RunSandbox> {
   const scratchDir = await mkdtemp(join(tmpdir(), `closer-${options.runId}-`));
+  await holdWorktreeConfig(options.place);
   const policy = sandboxPolicyFor({ ...options.place, scratchDir });
   const alwaysWritable = [...getDefaultWritePaths(), "/dev", "/proc"];
   const judgeOf = (rules: KindPolicy): RefusalJudge => ({
@@ -117,7 +118,9 @@ async function startRunSandbox(
   const userExcludes = await readUserExcludes(options.place.tree);
   let entries = 0;
   const enter = async (kind: ProcessKind): Promise<SandboxEntry> => {
-    const rules = policy[kind];
+    // Read afresh: another run of a batch may have made or deleted a branch since, and the
+    // sandbox cannot hold a ref that is gone.
+    const rules = sandboxPolicyFor({ ...options.place, scratchDir })[kind];
     const commandId = randomBytes(16).toString("base64url");
     entries += 1;
     const label = `closer ${options.runId} ${kind} ${entries}`;
@@ -185,6 +188,17 @@ async function startRunSandbox(
       await leaveSandbox();
     },
   };
+}
+
+/**
+ * A linked worktree's config.worktree is read-only to the model. Where it does not exist the
+ * library would hold an empty stand-in there only while a process runs, and with runs side by
+ * side one run's clean-up can miss another's: an empty file, which git reads as no settings,
+ * is made once instead.
+ */
+async function holdWorktreeConfig(place: Pick<SandboxPlace, "git">): Promise<void> {
+  if (place.git === undefined || !place.git.linked) return;
+  await writeFile(join(place.git.gitDir, "config.worktree"), "", { flag: "a" });
 }
 
 function filesystemOf(rules: KindPolicy) {

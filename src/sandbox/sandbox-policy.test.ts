@@ -94,6 +94,16 @@ describe("the sandbox policy of a run", () => {
     expect(backend.denyWrite).not.toContain(join(common, "refs/heads/closer/issue-7"));
   });
 
+  it("in a batch: the branch another worktree has checked out is not held, since its run deletes it when it ends", async () => {
+    const tree = join(root, "wt");
+    git(repo, "worktree", "add", "-q", "-b", "closer/issue-7", tree);
+    git(repo, "worktree", "add", "-q", "-b", "closer/issue-8", join(root, "wt8"));
+    const common = join(repo, ".git");
+    const { backend } = sandboxPolicyFor(await placeOf(tree));
+    expect(backend.denyWrite).toContain(join(common, "refs/heads/closer/other-run"));
+    expect(backend.denyWrite).not.toContain(join(common, "refs/heads/closer/issue-8"));
+  });
+
   it("in a tree that holds its .git: every other ref beside and above the branch is read-only, and so is the record", async () => {
     git(repo, "tag", "v1");
     await mkdir(join(repo, ".git/closer/runs"), { recursive: true });

@@ -4,7 +4,7 @@
  * hosts they reach. Made once per run from where the run works; the same
  * facts always give the same policy.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { BackendKind, SandboxConfig } from "../definition/types.js";
 import { GITHUB_TOKEN_VARIABLES, type ProcessKind } from "../process/child-environment.js";
@@ -197,6 +197,19 @@ function besides(file: string, top: string, everyLevel: boolean): string[] {
   return found;
 }
 
+/** `refs/heads/…` checked out in the repository's linked worktrees other than `gitDir`'s. */
+function otherWorktreeBranches(common: string, gitDir: string): string[] {
+  const folder = join(common, "worktrees");
+  return siblings(folder, basename(gitDir)).flatMap((admin) => {
+    try {
+      const head = readFileSync(join(admin, "HEAD"), "utf8").trim();
+      return head.startsWith("ref: refs/heads/") ? [head.slice("ref: ".length)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /**
  * The git metadata the model's processes may write: the objects, the task
  * branch's ref (its folder, with every other ref in it read-only), its reflog (the same),
@@ -229,9 +242,13 @@ function gitRules(place: SandboxPlace): { allowWrite: string[]; denyWrite: strin
     const log = join(common, "logs", ...git.branchRef.split("/"));
     allowWrite.push(dirname(ref), dirname(log));
     // In a tree that holds its git dir, every ref (and reflog) above the branch's folder is read-only too.
+    // The branches of the other worktrees come and go with their runs (merged, then deleted): a
+    // read-only hold on one deleted meanwhile would keep the next process from starting.
+    const others = otherWorktreeBranches(common, git.gitDir);
+    const held = (path: string) => !others.some((branch) => path.endsWith(`/${branch}`));
     denyWrite.push(
-      ...besides(ref, common, !git.linked),
-      ...besides(log, join(common, "logs"), !git.linked),
+      ...besides(ref, common, !git.linked).filter(held),
+      ...besides(log, join(common, "logs"), !git.linked).filter(held),
     );
   }
   if (git.linked) {
