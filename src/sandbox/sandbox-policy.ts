@@ -4,11 +4,12 @@
  * hosts they reach. Made once per run from where the run works; the same
  * facts always give the same policy.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
 import type { BackendKind, SandboxConfig } from "../definition/types.js";
 import { GITHUB_TOKEN_VARIABLES, type ProcessKind } from "../process/child-environment.js";
-import { type GitLayout, refPath } from "./git-layout.js";
+import type { GitLayout } from "./git-layout.js";
+import { gitRules } from "./git-rules.js";
 
 /** The sandbox's rules for one kind of process. */
 export interface KindPolicy {
@@ -171,97 +172,6 @@ function expandPath(path: string, place: SandboxPlace): string {
   if (path === "~") return place.home;
   if (path.startsWith("~/")) return join(place.home, path.slice(2));
   return isAbsolute(path) ? path : resolve(place.tree, path);
-}
-
-/** Existing entries of `folder` other than `keep`. */
-function siblings(folder: string, keep: string): string[] {
-  try {
-    return readdirSync(folder)
-      .filter((name) => name !== keep)
-      .map((name) => join(folder, name));
-  } catch {
-    return [];
-  }
-}
-
-/**
- * What lies beside `file` in its folder and, with `everyLevel`, beside each
- * folder above it up to `top`'s children: the other refs beside a branch's.
- */
-function besides(file: string, top: string, everyLevel: boolean): string[] {
-  const found: string[] = [];
-  for (let path = file; dirname(path) !== top && path !== top; path = dirname(path)) {
-    found.push(...siblings(dirname(path), basename(path)));
-    if (!everyLevel) break;
-  }
-  return found;
-}
-
-/** `refs/heads/…` checked out in the repository's linked worktrees other than `gitDir`'s. */
-function otherWorktreeBranches(common: string, gitDir: string): string[] {
-  const folder = join(common, "worktrees");
-  return siblings(folder, basename(gitDir)).flatMap((admin) => {
-    try {
-      const head = readFileSync(join(admin, "HEAD"), "utf8").trim();
-      return head.startsWith("ref: refs/heads/") ? [head.slice("ref: ".length)] : [];
-    } catch {
-      return [];
-    }
-  });
-}
-
-/**
- * The git metadata the model's processes may write: the objects, the task
- * branch's ref (its folder, with every other ref in it read-only), its reflog (the same),
- * and a linked worktree's own folder (index, logs) — never the config, hooks,
- * info/, HEAD, packed-refs, modules/, closer/ (locks, runs), another branch, or the files that say
- * where the git dir is (docs/sandbox.md#git).
- */
-function gitRules(place: SandboxPlace): { allowWrite: string[]; denyWrite: string[] } {
-  const { git, tree } = place;
-  if (git === undefined) return { allowWrite: [], denyWrite: [] };
-  const common = git.commonDir;
-  const allowWrite = [join(common, "objects")];
-  const denyWrite = [
-    "config",
-    "config.worktree",
-    "hooks",
-    "info",
-    "HEAD",
-    "packed-refs",
-    "modules",
-    "commondir",
-    "gitdir",
-    // closer's own: the run locks and the runs.
-    "closer",
-  ]
-    .map((name) => join(common, name))
-    .filter((path) => existsSync(path));
-  if (git.branchRef !== undefined) {
-    const ref = refPath(git, git.branchRef);
-    const log = join(common, "logs", ...git.branchRef.split("/"));
-    allowWrite.push(dirname(ref), dirname(log));
-    // In a tree that holds its git dir, every ref (and reflog) above the branch's folder is read-only too.
-    // The branches of the other worktrees come and go with their runs (merged, then deleted): a
-    // read-only hold on one deleted meanwhile would keep the next process from starting.
-    const others = otherWorktreeBranches(common, git.gitDir);
-    const held = (path: string) => !others.some((branch) => path.endsWith(`/${branch}`));
-    denyWrite.push(
-      ...besides(ref, common, !git.linked).filter(held),
-      ...besides(log, join(common, "logs"), !git.linked).filter(held),
-    );
-  }
-  if (git.linked) {
-    allowWrite.push(git.gitDir);
-    // config.worktree may not exist yet: the sandbox holds an empty one in its place, which git reads as no settings.
-    denyWrite.push(join(git.gitDir, "config.worktree"));
-    for (const name of ["commondir", "gitdir", "HEAD"]) {
-      const path = join(git.gitDir, name);
-      if (existsSync(path)) denyWrite.push(path);
-    }
-    denyWrite.push(join(tree, ".git"));
-  }
-  return { allowWrite: allowWrite.filter((path) => existsSync(path)), denyWrite };
 }
 
 /** Closer's worktrees, when the run's tree holds them (a run in the project folder): other runs' trees. */
