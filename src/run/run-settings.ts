@@ -1,7 +1,6 @@
 import { rename } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { unpricedModelWarnings } from "../backends/pricing.js";
-import { resolveDecisionPath } from "../completion/decide-completion.js";
 import type { ExternalCondition } from "../completion/is-complete.js";
 import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
 import { CloserError, isCloserError } from "../errors.js";
@@ -14,6 +13,7 @@ import { rebuildRunState } from "../record/rebuild-run-state.js";
 import { createRunRecord, defaultRunsDir, readRunState } from "../record/run-record.js";
 import type { RunState, TaskInfo } from "../record/run-state.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
+import { decisionPathOf, defaultDecisionFolder } from "./decision-path.js";
 import { backendEnvironment, runEnvironments } from "./run-environments.js";
 import type { Environment, RunBaseOptions, Serializer } from "./run-options.js";
 import { makeSerializer } from "./run-pool.js";
@@ -181,29 +181,6 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
     ...(place.beforeChecks === undefined ? {} : { beforeChecks: place.beforeChecks }),
   };
 }
-
-/**
- * Where the model writes its decision file (docs/completion.md#decision-file):
- * `decision.json` in `defaultFolder` (the run folder, or the sandbox's scratch
- * folder when the run folder is read-only to the model), which git never sees,
- * unless agent.json names a path in the working tree.
- */
-export function decisionPathOf(agent: ResolvedAgent, cwd: string, defaultFolder: string): string {
-  const configured = agent.runner.decisionFile;
-  if (configured === undefined) return join(defaultFolder, DEFAULT_DECISION_FILE_NAME);
-  return resolveDecisionPath(cwd, configured, {
-    file: agent.files.agentJson,
-    jsonPath: "runner.decisionFile",
-  });
-}
-
-/** Where the decision file goes when agent.json names none: the run folder, unless the sandbox makes it read-only. */
-function defaultDecisionFolder(runDir: string, sandbox: SandboxState | undefined): string {
-  return sandbox?.on === true ? sandbox.sandbox.scratchDir : runDir;
-}
-
-/** The decision file's name in the run folder. */
-export const DEFAULT_DECISION_FILE_NAME = "decision.json";
 
 /** A run of the bare loop in the project folder: a new task, or a run to resume. */
 export interface AgentRunOptions extends RunBaseOptions {

@@ -105,82 +105,37 @@ async function startRunSandbox(
   const scratchDir = await mkdtemp(join(tmpdir(), `closer-${options.runId}-`));
   await holdWorktreeConfig(options.place);
   const policy = sandboxPolicyFor({ ...options.place, scratchDir });
-  const alwaysWritable = [...getDefaultWritePaths(), "/dev", "/proc"];
-  const judgeOf = (rules: KindPolicy): RefusalJudge => ({
-    allowWrite: [...rules.allowWrite, ...alwaysWritable],
-    denyWrite: rules.denyWrite,
-    ignoredPaths: policy.ignored.paths,
-    ignoredHosts: policy.ignored.hosts,
-  });
   const reported = new Map<string, string[]>();
-  const refused: Record<ProcessKind, string[]> = { backend: [], validators: [] };
   const unsubscribe = subscribeToRefusals(manager, reported);
-  const userExcludes = await readUserExcludes(options.place.tree);
-  let entries = 0;
-  const enter = async (kind: ProcessKind): Promise<SandboxEntry> => {
-    // Read afresh: another run of a batch may have made or deleted a branch since, and the
-    // sandbox cannot hold a ref that is gone.
-    const rules = sandboxPolicyFor({ ...options.place, scratchDir })[kind];
-    const commandId = randomBytes(16).toString("base64url");
-    entries += 1;
-    const label = `closer ${options.runId} ${kind} ${entries}`;
-    reported.set(label, []);
-    registerHosts(manager, commandId, { hosts: rules.hosts, kind, agentFile: options.agentFile });
-    const leave = async () => {
-      await reportsDelivered();
-      manager.unregisterCommandNetworkLists(commandId);
-      manager.cleanupAfterCommand();
-      const lines = reported.get(label) ?? [];
-      reported.delete(label);
-      refused[kind].push(...lines.filter((line) => isRefusal(line, judgeOf(rules))));
-    };
-    try {
-      const wrapped = await manager.wrapWithSandboxArgv(
-        TRAMPOLINE,
-        undefined,
-        {
-          filesystem: filesystemOf(rules),
-          // The environment policy's second layer (docs/sandbox.md#policy).
-          credentials: {
-            envVars: rules.deniedVariables.map((name) => ({ name, mode: "deny" as const })),
-          },
-        },
-        undefined,
-        options.place.tree,
-        { commandId, commandText: label },
-      );
-      const clearNoProxy = rules.hosts.some(isLoopbackHost);
-      const env = await hideStandIns(standInsIn(options.place.tree), {
-        userExcludes,
-        file: join(scratchDir, `.git-excludes-${entries}`),
-      });
-      const launch = makeSandboxedLaunch(wrapped, { tmpDir: scratchDir, clearNoProxy, env });
-      return { wrapper: launch, tempDir: scratchDir, leave };
-    } catch (error) {
-      manager.unregisterCommandNetworkLists(commandId);
-      reported.delete(label);
-      throw error;
-    }
-  };
   try {
-    // A host the library cannot read is the agent's mistake: said before the first query.
-    for (const kind of PROCESS_KINDS) {
-      const probeId = randomBytes(16).toString("base64url");
-      const { hosts } = policy[kind];
-      registerHosts(manager, probeId, { hosts, kind, agentFile: options.agentFile });
-      manager.unregisterCommandNetworkLists(probeId);
-    }
+    checkHosts(manager, policy, options.agentFile);
   } catch (error) {
     unsubscribe();
     await rm(scratchDir, { recursive: true, force: true });
     throw error;
   }
+  const alwaysWritable = [...getDefaultWritePaths(), "/dev", "/proc"];
+  const run: RunSandboxContext = {
+    manager,
+    options,
+    scratchDir,
+    userExcludes: await readUserExcludes(options.place.tree),
+    reported,
+    refused: { backend: [], validators: [] },
+    judgeOf: (rules) => ({
+      allowWrite: [...rules.allowWrite, ...alwaysWritable],
+      denyWrite: rules.denyWrite,
+      ignoredPaths: policy.ignored.paths,
+      ignoredHosts: policy.ignored.hosts,
+    }),
+  };
+  let entries = 0;
   return {
     policy,
     scratchDir,
-    enter,
+    enter: (kind) => enterSandbox(run, kind, ++entries),
     async takeRefusals(kind) {
-      return refused[kind].splice(0);
+      return run.refused[kind].splice(0);
     },
     async release() {
       unsubscribe();
@@ -188,6 +143,82 @@ async function startRunSandbox(
       await leaveSandbox();
     },
   };
+}
+
+/** What every entry of one run's sandbox shares. */
+interface RunSandboxContext {
+  readonly manager: SandboxManager;
+  readonly options: PrepareSandboxOptions;
+  readonly scratchDir: string;
+  /** The user's global git excludes, kept in the excludes file that hides the stand-ins. */
+  readonly userExcludes: string;
+  /** What the library reported, by the label of the entry it came from. */
+  readonly reported: Map<string, string[]>;
+  /** What was refused and counts, by kind, until the loop takes it. */
+  readonly refused: Record<ProcessKind, string[]>;
+  readonly judgeOf: (rules: KindPolicy) => RefusalJudge;
+}
+
+/**
+ * One query's or one check's stay in the sandbox: the kind's policy read afresh (another run
+ * of a batch may have made or deleted a branch since, and the sandbox cannot hold a ref that
+ * is gone), wrapped with a network allow list of its own; leaving judges what was refused.
+ */
+async function enterSandbox(
+  run: RunSandboxContext,
+  kind: ProcessKind,
+  entry: number,
+): Promise<SandboxEntry> {
+  const { manager, options, scratchDir } = run;
+  const rules = sandboxPolicyFor({ ...options.place, scratchDir })[kind];
+  const commandId = randomBytes(16).toString("base64url");
+  const label = `closer ${options.runId} ${kind} ${entry}`;
+  run.reported.set(label, []);
+  registerHosts(manager, commandId, { hosts: rules.hosts, kind, agentFile: options.agentFile });
+  const leave = async () => {
+    await reportsDelivered();
+    manager.unregisterCommandNetworkLists(commandId);
+    manager.cleanupAfterCommand();
+    const lines = run.reported.get(label) ?? [];
+    run.reported.delete(label);
+    run.refused[kind].push(...lines.filter((line) => isRefusal(line, run.judgeOf(rules))));
+  };
+  try {
+    const wrapped = await manager.wrapWithSandboxArgv(
+      TRAMPOLINE,
+      undefined,
+      {
+        filesystem: filesystemOf(rules),
+        // The environment policy's second layer (docs/sandbox.md#policy).
+        credentials: {
+          envVars: rules.deniedVariables.map((name) => ({ name, mode: "deny" as const })),
+        },
+      },
+      undefined,
+      options.place.tree,
+      { commandId, commandText: label },
+    );
+    const clearNoProxy = rules.hosts.some(isLoopbackHost);
+    const env = await hideStandIns(standInsIn(options.place.tree), {
+      userExcludes: run.userExcludes,
+      file: join(scratchDir, `.git-excludes-${entry}`),
+    });
+    const launch = makeSandboxedLaunch(wrapped, { tmpDir: scratchDir, clearNoProxy, env });
+    return { wrapper: launch, tempDir: scratchDir, leave };
+  } catch (error) {
+    manager.unregisterCommandNetworkLists(commandId);
+    run.reported.delete(label);
+    throw error;
+  }
+}
+
+/** A host the library cannot read is the agent's mistake: said before the first query. */
+function checkHosts(manager: SandboxManager, policy: SandboxPolicy, agentFile: string): void {
+  for (const kind of PROCESS_KINDS) {
+    const probeId = randomBytes(16).toString("base64url");
+    registerHosts(manager, probeId, { hosts: policy[kind].hosts, kind, agentFile });
+    manager.unregisterCommandNetworkLists(probeId);
+  }
 }
 
 /**
