@@ -6,11 +6,9 @@
  * reports what the recorded guards found, and the clock advances with the
  * recorded durations. What the record lacks stops the replay (`shortfall`).
  */
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { gunzipSync } from "node:zlib";
 import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import { turnFromTranscript } from "../backends/replay/transcript-turn.js";
+import type { ResolvedAgent } from "../definition/types.js";
 import type { Baseline } from "../integrity/baseline.js";
 import { BASELINE_CHECK_ID } from "../loop/take-baseline.js";
 import { isPlainObject } from "../plain-object.js";
@@ -22,6 +20,7 @@ import type {
   ValidatorOutcome,
   ValidatorRunner,
 } from "../ports.js";
+import { outcomeOf, withPatternOf } from "./recorded-outcome.js";
 import type { RecordedEvent, RecordedRun } from "./recorded-run.js";
 import {
   type MemoryRecord,
@@ -54,7 +53,11 @@ export interface ReplayPorts {
   readonly cursor: ReplayCursor;
 }
 
-export function makeReplayPorts(recorded: RecordedRun, abort: AbortController): ReplayPorts {
+export function makeReplayPorts(
+  recorded: RecordedRun,
+  agent: ResolvedAgent,
+  abort: AbortController,
+): ReplayPorts {
   const cursor: ReplayCursor = { iteration: 0 };
   const clock = makeVirtualClock(numberOf(recorded.events[0]?.at));
   const stop = (missing: string) => {
@@ -69,7 +72,13 @@ export function makeReplayPorts(recorded: RecordedRun, abort: AbortController): 
       abort,
       stop,
     }),
-    runValidator: makeRecordedValidators(recorded, { cursor, clock, abort, stop, abortPoint }),
+    runValidator: makeRecordedValidators(recorded, agent, {
+      cursor,
+      clock,
+      abort,
+      stop,
+      abortPoint,
+    }),
     integrity: makeRecordedProbe(recorded, cursor),
     clock,
     record: makeMemoryRecord(recorded.runDir),
@@ -174,6 +183,7 @@ function makeRecordedBackend(
 
 function makeRecordedValidators(
   recorded: RecordedRun,
+  agent: ResolvedAgent,
   shared: Shared & { readonly abortPoint: number | undefined },
 ): ValidatorRunner {
   const queues = new Map<string, { event: RecordedEvent; index: number }[]>();
@@ -192,7 +202,20 @@ function makeRecordedValidators(
       shared.stop(`the outcome of validator ${name}, which the record does not have`);
       return { validator: name, valid: false, params: {}, durationMs: 0, aborted: true };
     }
-    const outcome = await outcomeOf(recorded.runDir, found.event);
+    const definition = agent.registry.validators[name];
+    if (definition === undefined) {
+      return {
+        validator: name,
+        valid: false,
+        params: {},
+        durationMs: 0,
+        configError: `the registry defines no validator "${name}"`,
+      };
+    }
+    const outcome = withPatternOf(
+      definition.failurePattern,
+      await outcomeOf(recorded.runDir, found.event),
+    );
     shared.clock.advance(outcome.durationMs);
     if (found.index === shared.abortPoint) {
       shared.abort.abort(new Error("the recorded run was aborted here"));
@@ -208,38 +231,6 @@ function baselineOutcome(recorded: RecordedRun, name: string): ValidatorOutcome 
   const check = checks.find((entry) => isPlainObject(entry) && entry.validator === name);
   const valid = isPlainObject(check) && check.valid === true;
   return { validator: name, valid, params: {}, durationMs: 0 };
-}
-
-const OUTCOME_FIELDS = [
-  "pattern",
-  "command",
-  "exitCode",
-  "stdout",
-  "stderr",
-  "timedOut",
-  "aborted",
-  "configError",
-  "flaky",
-] as const;
-
-async function outcomeOf(runDir: string, event: RecordedEvent): Promise<ValidatorOutcome> {
-  const outcome: Record<string, unknown> = {
-    validator: String(event.validator),
-    valid: event.valid === true,
-    params: isPlainObject(event.params) ? event.params : {},
-    durationMs: numberOf(event.durationMs),
-  };
-  for (const field of OUTCOME_FIELDS) {
-    if (event[field] !== undefined) outcome[field] = event[field];
-  }
-  // A text over the field cap is whole in its payload file (docs/record.md#bounded-record).
-  const payloads = isPlainObject(event.payloads) ? event.payloads : {};
-  for (const [field, file] of Object.entries(payloads)) {
-    if (typeof file !== "string" || !["stdout", "stderr"].includes(field)) continue;
-    const zipped = await readFile(path.join(runDir, file)).catch(() => undefined);
-    if (zipped !== undefined) outcome[field] = gunzipSync(zipped).toString("utf8");
-  }
-  return outcome as unknown as ValidatorOutcome;
 }
 
 /** The tree as the record saw it: unchanged since the baseline, but for what a guard found. */

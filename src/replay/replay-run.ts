@@ -37,7 +37,7 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayResult> {
   const recorded = await readRecordedRun(runDir);
   const agent = await agentOf(recorded, options.definitionDir);
   const abort = new AbortController();
-  const ports = makeReplayPorts(recorded, abort);
+  const ports = makeReplayPorts(recorded, agent, abort);
   const settings: RunSettings = {
     agent,
     backend: ports.backend,
