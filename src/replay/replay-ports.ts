@@ -20,6 +20,8 @@ import type {
   ValidatorOutcome,
   ValidatorRunner,
 } from "../ports.js";
+import type { FileSnapshot } from "../record/read-optional-file.js";
+import { makeRecordedDecisionFile } from "./recorded-decision-file.js";
 import { outcomeOf, withPatternOf } from "./recorded-outcome.js";
 import type { RecordedEvent, RecordedRun } from "./recorded-run.js";
 import {
@@ -32,6 +34,10 @@ import {
 /** Where the replay is, shared by its ports: the iteration of the last work query served. */
 export interface ReplayCursor {
   iteration: number;
+  /** The check id the replayed loop gave the last work query. */
+  checkId?: string;
+  /** The iteration whose answer came and whose decision file is not read yet. */
+  answeredUnread?: number;
   /** What the new code asked for that the record does not have; the replay stopped there. */
   shortfall?: { readonly iteration: number; readonly missing: string };
 }
@@ -48,6 +54,7 @@ export interface ReplayPorts {
   readonly backend: Backend;
   readonly runValidator: ValidatorRunner;
   readonly integrity: IntegrityProbe;
+  readonly readFile: (path: string) => Promise<FileSnapshot | undefined>;
   readonly clock: VirtualClock;
   readonly record: MemoryRecord;
   readonly cursor: ReplayCursor;
@@ -80,6 +87,7 @@ export function makeReplayPorts(
       abortPoint,
     }),
     integrity: makeRecordedProbe(recorded, cursor),
+    readFile: makeRecordedDecisionFile(recorded, cursor),
     clock,
     record: makeMemoryRecord(recorded.runDir),
     cursor,
@@ -167,6 +175,10 @@ function makeRecordedBackend(
       }
       const transcript = await recorded.transcript(iteration, query.label);
       const turn = transcript === undefined ? {} : turnFromTranscript(transcript, recorded.cwd);
+      if (query.label === undefined) {
+        shared.cursor.checkId = request.env.CLOSER_CHECK_ID;
+        shared.cursor.answeredUnread = iteration;
+      }
       const response: BackendResponse = {
         ...(turn.structuredOutput === undefined ? {} : { structuredOutput: turn.structuredOutput }),
         text:

@@ -60,7 +60,7 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayResult> {
     ports: {
       runValidator: ports.runValidator,
       integrity: ports.integrity,
-      readFile: async () => undefined,
+      readFile: ports.readFile,
     },
   };
   await runAgent(settings);
