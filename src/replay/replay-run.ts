@@ -61,6 +61,7 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayResult> {
       runValidator: ports.runValidator,
       integrity: ports.integrity,
       readFile: ports.readFile,
+      ...(ports.sandbox === undefined ? {} : { sandbox: ports.sandbox }),
     },
   };
   await runAgent(settings);
