@@ -221,6 +221,18 @@ export const RECORDED_RUNS: readonly RecordedRunRecipe[] = [
       reviewer,
     ],
   ),
+  simple(
+    "format-retry",
+    "completed",
+    {
+      files: FIXED_PROJECT,
+      completionStep: {
+        responseFormat: { type: "json", requiredFields: ["status"] },
+        maxFormatRetries: 2,
+      },
+    },
+    () => [{ text: "The tests pass.\nCOMPLETE", costUsd: 0.01 }, CLAIM_TURN],
+  ),
   simple("decision-file", "completed", {}, () => [
     declareInFile({}),
     declareInFile({ files: { "src/add.js": FIXED_ADD }, commands: [COMMIT_ALL] }),
