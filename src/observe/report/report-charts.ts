@@ -17,7 +17,7 @@ function coordinate(value: number): string {
   return Number.isFinite(value) ? String(Math.round(value * 100) / 100) : "0";
 }
 
-/** One bar per reason a query was sent (docs/observe.md#receipts), as long as its cost. */
+/** One bar per reason a query was sent (the receipts' reasons), as long as its cost. */
 export function renderCostByReasonChart(totals: readonly ReasonTotal[]): Html {
   if (totals.length === 0) {
     return html`<p class="empty" data-chart="cost-by-reason">No backend queries on record.</p>`;
