@@ -1,0 +1,57 @@
+import { resolve } from "node:path";
+import { Command } from "commander";
+import { writeRunReport } from "../observe/report/write-run-report.js";
+import type { RunView } from "../observe/run-view.js";
+import { defaultRunsDir } from "../record/run-record.js";
+
+interface ReportOptions {
+  readonly output?: string;
+  readonly runsDir?: string;
+  readonly cwd?: string;
+}
+
+/** How the command finds a run and reads it (docs/report.md#report). */
+export interface RunViewSource {
+  /** The run folder of `<run-id>`, or of the most recent run for `last`, in `runsDir`. */
+  resolveRunDir(runsDir: string, runIdOrLast: string): Promise<string>;
+  readRunView(runDir: string): Promise<RunView>;
+}
+
+const EXAMPLES = `
+Examples:
+  $ closer report last                         the latest run, as report.html in its run folder
+  $ closer report 20300101-120000-ab12cd -o run.html
+  $ closer report last --runs-dir ./runs
+
+The file stands alone: open it in a browser, attach it, archive it; it loads nothing.`;
+
+export function makeReportCommand(source: RunViewSource): Command {
+  return new Command("report")
+    .description(
+      "Write a run as one self-contained HTML file: the task, the baseline, each iteration " +
+        "with its prompt, queries, declaration, checks and retry, the cost by reason and over " +
+        "the iterations, and how it ended. Prints the file's path.",
+    )
+    .argument("<run-id>", "a run id in the runs dir, or `last` for the most recent run")
+    .option(
+      "-o, --output <file>",
+      "where to write the report (default: report.html in the run folder)",
+    )
+    .option(
+      "--runs-dir <dir>",
+      "where run folders are (default: closer/runs inside the git folder)",
+    )
+    .option(
+      "--cwd <dir>",
+      "a folder in the project, for the default runs dir (default: the current folder)",
+    )
+    .addHelpText("after", EXAMPLES)
+    .showHelpAfterError()
+    .exitOverride()
+    .action(async (runIdOrLast: string, options: ReportOptions) => {
+      const runsDir = resolve(options.runsDir ?? defaultRunsDir(options.cwd ?? process.cwd()));
+      const runDir = await source.resolveRunDir(runsDir, runIdOrLast);
+      const file = await writeRunReport(await source.readRunView(runDir), options.output);
+      process.stdout.write(`${file}\n`);
+    });
+}
