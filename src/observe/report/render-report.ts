@@ -134,6 +134,6 @@ function renderEnd(end: EndView): Html {
       ? html``
       : html`<h4>Flaky checks</h4><ul>${end.flaky.map((entry) => html`<li>${entry.validator} in iteration ${entry.iteration}</li>`)}</ul>`;
   return html`<p><span class="${statusClass(end.status)}">${end.status}</span> · ${end.success ? "verified done" : "not done"} · ${end.reason}</p>
-${end.refutedDeclarations > 0 ? html`<p class="warn">${end.refutedDeclarations} declarations of done were refuted by the checks.</p>` : ""}
+${end.refutedDeclarations > 0 ? html`<p class="warn">${end.refutedDeclarations === 1 ? "1 declaration of done was" : `${end.refutedDeclarations} declarations of done were`} refuted by the checks.</p>` : ""}
 <h4>Side effects</h4>${effects}${flaky}${warnings}`;
 }

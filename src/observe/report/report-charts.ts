@@ -17,6 +17,13 @@ function coordinate(value: number): string {
   return Number.isFinite(value) ? String(Math.round(value * 100) / 100) : "0";
 }
 
+const LABEL_CHARACTERS = 30;
+
+/** A label that fits left of the bars; the whole text stays in the bar's title. */
+function shortLabel(text: string): string {
+  return text.length <= LABEL_CHARACTERS ? text : `${text.slice(0, LABEL_CHARACTERS - 1)}…`;
+}
+
 /** One bar per reason a query was sent (the receipts' reasons), as long as its cost. */
 export function renderCostByReasonChart(totals: readonly ReasonTotal[]): Html {
   if (totals.length === 0) {
@@ -30,7 +37,7 @@ export function renderCostByReasonChart(totals: readonly ReasonTotal[]): Html {
     const barWidth = maxCost > 0 ? (total.costUsd / maxCost) * plotWidth : 0;
     const queries = `${total.queries} ${total.queries === 1 ? "query" : "queries"}`;
     return html`<g class="bar-row">
-<text x="${coordinate(LABEL_WIDTH - 8)}" y="${coordinate(y + BAR_HEIGHT - 4)}" text-anchor="end" class="label">${total.reason}</text>
+<text x="${coordinate(LABEL_WIDTH - 8)}" y="${coordinate(y + BAR_HEIGHT - 4)}" text-anchor="end" class="label">${shortLabel(total.reason)}</text>
 <rect x="${coordinate(LABEL_WIDTH)}" y="${coordinate(y)}" width="${coordinate(barWidth)}" height="${BAR_HEIGHT}" class="bar"><title>${total.reason}: ${formatCost(total.costUsd)}, ${queries}</title></rect>
 <text x="${coordinate(LABEL_WIDTH + barWidth + 6)}" y="${coordinate(y + BAR_HEIGHT - 4)}" class="value">${formatCost(total.costUsd)} · ${queries}</text>
 </g>`;
@@ -56,7 +63,7 @@ export function cumulativeCostByIteration(
   });
 }
 
-const PLOT = { left: 70, right: 20, top: 16, bottom: 34, height: 220 } as const;
+const PLOT = { left: 70, right: 40, top: 16, bottom: 34, height: 220 } as const;
 
 /** The run's cost so far after each iteration (a line), over each iteration's own cost (bars). */
 export function renderCostOverIterationsChart(
