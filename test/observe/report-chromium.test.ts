@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderReport } from "../../src/observe/report/render-report.js";
-import { type OpenedPage, openFile, startChromium } from "./support/chromium.js";
+import { openFile, readReportPage, startChromium } from "./support/chromium.js";
 import {
   makeEmptyRunView,
   makeTwoIterationRunView,
@@ -16,34 +16,6 @@ if ("why" in chromium) {
   console.warn(`report-chromium: the browser tests are skipped: ${chromium.why}`);
 }
 const browser: Browser | undefined = "browser" in chromium ? chromium.browser : undefined;
-
-/** What the page shows once every <details> is opened by its own "Expand all" button. */
-async function readPage(opened: OpenedPage) {
-  await opened.page.click('button[data-details="open"]');
-  return (await opened.page.evaluate(`(() => ({
-    iterations: [...document.querySelectorAll("[data-iteration]")].map((entry) => entry.getAttribute("data-iteration")),
-    allOpen: [...document.querySelectorAll("details")].every((details) => details.open),
-    text: document.body.innerText,
-    pwned: typeof window.__pwned,
-    scripts: document.scripts.length,
-    images: document.images.length,
-    charts: Object.fromEntries([...document.querySelectorAll("svg[data-chart]")].map((svg) => [
-      svg.getAttribute("data-chart"),
-      [...svg.querySelectorAll("path, rect")].filter((shape) => {
-        const box = shape.getBBox();
-        return box.width > 0 && box.height > 0;
-      }).length,
-    ])),
-  }))()`)) as {
-    iterations: string[];
-    allOpen: boolean;
-    text: string;
-    pwned: string;
-    scripts: number;
-    images: number;
-    charts: Record<string, number>;
-  };
-}
 
 async function writeReportFile(folder: string, name: string, page: string): Promise<string> {
   const file = join(folder, name);
@@ -70,7 +42,7 @@ describe.skipIf(browser === undefined)(
         renderReport(makeTwoIterationRunView(), { prompts: TWO_ITERATION_PROMPTS }),
       );
       const opened = await openFile(browser as Browser, file);
-      const shown = await readPage(opened);
+      const shown = await readReportPage(opened);
 
       expect(shown.iterations).toEqual(["1", "2"]);
       expect(shown.allOpen).toBe(true);
@@ -93,7 +65,7 @@ describe.skipIf(browser === undefined)(
         renderReport(makeEmptyRunView(), { prompts: {} }),
       );
       const opened = await openFile(browser as Browser, file);
-      const shown = await readPage(opened);
+      const shown = await readReportPage(opened);
 
       expect(shown.iterations).toEqual([]);
       expect(shown.text).toContain("No iterations on record.");

@@ -59,3 +59,31 @@ export async function openFile(
   await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
   return opened;
 }
+
+/** What the page shows once every <details> is opened by its own "Expand all" button. */
+export async function readReportPage(opened: OpenedPage) {
+  await opened.page.click('button[data-details="open"]');
+  return (await opened.page.evaluate(`(() => ({
+    iterations: [...document.querySelectorAll("[data-iteration]")].map((entry) => entry.getAttribute("data-iteration")),
+    allOpen: [...document.querySelectorAll("details")].every((details) => details.open),
+    text: document.body.innerText,
+    pwned: typeof window.__pwned,
+    scripts: document.scripts.length,
+    images: document.images.length,
+    charts: Object.fromEntries([...document.querySelectorAll("svg[data-chart]")].map((svg) => [
+      svg.getAttribute("data-chart"),
+      [...svg.querySelectorAll("path, rect")].filter((shape) => {
+        const box = shape.getBBox();
+        return box.width > 0 && box.height > 0;
+      }).length,
+    ])),
+  }))()`)) as {
+    iterations: string[];
+    allOpen: boolean;
+    text: string;
+    pwned: string;
+    scripts: number;
+    images: number;
+    charts: Record<string, number>;
+  };
+}
