@@ -1,5 +1,7 @@
 import { existsSync } from "node:fs";
-import { pathToFileURL } from "node:url";
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 
 const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
@@ -86,4 +88,13 @@ export async function readReportPage(opened: OpenedPage) {
     images: number;
     charts: Record<string, number>;
   };
+}
+
+/** Where the browser tests leave what a person may want to look at (ignored by git). */
+export const TEST_ARTIFACTS = fileURLToPath(new URL("../../../test-artifacts/", import.meta.url));
+
+/** The whole page as a PNG, in its viewport's width. */
+export async function saveScreenshot(page: Page, file: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  await page.screenshot({ path: file as `${string}.png`, fullPage: true });
 }
