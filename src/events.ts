@@ -168,6 +168,11 @@ export type RunEventBody =
       /** For `blocked`: the model's reason (docs/completion.md#blocked). */
       blockedReason?: string;
       undecidableStreak: number;
+      /**
+       * The decision file as read before and after the query, when one was there: what a
+       * replay reads back (docs/replay.md#replay).
+       */
+      decisionFile?: { before?: RecordedFile; after?: RecordedFile };
     }
   | {
       type: "retry-select";
@@ -206,3 +211,10 @@ export type RunEventOf<T extends RunEventType> = EventBase & Extract<RunEventBod
 
 /** Subscribers (progress display, tests) get every event as it is recorded. */
 export type EventListener = (event: RunEvent) => void;
+
+/** A file as closer read it, kept in an event: its text (cut like every stored text) and time. */
+export interface RecordedFile {
+  readonly text: string;
+  readonly modifiedAtMs: number;
+  readonly refused?: { readonly reason: string; readonly detail: string };
+}

@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { CloserError, exitCodeFor } from "../errors.js";
 import { makeInitCommand } from "./init-command.js";
 import { makeListCommand } from "./list-command.js";
+import { makeReplayCommand } from "./replay-command.js";
 import { makeRunCommand } from "./run-command.js";
 import { makeValidateCommand } from "./validate-command.js";
 import { makeWorktreesCommand } from "./worktrees-command.js";
@@ -34,6 +35,7 @@ export function makeProgram(): Command {
   program.addCommand(makeInitCommand());
   program.addCommand(makeRunCommand());
   program.addCommand(makeWorktreesCommand());
+  program.addCommand(makeReplayCommand());
   return program;
 }
 

@@ -6,6 +6,7 @@ export type {
   FinishRecord,
   FinishRun,
   NewRun,
+  PortOverrides,
   ResumedRun,
   RunSettings,
   RunStart,

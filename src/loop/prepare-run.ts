@@ -142,6 +142,7 @@ function makePorts(settings: RunSettings): LoopPorts {
     schemaValidators: new SchemaValidators(),
     integrity: makeIntegrityProbe(settings.protectedSet),
     ...(sandbox === undefined ? {} : { sandbox }),
+    ...settings.ports,
   };
 }
 

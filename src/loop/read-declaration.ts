@@ -1,6 +1,8 @@
 import { type CompletionDecision, decideCompletion } from "../completion/decide-completion.js";
 import { makeChannelInput } from "../completion/decision-channels.js";
+import type { RecordedFile } from "../events.js";
 import type { BackendResponse } from "../ports.js";
+import type { FileSnapshot } from "../record/read-optional-file.js";
 import { emit, type RunContext, updateState } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 
@@ -44,6 +46,26 @@ export async function readDeclaration(
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     ...(decision.blockedReason === undefined ? {} : { blockedReason: decision.blockedReason }),
     undecidableStreak: decision.undecidableStreak,
+    ...decisionFileOf(turn.decisionBefore, after),
   });
   return decision;
+}
+
+/** The decision file as read around the query, for the record (docs/replay.md#replay). */
+function decisionFileOf(
+  before: FileSnapshot | undefined,
+  after: FileSnapshot | undefined,
+): { decisionFile?: { before?: RecordedFile; after?: RecordedFile } } {
+  if (before === undefined && after === undefined) return {};
+  const kept = (file: FileSnapshot): RecordedFile => ({
+    text: file.text,
+    modifiedAtMs: file.modifiedAtMs,
+    ...(file.refused === undefined ? {} : { refused: { ...file.refused } }),
+  });
+  return {
+    decisionFile: {
+      ...(before === undefined ? {} : { before: kept(before) }),
+      ...(after === undefined ? {} : { after: kept(after) }),
+    },
+  };
 }

@@ -3,7 +3,7 @@ import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
 import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
 import type { ProtectedSet } from "../integrity/protected-files.js";
-import type { Backend, Clock, RecordSink } from "../ports.js";
+import type { Backend, Clock, LoopPorts, RecordSink } from "../ports.js";
 import type { ChildEnvironments } from "../process/child-environment.js";
 import type {
   DefinitionStamp,
@@ -74,7 +74,17 @@ export interface RunSettings {
    * (e.g. closer's commit of what the model left uncommitted).
    */
   readonly beforeChecks?: (declaration: Declaration) => Promise<void>;
+  /**
+   * Ports that replace the loop's own (docs/loop.md#port-overrides): how checks run, how the
+   * tree is looked at, how the decision file is read, the sandbox. Absent: today's defaults.
+   */
+  readonly ports?: PortOverrides;
 }
+
+/** The loop's ports a caller may supply instead of the defaults (docs/loop.md#port-overrides). */
+export type PortOverrides = Partial<
+  Pick<LoopPorts, "runValidator" | "integrity" | "readFile" | "sandbox">
+>;
 
 /** A new run, or one picked up from its run.json. */
 export type RunStart = NewRun | ResumedRun;

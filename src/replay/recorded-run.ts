@@ -1,0 +1,140 @@
+/**
+ * A recorded run folder as the replay reads it (docs/replay.md#replay): its
+ * events, task, baseline and definition snapshot. A folder that lacks what a
+ * replay needs is refused with the file and what is missing.
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { gunzipSync } from "node:zlib";
+import { parseJsonLines } from "../backends/json-values.js";
+import { CloserError } from "../errors.js";
+import type { Baseline } from "../integrity/baseline.js";
+import { isPlainObject } from "../plain-object.js";
+import { RUN_FILES } from "../record/run-record.js";
+import type { TaskInfo } from "../record/run-state.js";
+
+/** One event of events.jsonl, as written. */
+export type RecordedEvent = Readonly<Record<string, unknown>> & { readonly type: string };
+
+export interface RecordedRun {
+  readonly runDir: string;
+  readonly events: readonly RecordedEvent[];
+  readonly task: TaskInfo;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly baseline?: Baseline;
+  /** The agent's name and the working tree, from the first `run-start`. */
+  readonly agentName: string;
+  readonly cwd: string;
+  /** The cap on iterations of the last attempt (its `run-start`). */
+  readonly maxIterations: number;
+  /** The run's attempts: the first run, then each resume, from its `run-start` to its `run-end`. */
+  readonly attempts: readonly RecordedAttempt[];
+  /** A transcript of the run (`iteration-NNN[-label].json[.gz]`), parsed; undefined when absent. */
+  transcript(iteration: number, label?: string): Promise<unknown>;
+}
+
+/** Reads the run folder; throws a `record_error` naming the file when it cannot be replayed. */
+export async function readRecordedRun(runDir: string): Promise<RecordedRun> {
+  const eventsFile = path.join(runDir, RUN_FILES.events);
+  const events = parseJsonLines(await mustRead(eventsFile, "the run's events")).filter(
+    (event): event is RecordedEvent => typeof event.type === "string",
+  );
+  const starts = events.filter((event) => event.type === "run-start");
+  const first = starts[0];
+  const last = starts.at(-1);
+  if (first === undefined || last === undefined) {
+    throw unreplayable(eventsFile, "a run-start event", "none");
+  }
+  if (!events.some((event) => event.type === "run-end")) {
+    throw unreplayable(
+      eventsFile,
+      "a run-end event (a run that ended)",
+      "none: the run did not end",
+    );
+  }
+  const taskFile = path.join(runDir, RUN_FILES.task);
+  const started = parseJson(await mustRead(taskFile, "the run's task"), taskFile);
+  if (!isPlainObject(started) || !isPlainObject(started.task)) {
+    throw unreplayable(taskFile, "{task, args}", "no task");
+  }
+  const baselineFile = path.join(runDir, "baseline.json");
+  const baselineText = await readFile(baselineFile, "utf8").catch(() => undefined);
+  return {
+    runDir,
+    events,
+    task: started.task as unknown as TaskInfo,
+    args: isPlainObject(started.args) ? started.args : {},
+    ...(baselineText === undefined
+      ? {}
+      : { baseline: parseJson(baselineText, baselineFile) as Baseline }),
+    agentName: String(first.agent ?? ""),
+    cwd: String(first.cwd ?? runDir),
+    maxIterations: typeof last.maxIterations === "number" ? last.maxIterations : 0,
+    attempts: splitAttempts(events),
+    transcript: (iteration, label) => readTranscript(runDir, iteration, label),
+  };
+}
+
+/** One attempt of a run: its events, from its `run-start` on, and the cap it ran with. */
+export interface RecordedAttempt {
+  readonly events: readonly RecordedEvent[];
+  readonly maxIterations: number;
+  readonly resumed: boolean;
+}
+
+function splitAttempts(events: readonly RecordedEvent[]): RecordedAttempt[] {
+  const attempts: RecordedEvent[][] = [];
+  for (const event of events) {
+    if (event.type === "run-start") attempts.push([]);
+    attempts.at(-1)?.push(event);
+  }
+  return attempts.map((attemptEvents) => {
+    const start = attemptEvents[0];
+    return {
+      events: attemptEvents,
+      maxIterations: typeof start?.maxIterations === "number" ? start.maxIterations : 0,
+      resumed: start?.resumed === true,
+    };
+  });
+}
+
+async function readTranscript(runDir: string, iteration: number, label?: string) {
+  const name = `iteration-${String(iteration).padStart(3, "0")}${label === undefined ? "" : `-${label}`}.json`;
+  const file = path.join(runDir, RUN_FILES.transcripts, name);
+  const plain = await readFile(file, "utf8").catch(() => undefined);
+  if (plain !== undefined) return parseJson(plain, file);
+  const zipped = await readFile(`${file}.gz`).catch(() => undefined);
+  if (zipped !== undefined) return parseJson(gunzipSync(zipped).toString("utf8"), `${file}.gz`);
+  return undefined;
+}
+
+async function mustRead(file: string, what: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    throw new CloserError("record_error", `${what} cannot be read: the run cannot be replayed`, {
+      file,
+      found: (error as Error).message,
+      expected: "a run folder written by closer run",
+      fix: "name a run id from the runs folder (closer replay <run-id> --runs-dir DIR)",
+      cause: error,
+    });
+  }
+}
+
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw unreplayable(file, "JSON", (error as Error).message);
+  }
+}
+
+function unreplayable(file: string, expected: string, found: string): CloserError {
+  return new CloserError("record_error", "the run cannot be replayed: its record is incomplete", {
+    file,
+    expected,
+    found,
+    fix: "replay a run that ended, with its events.jsonl, task.json and transcripts",
+  });
+}

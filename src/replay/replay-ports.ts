@@ -1,0 +1,279 @@
+/**
+ * The ports a replay runs the loop with (docs/replay.md#replay): every answer
+ * comes from the record, nothing is executed. The backend plays the recorded
+ * answers in order (retryable failures included, so repeats replay), the
+ * checks give the recorded `validator-end` outcomes, the integrity probe
+ * reports what the recorded guards found, and the clock advances with the
+ * recorded durations. What the record lacks stops the replay (`shortfall`).
+ */
+import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
+import { turnFromTranscript } from "../backends/replay/transcript-turn.js";
+import type { ResolvedAgent } from "../definition/types.js";
+import type { Baseline } from "../integrity/baseline.js";
+import { BASELINE_CHECK_ID } from "../loop/take-baseline.js";
+import { isPlainObject } from "../plain-object.js";
+import type {
+  Backend,
+  BackendError,
+  BackendResponse,
+  IntegrityProbe,
+  ValidatorOutcome,
+  ValidatorRunner,
+} from "../ports.js";
+import { outcomeOf, withPatternOf } from "./recorded-outcome.js";
+import type { RecordedEvent, RecordedRun } from "./recorded-run.js";
+import {
+  type MemoryRecord,
+  makeMemoryRecord,
+  makeVirtualClock,
+  type VirtualClock,
+} from "./replay-clock-and-record.js";
+
+/** Where the replay is, shared by its ports: the iteration of the last work query served. */
+export interface ReplayCursor {
+  iteration: number;
+  /** What the new code asked for that the record does not have; the replay stopped there. */
+  shortfall?: { readonly iteration: number; readonly missing: string };
+}
+
+/** One recorded query: its `backend-end` and the label of its transcript. */
+interface RecordedQuery {
+  readonly event: RecordedEvent;
+  readonly label?: string;
+  /** The run's abort came during this query (the last attempt's). */
+  readonly abortsRun: boolean;
+}
+
+export interface ReplayPorts {
+  readonly backend: Backend;
+  readonly runValidator: ValidatorRunner;
+  readonly integrity: IntegrityProbe;
+  readonly clock: VirtualClock;
+  readonly record: MemoryRecord;
+  readonly cursor: ReplayCursor;
+}
+
+export function makeReplayPorts(
+  recorded: RecordedRun,
+  agent: ResolvedAgent,
+  abort: AbortController,
+): ReplayPorts {
+  const cursor: ReplayCursor = { iteration: 0 };
+  const clock = makeVirtualClock(numberOf(recorded.events[0]?.at));
+  const stop = (missing: string) => {
+    cursor.shortfall ??= { iteration: cursor.iteration, missing };
+    abort.abort(new Error(`replay: ${missing}`));
+  };
+  const abortPoint = lastAttemptAbortPoint(recorded.events);
+  return {
+    backend: makeRecordedBackend(recorded, recordedQueries(recorded.events, abortPoint), {
+      cursor,
+      clock,
+      abort,
+      stop,
+    }),
+    runValidator: makeRecordedValidators(recorded, agent, {
+      cursor,
+      clock,
+      abort,
+      stop,
+      abortPoint,
+    }),
+    integrity: makeRecordedProbe(recorded, cursor),
+    clock,
+    record: makeMemoryRecord(recorded.runDir),
+    cursor,
+  };
+}
+
+interface Shared {
+  readonly cursor: ReplayCursor;
+  readonly clock: VirtualClock;
+  readonly abort: AbortController;
+  stop(missing: string): void;
+}
+
+/** The index of the recorded event the last attempt's abort interrupted (a query's or a check's end). */
+function lastAttemptAbortPoint(events: readonly RecordedEvent[]): number | undefined {
+  const lastStart = events.findLastIndex((event) => event.type === "run-start");
+  const abortAt = events.findIndex((event, index) => index > lastStart && event.type === "abort");
+  if (abortAt < 0) return undefined;
+  const next = events.findIndex(
+    (event, index) =>
+      index > abortAt && (event.type === "backend-end" || event.type === "validator-end"),
+  );
+  if (next >= 0) return next;
+  // Aborted between a query and a check: after the last answer before it.
+  return events.findLastIndex(
+    (event, index) =>
+      index < abortAt && (event.type === "backend-end" || event.type === "validator-end"),
+  );
+}
+
+function recordedQueries(
+  events: readonly RecordedEvent[],
+  abortPoint: number | undefined,
+): RecordedQuery[] {
+  const lastStart = events.findLastIndex((event) => event.type === "run-start");
+  const queries: RecordedQuery[] = [];
+  let promptKind = "";
+  events.forEach((event, index) => {
+    if (event.type === "prompt") promptKind = String(event.kind ?? "");
+    if (event.type !== "backend-end") return;
+    const error = isPlainObject(event.error) ? event.error : undefined;
+    // An earlier attempt's interrupted query is an attempt boundary, not an answer.
+    if (error?.kind === "aborted" && index < lastStart) return;
+    queries.push({
+      event,
+      ...(promptKind === "closure-review" ? { label: "closure-review" } : {}),
+      abortsRun: index === abortPoint,
+    });
+  });
+  return queries;
+}
+
+function makeRecordedBackend(
+  recorded: RecordedRun,
+  queries: readonly RecordedQuery[],
+  shared: Shared,
+): Backend {
+  let next = 0;
+  return {
+    name: "replay",
+    enforcesSchema: true,
+    async query(request) {
+      const query = queries[next];
+      if (query === undefined) {
+        shared.stop(`a query past the ${queries.length} recorded`);
+        return errorResponse(makeBackendError("aborted", "the record has no more answers"));
+      }
+      next += 1;
+      const { event } = query;
+      const iteration = numberOf(event.iteration);
+      if (query.label === undefined) shared.cursor.iteration = iteration;
+      const durationMs = numberOf(event.durationMs);
+      shared.clock.advance(durationMs);
+      if (query.abortsRun) shared.abort.abort(new Error("the recorded run was aborted here"));
+      if (request.signal.aborted && !query.abortsRun) {
+        return errorResponse(makeBackendError("aborted", "aborted"));
+      }
+      const facts = {
+        costUsd: numberOf(event.costUsd),
+        durationMs,
+        ...(typeof event.sessionId === "string" ? { sessionId: event.sessionId } : {}),
+      };
+      if (isPlainObject(event.error)) {
+        return errorResponse(event.error as unknown as BackendError, facts);
+      }
+      const transcript = await recorded.transcript(iteration, query.label);
+      const turn = transcript === undefined ? {} : turnFromTranscript(transcript, recorded.cwd);
+      const response: BackendResponse = {
+        ...(turn.structuredOutput === undefined ? {} : { structuredOutput: turn.structuredOutput }),
+        text:
+          turn.text ??
+          (turn.structuredOutput === undefined ? "" : JSON.stringify(turn.structuredOutput)),
+        toolsUsed: turn.toolsUsed ?? [],
+        transcript: [],
+        ...facts,
+      };
+      return response;
+    },
+  };
+}
+
+function makeRecordedValidators(
+  recorded: RecordedRun,
+  agent: ResolvedAgent,
+  shared: Shared & { readonly abortPoint: number | undefined },
+): ValidatorRunner {
+  const queues = new Map<string, { event: RecordedEvent; index: number }[]>();
+  recorded.events.forEach((event, index) => {
+    if (event.type !== "validator-end") return;
+    const key = `${numberOf(event.iteration)}:${String(event.validator)}`;
+    const queue = queues.get(key) ?? [];
+    queue.push({ event, index });
+    queues.set(key, queue);
+  });
+  return async (name, context) => {
+    if (context.checkId === BASELINE_CHECK_ID) return baselineOutcome(recorded, name);
+    const iteration = shared.cursor.iteration;
+    const found = queues.get(`${iteration}:${name}`)?.shift();
+    if (found === undefined) {
+      shared.stop(`the outcome of validator ${name}, which the record does not have`);
+      return { validator: name, valid: false, params: {}, durationMs: 0, aborted: true };
+    }
+    const definition = agent.registry.validators[name];
+    if (definition === undefined) {
+      return {
+        validator: name,
+        valid: false,
+        params: {},
+        durationMs: 0,
+        configError: `the registry defines no validator "${name}"`,
+      };
+    }
+    const outcome = withPatternOf(
+      definition.failurePattern,
+      await outcomeOf(recorded.runDir, found.event),
+    );
+    shared.clock.advance(outcome.durationMs);
+    if (found.index === shared.abortPoint) {
+      shared.abort.abort(new Error("the recorded run was aborted here"));
+    }
+    return outcome;
+  };
+}
+
+/** A check of the baseline, when the record has none to start from: its verdict only. */
+function baselineOutcome(recorded: RecordedRun, name: string): ValidatorOutcome {
+  const event = recorded.events.find((candidate) => candidate.type === "baseline");
+  const checks = Array.isArray(event?.checks) ? event.checks : [];
+  const check = checks.find((entry) => isPlainObject(entry) && entry.validator === name);
+  const valid = isPlainObject(check) && check.valid === true;
+  return { validator: name, valid, params: {}, durationMs: 0 };
+}
+
+/** The tree as the record saw it: unchanged since the baseline, but for what a guard found. */
+function makeRecordedProbe(recorded: RecordedRun, cursor: ReplayCursor): IntegrityProbe {
+  const baseline: Partial<Baseline> = recorded.baseline ?? {};
+  const guards = recorded.events.filter((event) => event.type === "guard" && event.valid === false);
+  const gitChanges = new Map<number, string[][]>();
+  for (const event of guards) {
+    if (event.guard !== "git-config-changed") continue;
+    const list = gitChanges.get(numberOf(event.iteration)) ?? [];
+    list.push(stringsOf(isPlainObject(event.params) ? event.params.gitPaths : undefined));
+    gitChanges.set(numberOf(event.iteration), list);
+  }
+  return {
+    async fingerprintProtected() {
+      const fingerprint: Record<string, string> = { ...baseline.protectedFiles };
+      const found = guards.find(
+        (event) => event.guard === "protected-changed" && event.iteration === cursor.iteration,
+      );
+      const paths = stringsOf(isPlainObject(found?.params) ? found.params.protectedPaths : []);
+      for (const entry of paths) {
+        const match = /^(.*) \((changed|added|removed)\)$/.exec(entry);
+        if (match?.[1] === undefined) continue;
+        if (match[2] === "removed") delete fingerprint[match[1]];
+        else fingerprint[match[1]] = `replayed-${match[2]}`;
+      }
+      return fingerprint;
+    },
+    fingerprintDefinition: async () => ({}),
+    isDefinitionPath: () => false,
+    listDirtyFiles: async () => baseline.dirtyFiles ?? [],
+    readHeadCommit: async () => baseline.commit ?? "",
+    readChangesSince: async () => ({ stat: "", files: [] }),
+    readTreeFingerprint: async () => `iteration-${cursor.iteration}`,
+    recordGitState: async () => baseline.gitState ?? {},
+    restoreGitState: async () => gitChanges.get(cursor.iteration)?.shift() ?? [],
+  };
+}
+
+function numberOf(value: unknown): number {
+  return typeof value === "number" ? value : 0;
+}
+
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item) => typeof item === "string") : [];
+}

@@ -1,0 +1,153 @@
+/**
+ * `closer replay` (docs/replay.md#replay): the recorded run's decisions made
+ * again by the current loop, every answer taken from the record, and the two
+ * decision trails compared.
+ */
+import { join, resolve } from "node:path";
+import { applyCliOverrides } from "../definition/apply-cli-overrides.js";
+import { loadAgent } from "../definition/load-agent.js";
+import type { ResolvedAgent } from "../definition/types.js";
+import { CloserError, isCloserError } from "../errors.js";
+import { protectedSetFor } from "../integrity/protected-set.js";
+import { type RunSettings, type RunStart, runAgent } from "../loop/index.js";
+import { RUN_FILES } from "../record/run-record.js";
+import { RUN_STATE_VERSION } from "../record/run-state.js";
+import { runEnvironments } from "../run/run-environments.js";
+import { compareTrails, type TrailDifference } from "./compare-trails.js";
+import { decisionTrail, type TrailEntry } from "./decision-trail.js";
+import { type RecordedRun, readRecordedRun } from "./recorded-run.js";
+import { makeReplayPorts } from "./replay-ports.js";
+
+export interface ReplayOptions {
+  /** The recorded run's folder. */
+  readonly runDir: string;
+  /** The agent folder to decide with instead of the run's own `definition/` snapshot. */
+  readonly definitionDir?: string;
+}
+
+export interface ReplayResult {
+  readonly identical: boolean;
+  readonly differences: readonly TrailDifference[];
+  readonly recorded: readonly TrailEntry[];
+  readonly replayed: readonly TrailEntry[];
+}
+
+export async function replayRun(options: ReplayOptions): Promise<ReplayResult> {
+  const runDir = resolve(options.runDir);
+  const recorded = await readRecordedRun(runDir);
+  const agent = await agentOf(recorded, options.definitionDir);
+  const abort = new AbortController();
+  const ports = makeReplayPorts(recorded, agent, abort);
+  const settings: RunSettings = {
+    agent,
+    backend: ports.backend,
+    cwd: recorded.cwd,
+    environments: runEnvironments({}, agent),
+    clock: ports.clock,
+    runId: `replay-${recorded.agentName}`,
+    runDir,
+    decisionPath: join(runDir, "decision.json"),
+    record: ports.record,
+    signal: abort.signal,
+    start: startOf(recorded, agent),
+    protectedSet: protectedSetFor(agent, {
+      projectDir: recorded.cwd,
+      cwd: recorded.cwd,
+      runDir,
+      agentFolder: agent.dir,
+    }),
+    externalConditions: [],
+    ports: {
+      runValidator: ports.runValidator,
+      integrity: ports.integrity,
+      readFile: async () => undefined,
+    },
+  };
+  await runAgent(settings);
+  const recordedTrail = decisionTrail(recorded.events);
+  const replayedTrail = decisionTrail(ports.record.events);
+  const { shortfall } = ports.cursor;
+  const differences =
+    shortfall === undefined
+      ? compareTrails(recordedTrail, replayedTrail)
+      : [
+          ...compareTrails(
+            upTo(recordedTrail, shortfall.iteration),
+            upTo(replayedTrail, shortfall.iteration),
+          ),
+          {
+            iteration: shortfall.iteration,
+            what: "replay stopped: the new code asks for",
+            recorded: "(not recorded)",
+            replayed: shortfall.missing,
+          },
+        ];
+  return {
+    identical: differences.length === 0,
+    differences,
+    recorded: recordedTrail,
+    replayed: replayedTrail,
+  };
+}
+
+function upTo(trail: readonly TrailEntry[], iteration: number): TrailEntry[] {
+  return trail.filter((entry) => entry.iteration !== "end" && entry.iteration <= iteration);
+}
+
+/** The run's own definition snapshot, or the folder given; with the cap the last attempt ran under. */
+async function agentOf(recorded: RecordedRun, definitionDir?: string): Promise<ResolvedAgent> {
+  const dir = resolve(definitionDir ?? join(recorded.runDir, RUN_FILES.definition));
+  let agent: ResolvedAgent;
+  try {
+    agent = await loadAgent(recorded.agentName, { cwd: dir, dir });
+  } catch (error) {
+    if (!isCloserError(error)) throw error;
+    throw new CloserError(
+      "record_error",
+      `the agent definition to replay with cannot be loaded: ${error.message}`,
+      {
+        file: dir,
+        expected: "an agent folder: the run's definition/ snapshot, or --definition DIR",
+        fix: "pass --definition .agent/<name> for a run recorded without a definition snapshot",
+        cause: error,
+      },
+    );
+  }
+  return recorded.maxIterations > 0
+    ? applyCliOverrides(agent, { maxIterations: recorded.maxIterations })
+    : agent;
+}
+
+/**
+ * The run starts as the recorded one did, with the recorded baseline already taken (its checks
+ * are not decisions of the loop); a run recorded before its baseline starts new.
+ */
+function startOf(recorded: RecordedRun, agent: ResolvedAgent): RunStart {
+  if (recorded.baseline === undefined) return { task: recorded.task, args: recorded.args };
+  const at = new Date(Number(recorded.events[0]?.at ?? 0)).toISOString();
+  return {
+    resumed: {
+      version: RUN_STATE_VERSION,
+      runId: `replay-${recorded.agentName}`,
+      agent: agent.name,
+      task: recorded.task,
+      args: recorded.args,
+      cwd: recorded.cwd,
+      status: "running",
+      reason: "",
+      iteration: 0,
+      stepId: agent.registry.entryStep,
+      counters: { failedChecks: 0, formatRetries: 0, undecidableStreak: 0 },
+      totals: {
+        costUsd: 0,
+        usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
+        backendMs: 0,
+      },
+      startedAt: at,
+      updatedAt: at,
+      sideEffects: [],
+      warnings: [],
+      baseline: recorded.baseline,
+    },
+  };
+}
