@@ -1,20 +1,13 @@
-import { resolve } from "node:path";
 import { Command } from "commander";
+import { resolveRunId } from "../observe/find-runs.js";
+import { locateRunsDir } from "../observe/locate-runs-dir.js";
+import { readRunView } from "../observe/read-run-view.js";
 import { writeRunReport } from "../observe/report/write-run-report.js";
-import type { RunView } from "../observe/run-view.js";
-import { defaultRunsDir } from "../record/run-record.js";
 
 interface ReportOptions {
   readonly output?: string;
   readonly runsDir?: string;
   readonly cwd?: string;
-}
-
-/** How the command finds a run and reads it (docs/report.md#report). */
-export interface RunViewSource {
-  /** The run folder of `<run-id>`, or of the most recent run for `last`, in `runsDir`. */
-  resolveRunDir(runsDir: string, runIdOrLast: string): Promise<string>;
-  readRunView(runDir: string): Promise<RunView>;
 }
 
 const EXAMPLES = `
@@ -25,14 +18,17 @@ Examples:
 
 The file stands alone: open it in a browser, attach it, archive it; it loads nothing.`;
 
-export function makeReportCommand(source: RunViewSource): Command {
+export function makeReportCommand(): Command {
   return new Command("report")
     .description(
       "Write a run as one self-contained HTML file: the task, the baseline, each iteration " +
         "with its prompt, queries, declaration, checks and retry, the cost by reason and over " +
         "the iterations, and how it ended. Prints the file's path.",
     )
-    .argument("<run-id>", "a run id in the runs dir, or `last` for the most recent run")
+    .argument(
+      "<run-id>",
+      "a run id (or a prefix of one) in the runs dir, or `last` for the most recent run",
+    )
     .option(
       "-o, --output <file>",
       "where to write the report (default: report.html in the run folder)",
@@ -49,9 +45,12 @@ export function makeReportCommand(source: RunViewSource): Command {
     .showHelpAfterError()
     .exitOverride()
     .action(async (runIdOrLast: string, options: ReportOptions) => {
-      const runsDir = resolve(options.runsDir ?? defaultRunsDir(options.cwd ?? process.cwd()));
-      const runDir = await source.resolveRunDir(runsDir, runIdOrLast);
-      const file = await writeRunReport(await source.readRunView(runDir), options.output);
+      const runsDir = await locateRunsDir({
+        cwd: options.cwd ?? process.cwd(),
+        ...(options.runsDir === undefined ? {} : { runsDir: options.runsDir }),
+      });
+      const run = await resolveRunId(runsDir, runIdOrLast);
+      const file = await writeRunReport(await readRunView(run.runDir), options.output);
       process.stdout.write(`${file}\n`);
     });
 }
