@@ -4,6 +4,7 @@ import { CloserError, exitCodeFor } from "../errors.js";
 import { makeInitCommand } from "./init-command.js";
 import { makeListCommand } from "./list-command.js";
 import { makeReplayCommand } from "./replay-command.js";
+import { makeReportCommand } from "./report-command.js";
 import { makeRunCommand } from "./run-command.js";
 import { makeValidateCommand } from "./validate-command.js";
 import { makeWorktreesCommand } from "./worktrees-command.js";
@@ -36,6 +37,7 @@ export function makeProgram(): Command {
   program.addCommand(makeRunCommand());
   program.addCommand(makeWorktreesCommand());
   program.addCommand(makeReplayCommand());
+  program.addCommand(makeReportCommand());
   return program;
 }
 

@@ -1,0 +1,72 @@
+import { readFile } from "node:fs/promises";
+
+/** A JSON object read from a run folder, its fields not yet trusted. */
+export type Json = Record<string, unknown>;
+
+/** The events on record; a line that is not JSON (the last one, cut by a crash) is skipped. */
+export async function readEvents(file: string): Promise<Json[]> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    return [];
+  }
+  const events: Json[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      const parsed: unknown = JSON.parse(line);
+      const event = obj(parsed);
+      if (event !== undefined && typeof event.type === "string") events.push(event);
+    } catch {
+      // A torn line: skipped.
+    }
+  }
+  return events;
+}
+
+export async function readJsonObject(file: string): Promise<Json | undefined> {
+  try {
+    return obj(JSON.parse(await readFile(file, "utf8")));
+  } catch {
+    return undefined;
+  }
+}
+
+/** `{[key]: value}` when value is a string, else nothing: for optional fields. */
+export function optionalString<K extends string>(key: K, value: unknown): { [P in K]?: string } {
+  return typeof value === "string" ? ({ [key]: value } as { [P in K]: string }) : {};
+}
+
+export function optionalNumber<K extends string>(key: K, value: unknown): { [P in K]?: number } {
+  return typeof value === "number" ? ({ [key]: value } as { [P in K]: number }) : {};
+}
+
+export function obj(value: unknown): Json | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Json)
+    : undefined;
+}
+
+export function arrayOf(value: unknown): Json[] {
+  if (!Array.isArray(value)) return [];
+  return value.map(obj).filter((entry): entry is Json => entry !== undefined);
+}
+
+export function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+export function num(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+export function strings(value: unknown): string[] | undefined {
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === "string")
+    : undefined;
+}
+
+export function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}
