@@ -85,11 +85,10 @@ export function renderCostOverIterationsChart(
   );
   const line = `M${points.join(" L")}`;
   const area = `${line} L${coordinate(x(last))},${coordinate(y(0))} L${coordinate(x(0))},${coordinate(y(0))} Z`;
-  const slot = plotWidth / last;
+  const barWidth = Math.max(Math.min((plotWidth / last) * 0.5, 40), 2);
   const bars = cumulative.slice(1).map((cost, index) => {
     const iteration = index + 1;
     const own = cost - (cumulative[index] ?? 0);
-    const barWidth = Math.max(Math.min(slot * 0.5, 40), 2);
     return html`<rect class="iteration-bar" x="${coordinate(x(iteration) - barWidth / 2)}" y="${coordinate(y(own))}" width="${coordinate(barWidth)}" height="${coordinate(y(0) - y(own))}"><title>iteration ${iteration}: ${formatCost(own)} (run so far ${formatCost(cost)})</title></rect>`;
   });
   const dots = cumulative.map(
@@ -106,7 +105,7 @@ export function renderCostOverIterationsChart(
     );
   const height = PLOT.top + PLOT.height + PLOT.bottom;
   return html`<svg class="chart" data-chart="cost-over-iterations" role="img" aria-label="Cost over iterations" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" xmlns="http://www.w3.org/2000/svg">
-<line class="axis" x1="${PLOT.left}" y1="${coordinate(y(0))}" x2="${coordinate(x(last))}" y2="${coordinate(y(0))}"/>
+<line class="axis" x1="${PLOT.left}" y1="${coordinate(y(0))}" x2="${coordinate(x(last) + barWidth / 2)}" y2="${coordinate(y(0))}"/>
 <line class="axis" x1="${PLOT.left}" y1="${PLOT.top}" x2="${PLOT.left}" y2="${coordinate(y(0))}"/>
 <text class="tick" x="${PLOT.left - 6}" y="${coordinate(y(0) + 4)}" text-anchor="end">${formatCost(0)}</text>
 ${total > 0 ? html`<text class="tick" x="${PLOT.left - 6}" y="${coordinate(y(total) + 4)}" text-anchor="end">${formatCost(total)}</text>` : ""}
