@@ -5,6 +5,8 @@ import { makeInitCommand } from "./init-command.js";
 import { makeListCommand } from "./list-command.js";
 import { makeReplayCommand } from "./replay-command.js";
 import { makeRunCommand } from "./run-command.js";
+import { makeRunsCommand } from "./runs-command.js";
+import { makeShowCommand } from "./show-command.js";
 import { makeValidateCommand } from "./validate-command.js";
 import { makeWorktreesCommand } from "./worktrees-command.js";
 
@@ -36,6 +38,8 @@ export function makeProgram(): Command {
   program.addCommand(makeRunCommand());
   program.addCommand(makeWorktreesCommand());
   program.addCommand(makeReplayCommand());
+  program.addCommand(makeRunsCommand());
+  program.addCommand(makeShowCommand());
   return program;
 }
 
