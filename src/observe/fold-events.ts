@@ -1,7 +1,3 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { promisify } from "node:util";
-import { gunzip } from "node:zlib";
 import { RUN_FILES } from "../record/run-record.js";
 import {
   type Json,
@@ -22,11 +18,7 @@ import type {
   Receipt,
   TokenUsage,
 } from "./run-view.js";
-
-const gunzipAsync = promisify(gunzip);
-
-/** What a check found is kept as its last characters: a runner prints its failures last. */
-const OUTPUT_TAIL_CHARS = 64 * 1024;
+import { validatorCheck } from "./validator-check.js";
 
 export interface MutableIteration {
   iteration: number;
@@ -217,41 +209,6 @@ export async function foldEvents(events: readonly Json[], runDir: string): Promi
     warnings,
     refutedDeclarations,
   };
-}
-
-export async function validatorCheck(event: Json, runDir: string): Promise<CheckView> {
-  const payloads = obj(event.payloads);
-  const stdout = await wholeText(event.stdout, str(payloads?.stdout), runDir);
-  const stderr = await wholeText(event.stderr, str(payloads?.stderr), runDir);
-  const found = [str(event.configError), stderr, stdout]
-    .filter((text): text is string => text !== undefined && text.trim() !== "")
-    .join("\n");
-  return {
-    kind: "validator",
-    name: str(event.validator) ?? "validator",
-    valid: event.valid === true,
-    ...optionalString("pattern", event.pattern),
-    ...optionalNumber("durationMs", event.durationMs),
-    ...optionalNumber("exitCode", event.exitCode),
-    ...(found === "" ? {} : { output: found.slice(-OUTPUT_TAIL_CHARS) }),
-  };
-}
-
-/** A field's text, or the whole of it from its payload file when the event holds it cut. */
-export async function wholeText(
-  field: unknown,
-  payload: string | undefined,
-  runDir: string,
-): Promise<string | undefined> {
-  if (payload !== undefined) {
-    try {
-      const whole = await gunzipAsync(await readFile(join(runDir, payload)));
-      return whole.toString("utf8");
-    } catch {
-      // The payload file is gone or damaged: the event's cut text is what there is.
-    }
-  }
-  return str(field);
 }
 
 export const NO_USAGE: TokenUsage = {
