@@ -27,8 +27,6 @@ export interface RecordedRun {
   readonly cwd: string;
   /** The cap on iterations of the last attempt (its `run-start`). */
   readonly maxIterations: number;
-  /** The run's attempts: the first run, then each resume, from its `run-start` to its `run-end`. */
-  readonly attempts: readonly RecordedAttempt[];
   /** A transcript of the run (`iteration-NNN[-label].json[.gz]`), parsed; undefined when absent. */
   transcript(iteration: number, label?: string): Promise<unknown>;
 }
@@ -70,32 +68,8 @@ export async function readRecordedRun(runDir: string): Promise<RecordedRun> {
     agentName: String(first.agent ?? ""),
     cwd: String(first.cwd ?? runDir),
     maxIterations: typeof last.maxIterations === "number" ? last.maxIterations : 0,
-    attempts: splitAttempts(events),
     transcript: (iteration, label) => readTranscript(runDir, iteration, label),
   };
-}
-
-/** One attempt of a run: its events, from its `run-start` on, and the cap it ran with. */
-export interface RecordedAttempt {
-  readonly events: readonly RecordedEvent[];
-  readonly maxIterations: number;
-  readonly resumed: boolean;
-}
-
-function splitAttempts(events: readonly RecordedEvent[]): RecordedAttempt[] {
-  const attempts: RecordedEvent[][] = [];
-  for (const event of events) {
-    if (event.type === "run-start") attempts.push([]);
-    attempts.at(-1)?.push(event);
-  }
-  return attempts.map((attemptEvents) => {
-    const start = attemptEvents[0];
-    return {
-      events: attemptEvents,
-      maxIterations: typeof start?.maxIterations === "number" ? start.maxIterations : 0,
-      resumed: start?.resumed === true,
-    };
-  });
 }
 
 async function readTranscript(runDir: string, iteration: number, label?: string) {

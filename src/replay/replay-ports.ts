@@ -9,7 +9,6 @@
 import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import { turnFromTranscript } from "../backends/replay/transcript-turn.js";
 import type { ResolvedAgent } from "../definition/types.js";
-import type { Baseline } from "../integrity/baseline.js";
 import { BASELINE_CHECK_ID } from "../loop/take-baseline.js";
 import { isPlainObject } from "../plain-object.js";
 import type {
@@ -17,11 +16,17 @@ import type {
   BackendError,
   BackendResponse,
   IntegrityProbe,
+  SandboxPort,
   ValidatorOutcome,
   ValidatorRunner,
 } from "../ports.js";
+import type { FileSnapshot } from "../record/read-optional-file.js";
+import { numberOf } from "./record-values.js";
+import { makeRecordedDecisionFile } from "./recorded-decision-file.js";
 import { outcomeOf, withPatternOf } from "./recorded-outcome.js";
+import { makeRecordedProbe } from "./recorded-probe.js";
 import type { RecordedEvent, RecordedRun } from "./recorded-run.js";
+import { makeRecordedSandbox, refusalsAfter } from "./recorded-sandbox.js";
 import {
   type MemoryRecord,
   makeMemoryRecord,
@@ -32,6 +37,12 @@ import {
 /** Where the replay is, shared by its ports: the iteration of the last work query served. */
 export interface ReplayCursor {
   iteration: number;
+  /** The check id the replayed loop gave the last work query. */
+  checkId?: string;
+  /** The iteration whose answer came and whose decision file is not read yet. */
+  answeredUnread?: number;
+  /** What the OS sandbox refused the model during the last query served, as recorded. */
+  refusals?: readonly string[];
   /** What the new code asked for that the record does not have; the replay stopped there. */
   shortfall?: { readonly iteration: number; readonly missing: string };
 }
@@ -42,12 +53,16 @@ interface RecordedQuery {
   readonly label?: string;
   /** The run's abort came during this query (the last attempt's). */
   readonly abortsRun: boolean;
+  /** The `sandbox-refused` lines of the backend recorded right after this query. */
+  readonly refusals: readonly string[];
 }
 
 export interface ReplayPorts {
   readonly backend: Backend;
   readonly runValidator: ValidatorRunner;
   readonly integrity: IntegrityProbe;
+  readonly readFile: (path: string) => Promise<FileSnapshot | undefined>;
+  readonly sandbox?: SandboxPort;
   readonly clock: VirtualClock;
   readonly record: MemoryRecord;
   readonly cursor: ReplayCursor;
@@ -80,6 +95,10 @@ export function makeReplayPorts(
       abortPoint,
     }),
     integrity: makeRecordedProbe(recorded, cursor),
+    readFile: makeRecordedDecisionFile(recorded, cursor),
+    ...(recorded.events.some((event) => event.type === "sandbox" && event.on === true)
+      ? { sandbox: makeRecordedSandbox(cursor) }
+      : {}),
     clock,
     record: makeMemoryRecord(recorded.runDir),
     cursor,
@@ -127,6 +146,7 @@ function recordedQueries(
       event,
       ...(promptKind === "closure-review" ? { label: "closure-review" } : {}),
       abortsRun: index === abortPoint,
+      refusals: refusalsAfter(events, index),
     });
   });
   return queries;
@@ -153,6 +173,7 @@ function makeRecordedBackend(
       if (query.label === undefined) shared.cursor.iteration = iteration;
       const durationMs = numberOf(event.durationMs);
       shared.clock.advance(durationMs);
+      shared.cursor.refusals = query.refusals;
       if (query.abortsRun) shared.abort.abort(new Error("the recorded run was aborted here"));
       if (request.signal.aborted && !query.abortsRun) {
         return errorResponse(makeBackendError("aborted", "aborted"));
@@ -167,6 +188,10 @@ function makeRecordedBackend(
       }
       const transcript = await recorded.transcript(iteration, query.label);
       const turn = transcript === undefined ? {} : turnFromTranscript(transcript, recorded.cwd);
+      if (query.label === undefined) {
+        shared.cursor.checkId = request.env.CLOSER_CHECK_ID;
+        shared.cursor.answeredUnread = iteration;
+      }
       const response: BackendResponse = {
         ...(turn.structuredOutput === undefined ? {} : { structuredOutput: turn.structuredOutput }),
         text:
@@ -231,49 +256,4 @@ function baselineOutcome(recorded: RecordedRun, name: string): ValidatorOutcome 
   const check = checks.find((entry) => isPlainObject(entry) && entry.validator === name);
   const valid = isPlainObject(check) && check.valid === true;
   return { validator: name, valid, params: {}, durationMs: 0 };
-}
-
-/** The tree as the record saw it: unchanged since the baseline, but for what a guard found. */
-function makeRecordedProbe(recorded: RecordedRun, cursor: ReplayCursor): IntegrityProbe {
-  const baseline: Partial<Baseline> = recorded.baseline ?? {};
-  const guards = recorded.events.filter((event) => event.type === "guard" && event.valid === false);
-  const gitChanges = new Map<number, string[][]>();
-  for (const event of guards) {
-    if (event.guard !== "git-config-changed") continue;
-    const list = gitChanges.get(numberOf(event.iteration)) ?? [];
-    list.push(stringsOf(isPlainObject(event.params) ? event.params.gitPaths : undefined));
-    gitChanges.set(numberOf(event.iteration), list);
-  }
-  return {
-    async fingerprintProtected() {
-      const fingerprint: Record<string, string> = { ...baseline.protectedFiles };
-      const found = guards.find(
-        (event) => event.guard === "protected-changed" && event.iteration === cursor.iteration,
-      );
-      const paths = stringsOf(isPlainObject(found?.params) ? found.params.protectedPaths : []);
-      for (const entry of paths) {
-        const match = /^(.*) \((changed|added|removed)\)$/.exec(entry);
-        if (match?.[1] === undefined) continue;
-        if (match[2] === "removed") delete fingerprint[match[1]];
-        else fingerprint[match[1]] = `replayed-${match[2]}`;
-      }
-      return fingerprint;
-    },
-    fingerprintDefinition: async () => ({}),
-    isDefinitionPath: () => false,
-    listDirtyFiles: async () => baseline.dirtyFiles ?? [],
-    readHeadCommit: async () => baseline.commit ?? "",
-    readChangesSince: async () => ({ stat: "", files: [] }),
-    readTreeFingerprint: async () => `iteration-${cursor.iteration}`,
-    recordGitState: async () => baseline.gitState ?? {},
-    restoreGitState: async () => gitChanges.get(cursor.iteration)?.shift() ?? [],
-  };
-}
-
-function numberOf(value: unknown): number {
-  return typeof value === "number" ? value : 0;
-}
-
-function stringsOf(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item) => typeof item === "string") : [];
 }

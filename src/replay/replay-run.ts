@@ -60,7 +60,8 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayResult> {
     ports: {
       runValidator: ports.runValidator,
       integrity: ports.integrity,
-      readFile: async () => undefined,
+      readFile: ports.readFile,
+      ...(ports.sandbox === undefined ? {} : { sandbox: ports.sandbox }),
     },
   };
   await runAgent(settings);

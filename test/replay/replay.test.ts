@@ -139,6 +139,39 @@ describe("docs/replay.md#what-is-compared: a changed definition shows where it d
   });
 });
 
+describe("docs/replay.md#replay: the recorded sandbox's refusals", () => {
+  it("a refusal recorded after a query fails that iteration in the replay", async () => {
+    const runDir = await copyOf("max-iterations");
+    try {
+      const eventsFile = join(runDir, "events.jsonl");
+      const events = (await readFile(eventsFile, "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const withRefusal = events.flatMap((event) => {
+        if (event.type === "run-start") return [event, { type: "sandbox", on: true }];
+        if (event.type === "backend-end" && event.iteration === 1) {
+          const refused = { type: "sandbox-refused", iteration: 1, kind: "backend" };
+          return [event, { ...refused, refusals: ["deny openat /home/me/.bashrc"] }];
+        }
+        return [event];
+      });
+      await writeFile(
+        eventsFile,
+        `${withRefusal.map((event) => JSON.stringify(event)).join("\n")}\n`,
+      );
+
+      const result = await replayRun({ runDir });
+
+      expect(result.differences.map(describeDifference)).toContain(
+        "iteration 1: guard sandbox-refused (none) → failed",
+      );
+    } finally {
+      await rm(resolve(runDir, ".."), { recursive: true, force: true });
+    }
+  });
+});
+
 describe("closer replay on the command line", () => {
   it("exits 0 for a run that replays identical, found by id in --runs-dir", async () => {
     const result = await cli("replay", "closure-review", "--runs-dir", CORPUS);

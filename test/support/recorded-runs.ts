@@ -4,7 +4,7 @@
  * ends in another way; `scripts/record-corpus.ts` writes their run folders
  * into `test/fixtures/recorded-runs/<name>/`.
  */
-import { cp, mkdtemp, realpath, rm } from "node:fs/promises";
+import { cp, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyCliOverrides } from "../../src/definition/apply-cli-overrides.js";
@@ -124,6 +124,26 @@ function reviewer(request: BackendRequest) {
   };
 }
 
+/** The model declares completion through the decision file only (docs/completion.md#decision-file). */
+function declareInFile(work: {
+  files?: Record<string, string>;
+  commands?: string[];
+}): ScriptedStep {
+  return {
+    ...work,
+    act: async (request) => {
+      const decision = {
+        decision: "complete",
+        check_id: request.env.CLOSER_CHECK_ID,
+        reasons: ["done"],
+      };
+      await writeFile(request.env.CLOSER_DECISION_FILE ?? "", `${JSON.stringify(decision)}\n`);
+    },
+    text: "Declared in the decision file.",
+    costUsd: 0.01,
+  };
+}
+
 const ORIGINAL_TEST = BROKEN_PROJECT["test/add.test.js"] ?? "";
 const WEAKENED_TEST = ORIGINAL_TEST.replace(
   "assert.equal(add(2, 3), 5);",
@@ -201,6 +221,22 @@ export const RECORDED_RUNS: readonly RecordedRunRecipe[] = [
       reviewer,
     ],
   ),
+  simple(
+    "format-retry",
+    "completed",
+    {
+      files: FIXED_PROJECT,
+      completionStep: {
+        responseFormat: { type: "json", requiredFields: ["status"] },
+        maxFormatRetries: 2,
+      },
+    },
+    () => [{ text: "The tests pass.\nCOMPLETE", costUsd: 0.01 }, CLAIM_TURN],
+  ),
+  simple("decision-file", "completed", {}, () => [
+    declareInFile({}),
+    declareInFile({ files: { "src/add.js": FIXED_ADD }, commands: [COMMIT_ALL] }),
+  ]),
   {
     name: "resumed",
     status: "completed",

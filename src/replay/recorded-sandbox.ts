@@ -1,0 +1,34 @@
+/**
+ * The OS sandbox of a replay (docs/replay.md#replay): nothing runs in it; after
+ * each query it reports what the record says the sandbox refused the model's
+ * processes during that query.
+ */
+import { tmpdir } from "node:os";
+import { isPlainObject } from "../plain-object.js";
+import type { SandboxPort } from "../ports.js";
+import { stringsOf } from "./record-values.js";
+import type { RecordedEvent } from "./recorded-run.js";
+import type { ReplayCursor } from "./replay-ports.js";
+
+export function makeRecordedSandbox(cursor: ReplayCursor): SandboxPort {
+  return {
+    enter: async () => ({ wrapper: (launch) => launch, tempDir: tmpdir(), leave: async () => {} }),
+    async takeRefusals(kind) {
+      if (kind !== "backend") return [];
+      const refusals = cursor.refusals ?? [];
+      cursor.refusals = undefined;
+      return [...refusals];
+    },
+  };
+}
+
+/** The backend's refusals recorded after the query that ended at `index`, before the next one. */
+export function refusalsAfter(events: readonly RecordedEvent[], index: number): string[] {
+  const refusals: string[] = [];
+  for (const event of events.slice(index + 1)) {
+    if (event.type === "backend-start" || event.type === "run-start") break;
+    if (event.type !== "sandbox-refused" || event.kind !== "backend") continue;
+    refusals.push(...stringsOf(isPlainObject(event) ? event.refusals : undefined));
+  }
+  return refusals;
+}
