@@ -83,6 +83,7 @@ describe("closer show (docs/observe.md#show)", () => {
     ["error-undecidable", "End error"],
     ["blocked", "End blocked"],
     ["fake-claude", "End completed"],
+    ["format-retry", "End completed"],
   ])("shows the %s run to its end", async (name, end) => {
     const { code, stdout } = await show(name);
     expect(code).toBe(0);
