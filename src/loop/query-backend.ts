@@ -141,7 +141,7 @@ async function queryOnce(run: RunContext, query: Query, sending: Sending): Promi
   };
   addToTotals(run, response, continues(run, query), sending.reason);
   if (query.backend === undefined) warnOfUnreportedCost(run, query.iteration, response);
-  recordAnswer(run, query, backend.name, response, sending.reason);
+  recordAnswer(run, query, { backendName: backend.name, reason: sending.reason }, response);
   return { ...answer, response };
 }
 
@@ -181,9 +181,8 @@ function requestFor(
 function recordAnswer(
   run: RunContext,
   query: Query,
-  backendName: string,
+  { backendName, reason }: { readonly backendName: string; readonly reason: string },
   response: BackendResponse,
-  reason: string,
 ): void {
   emit(run, {
     type: "backend-end",
