@@ -76,6 +76,11 @@ export type RunEventBody =
   | {
       type: "backend-end";
       iteration: number;
+      /**
+       * Why the query was sent (docs/observe.md#receipts): `initial`, `continuation`,
+       * `retry:<pattern>`, `closure-review`, `repeat:<error kind>`. Absent in runs recorded before receipts.
+       */
+      reason?: string;
       durationMs: number;
       costUsd: number;
       totalCostUsd: number;

@@ -6,6 +6,8 @@ import { makeListCommand } from "./list-command.js";
 import { makeReplayCommand } from "./replay-command.js";
 import { makeReportCommand } from "./report-command.js";
 import { makeRunCommand } from "./run-command.js";
+import { makeRunsCommand } from "./runs-command.js";
+import { makeShowCommand } from "./show-command.js";
 import { makeValidateCommand } from "./validate-command.js";
 import { makeWorktreesCommand } from "./worktrees-command.js";
 
@@ -37,6 +39,8 @@ export function makeProgram(): Command {
   program.addCommand(makeRunCommand());
   program.addCommand(makeWorktreesCommand());
   program.addCommand(makeReplayCommand());
+  program.addCommand(makeRunsCommand());
+  program.addCommand(makeShowCommand());
   program.addCommand(makeReportCommand());
   return program;
 }

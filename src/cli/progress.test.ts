@@ -104,6 +104,24 @@ describe("progress display", () => {
     expect(output()).not.toContain("\x1b[");
   });
 
+  it("says why a query other than a step prompt's was sent (docs/observe.md#receipts)", () => {
+    const { reporter, output } = capture();
+    const backendEnd = {
+      type: "backend-end",
+      iteration: 2,
+      durationMs: 1500,
+      costUsd: 0.02,
+      totalCostUsd: 0.04,
+      hasStructuredOutput: true,
+    } as const;
+    reporter(event({ ...backendEnd, reason: "continuation" }));
+    reporter(event({ ...backendEnd, reason: "repeat:rate_limit" }));
+    expect(output().trimEnd().split("\n")).toEqual([
+      "  backend 1.5s · $0.0200 (total $0.0400) · structured output",
+      "  backend 1.5s · $0.0200 (total $0.0400) · structured output · repeat:rate_limit",
+    ]);
+  });
+
   it("colours only when asked", () => {
     const { reporter, output } = capture({ color: true });
     reporter(event(arc[7]!));

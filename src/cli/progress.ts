@@ -146,7 +146,12 @@ function queryLine(event: RunEvent, { paint, verbose, live }: LineStyle): string
         : event.hasStructuredOutput
           ? "structured output"
           : "text only";
-      return `  backend ${seconds(event.durationMs)} · ${formatUsd(event.costUsd)} (total ${formatUsd(event.totalCostUsd)}) · ${outcome}`;
+      // A step prompt's query needs no label; a retry, a review or a repeat says why it was sent.
+      const why =
+        event.reason === undefined || event.reason === "initial" || event.reason === "continuation"
+          ? ""
+          : ` · ${event.reason}`;
+      return `  backend ${seconds(event.durationMs)} · ${formatUsd(event.costUsd)} (total ${formatUsd(event.totalCostUsd)}) · ${outcome}${why}`;
     }
     case "backend-wait":
       return paint(

@@ -1,8 +1,8 @@
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
-import { CloserError } from "../errors.js";
-import { defaultRunsDir } from "../record/run-record.js";
+import { LAST_RUN, resolveRunId } from "../observe/find-runs.js";
+import { locateRunsDir } from "../observe/locate-runs-dir.js";
 import { describeDifference } from "../replay/compare-trails.js";
 import { replayRun } from "../replay/replay-run.js";
 
@@ -27,7 +27,10 @@ export function makeReplayCommand(): Command {
       "Re-run closer's decisions on a recorded run with the current code (and agent folder), " +
         "and print where they differ: decisions, checks, guards, retries, the terminal state.",
     )
-    .argument("<run-id>", "the run to replay (its folder name in the runs folder, or its path)")
+    .argument(
+      "<run-id>",
+      "the run to replay: a run id (or a prefix of one) in the runs dir, `last`, or a run folder's path",
+    )
     .option("--definition <dir>", "decide with this agent folder instead of the run's own snapshot")
     .option(
       "--runs-dir <dir>",
@@ -64,17 +67,20 @@ async function replayCommand(runId: string, flags: ReplayFlags): Promise<number>
   return result.identical ? 0 : 1;
 }
 
-/** The run's folder: a path to one, else the run id in the runs folder. */
+/** The run's folder: a run id, a prefix of one or `last` in the runs folder, else a path to one. */
 async function findRunDir(runId: string, runsDirFlag: string | undefined): Promise<string> {
-  const runsDir = resolve(runsDirFlag ?? defaultRunsDir(process.cwd()));
-  for (const candidate of [join(runsDir, runId), resolve(runId)]) {
-    if (await isFolder(candidate)) return candidate;
-  }
-  throw new CloserError("record_error", `run ${runId} not found`, {
-    file: join(runsDir, runId),
-    expected: "a run folder (with events.jsonl) in the runs folder",
-    fix: "name a run id from the runs folder, or pass --runs-dir DIR",
+  const runsDir = await locateRunsDir({
+    cwd: process.cwd(),
+    ...(runsDirFlag === undefined ? {} : { runsDir: runsDirFlag }),
   });
+  if (
+    runId !== LAST_RUN &&
+    (await isFolder(resolve(runId))) &&
+    !(await isFolder(join(runsDir, runId)))
+  ) {
+    return resolve(runId);
+  }
+  return (await resolveRunId(runsDir, runId)).runDir;
 }
 
 async function isFolder(path: string): Promise<boolean> {

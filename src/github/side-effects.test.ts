@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeGithub, startFakeGithub } from "../../test/doubles/fake-github/index.js";
 import type { GithubConfig } from "../definition/types.js";
+import type { CostByReason } from "../observe/receipt-reason.js";
 import { makeGithubClient } from "./client.js";
 import { applyCompletionEffects, applyFailureEffects, commentMarker } from "./side-effects.js";
 
@@ -28,7 +29,11 @@ const config = (overrides: Partial<GithubConfig> = {}): GithubConfig => ({
 
 const issue = () => fake.state.issues.find((candidate) => candidate.number === 7)!;
 
-function completion(done: string[], overrides: Partial<GithubConfig> = {}) {
+function completion(
+  done: string[],
+  overrides: Partial<GithubConfig> = {},
+  costByReason?: CostByReason,
+) {
   return applyCompletionEffects({
     client: makeGithubClient({ owner: "acme", repo: "widgets", token: TOKEN, apiUrl: fake.url }),
     issue: 7,
@@ -38,6 +43,7 @@ function completion(done: string[], overrides: Partial<GithubConfig> = {}) {
     iterations: 3,
     checksPassed: ["git-clean", "tests-pass"],
     costUsd: 0.4231,
+    ...(costByReason === undefined ? {} : { costByReason }),
     alreadyDone: [...done],
     record: async (key) => {
       done.push(key);
@@ -65,6 +71,24 @@ describe("applyCompletionEffects", () => {
     expect(comment).toContain("Iterations: 3");
     expect(comment).toContain("git-clean, tests-pass");
     expect(comment).toContain("$0.42");
+  });
+
+  it("gives the cost by why each query was sent (docs/observe.md#receipts)", async () => {
+    const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 };
+    const totals = (costUsd: number) => ({ queries: 1, costUsd, durationMs: 1, usage });
+    await completion(
+      [],
+      {},
+      {
+        initial: totals(0.2031),
+        "retry:test-failed": totals(0.15),
+        "closure-review": totals(0.07),
+      },
+    );
+    const comment = issue().comments.at(-1)?.body ?? "";
+    expect(comment).toContain(
+      "Cost: $0.42 (initial $0.20 · retry:test-failed $0.15 · closure-review $0.07)",
+    );
   });
 
   it("never repeats an effect across a resumed run", async () => {

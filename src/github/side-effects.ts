@@ -9,6 +9,7 @@
 import type { GithubConfig } from "../definition/types.js";
 import type { CloserError } from "../errors.js";
 import { isCloserError } from "../errors.js";
+import type { CostByReason } from "../observe/receipt-reason.js";
 import type { GithubClient } from "../ports.js";
 
 /** The client calls side effects need. */
@@ -36,6 +37,8 @@ export interface CompletionEffectsOptions extends EffectsBase {
   /** Validators that passed in the verifying check. */
   readonly checksPassed: readonly string[];
   readonly costUsd: number;
+  /** The cost by why each query was sent (docs/observe.md#receipts). */
+  readonly costByReason?: CostByReason;
 }
 
 export interface FailureEffectsOptions extends EffectsBase {
@@ -116,6 +119,15 @@ function formatCostUsd(costUsd: number): string {
   return `$${costUsd.toFixed(costUsd > 0 && costUsd < 0.01 ? 4 : 2)}`;
 }
 
+/** `$0.42 (initial $0.20 · retry:test-failed $0.15 · closure-review $0.07)`: the short receipt. */
+function describeCost(costUsd: number, byReason: CostByReason | undefined): string {
+  const parts = Object.entries(byReason ?? {}).map(
+    ([reason, totals]) => `${reason} ${formatCostUsd(totals.costUsd)}`,
+  );
+  const total = formatCostUsd(costUsd);
+  return parts.length === 0 ? total : `${total} (${parts.join(" · ")})`;
+}
+
 /** The completion comment. */
 function renderCompletionComment(options: CompletionEffectsOptions): string {
   const checks = options.checksPassed.length > 0 ? options.checksPassed.join(", ") : "none";
@@ -126,7 +138,7 @@ function renderCompletionComment(options: CompletionEffectsOptions): string {
     "",
     `- Iterations: ${options.iterations}`,
     `- Checks passed: ${checks}`,
-    `- Cost: ${formatCostUsd(options.costUsd)}`,
+    `- Cost: ${describeCost(options.costUsd, options.costByReason)}`,
   ].join("\n");
 }
 

@@ -1,3 +1,4 @@
+import { reasonOfPrompt } from "../observe/receipt-reason.js";
 import type { BackendResponse } from "../ports.js";
 import type { CheckingDeclaration } from "../record/run-state.js";
 import { beforeChecks } from "./before-checks.js";
@@ -86,6 +87,7 @@ function turnOf(run: RunContext, checking: CheckingDeclaration): Turn {
       iteration: checking.iteration,
       prompt: "",
       checkId: checking.checkId,
+      reason: reasonOfPrompt({ kind: "step", iteration: checking.iteration }),
       ...(model === undefined ? {} : { model }),
     },
   };

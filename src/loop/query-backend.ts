@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { JsonSchema } from "../definition/types.js";
+import { addReceipt, repeatReason } from "../observe/receipt-reason.js";
 import type { Backend, BackendRequest, BackendResponse, SandboxEntry } from "../ports.js";
 import { appendSchemaInstructions } from "../prompts/schema-instructions.js";
 import { renderIterationSummary } from "../prompts/variables.js";
@@ -16,6 +17,8 @@ export interface Query {
   readonly prompt: string;
   readonly schema?: JsonSchema;
   readonly checkId: string;
+  /** Why it is sent (docs/observe.md#receipts); its repeats go as `repeat:<error kind>`. */
+  readonly reason: string;
   readonly model?: string;
   /** Names an extra query of the iteration in the record (e.g. `closure-review`). */
   readonly label?: string;
@@ -45,9 +48,10 @@ export async function queryBackend(run: RunContext, asked: Query): Promise<Query
   const query = withSchemaInstructions(run, asked);
   let sessionId = continues(run, query) ? run.state.sessionId : undefined;
   let prompt = query.prompt;
+  let reason = query.reason;
   const repeats = makeRepeats(run, query);
   for (;;) {
-    const { response, budgetSpent } = await queryOnce(run, query, prompt, sessionId);
+    const { response, budgetSpent } = await queryOnce(run, query, { prompt, sessionId, reason });
     if (run.signal.aborted) return { terminal: abortedWhen(run, `during ${queryName(query)}`) };
     if (budgetSpent !== undefined) return { terminal: budgetSpentInQuery(run, budgetSpent) };
     const error = response.error;
@@ -55,6 +59,7 @@ export async function queryBackend(run: RunContext, asked: Query): Promise<Query
     const recovery = recoveryFor(error);
     if (recovery === "accept") return { response };
     if (recovery === "end") return { terminal: terminalFor(error) };
+    reason = repeatReason(error.kind);
     if (recovery === "new-session") {
       if (sessionId === undefined) return { terminal: terminalFor(error) };
       sessionId = undefined;
@@ -102,12 +107,15 @@ function withSummary(run: RunContext, prompt: string): string {
   return `${renderIterationSummary(summary)}\n\n${prompt}`;
 }
 
-async function queryOnce(
-  run: RunContext,
-  query: Query,
-  prompt: string,
-  sessionId: string | undefined,
-): Promise<DeadlineAnswer> {
+/** One sending of a query: its prompt, session and reason may differ from the query's on a repeat. */
+interface Sending {
+  readonly prompt: string;
+  readonly sessionId: string | undefined;
+  readonly reason: string;
+}
+
+async function queryOnce(run: RunContext, query: Query, sending: Sending): Promise<DeadlineAnswer> {
+  const { prompt, sessionId } = sending;
   const backend = query.backend?.backend ?? run.ports.backend;
   const model =
     query.backend === undefined
@@ -131,9 +139,9 @@ async function queryOnce(
     ...answer.response,
     costUsd: Math.max(answer.response.costUsd, answer.runningCostUsd),
   };
-  addToTotals(run, response, continues(run, query));
+  addToTotals(run, response, continues(run, query), sending.reason);
   if (query.backend === undefined) warnOfUnreportedCost(run, query.iteration, response);
-  recordAnswer(run, query, backend.name, response);
+  recordAnswer(run, query, { backendName: backend.name, reason: sending.reason }, response);
   return { ...answer, response };
 }
 
@@ -173,12 +181,13 @@ function requestFor(
 function recordAnswer(
   run: RunContext,
   query: Query,
-  backendName: string,
+  { backendName, reason }: { readonly backendName: string; readonly reason: string },
   response: BackendResponse,
 ): void {
   emit(run, {
     type: "backend-end",
     iteration: query.iteration,
+    reason,
     durationMs: response.durationMs,
     costUsd: response.costUsd,
     totalCostUsd: run.state.totals.costUsd,
@@ -205,7 +214,12 @@ function recordAnswer(
   keep(run.ports.record.saveTranscript(query.iteration, response.transcript, query.label));
 }
 
-function addToTotals(run: RunContext, response: BackendResponse, continued: boolean): void {
+function addToTotals(
+  run: RunContext,
+  response: BackendResponse,
+  continued: boolean,
+  reason: string,
+): void {
   const { totals } = run.state;
   const usage = response.usage;
   const keepSession = continued && response.sessionId;
@@ -219,6 +233,7 @@ function addToTotals(run: RunContext, response: BackendResponse, continued: bool
         cacheReadTokens: totals.usage.cacheReadTokens + (usage?.cacheReadTokens ?? 0),
         cacheCreationTokens: totals.usage.cacheCreationTokens + (usage?.cacheCreationTokens ?? 0),
       },
+      costByReason: addReceipt(totals.costByReason, reason, response),
     },
     ...(keepSession ? { sessionId: response.sessionId } : {}),
   });

@@ -5,6 +5,7 @@ import {
   readClosureReview,
 } from "../completion/closure-review.js";
 import type { ClosureReviewDefinition } from "../definition/types.js";
+import { CLOSURE_REVIEW_REASON } from "../observe/receipt-reason.js";
 import type { BackendRequest } from "../ports.js";
 import type { ReviewRecord } from "../record/run-state.js";
 import type { TreeChanges } from "../workspace/changes-since.js";
@@ -73,6 +74,7 @@ export async function reviewClosure(
   const answer = await queryBackend(run, {
     ...turn.query,
     prompt: prompt.text,
+    reason: CLOSURE_REVIEW_REASON,
     schema: CLOSURE_REVIEW_SCHEMA,
     label: LABEL,
     freshSession: review.session === "fresh" || reviewer !== undefined,

@@ -3,6 +3,7 @@ import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
 import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
 import type { ProtectedSet } from "../integrity/protected-files.js";
+import type { CostByReason } from "../observe/receipt-reason.js";
 import type { Backend, Clock, LoopPorts, RecordSink } from "../ports.js";
 import type { ChildEnvironments } from "../process/child-environment.js";
 import type {
@@ -135,6 +136,8 @@ export interface AgentResult {
   readonly runId: string;
   readonly runDir: string;
   readonly costUsd: number;
+  /** The cost, time and tokens of the run's queries by why each was sent (docs/observe.md#receipts). */
+  readonly costByReason?: CostByReason;
   readonly worktree?: RunState["worktree"];
   /** For status `error`: the kind of error, so a CLI can choose its exit code. */
   readonly errorCode?: CloserErrorCode;

@@ -1,6 +1,7 @@
 import { makeCheckId } from "../completion/decide-completion.js";
 import type { CompletionStepDefinition, StepDefinition } from "../definition/types.js";
 import { CloserError } from "../errors.js";
+import { reasonOfPrompt } from "../observe/receipt-reason.js";
 import { makeVariables } from "../prompts/variables.js";
 import type { FileSnapshot } from "../record/read-optional-file.js";
 import type { IterationSummary } from "../record/run-state.js";
@@ -57,6 +58,11 @@ export async function startIteration(run: RunContext): Promise<Turn> {
       iteration,
       prompt: prompt.text,
       checkId,
+      reason: reasonOfPrompt({
+        kind: pending?.kind ?? "step",
+        iteration,
+        ...(pending === undefined ? {} : { pattern: pending.pattern }),
+      }),
       ...(schema ? { schema } : {}),
       ...(model === undefined ? {} : { model }),
     },

@@ -116,6 +116,7 @@ export function resultOf(run: RunContext, terminal: Terminal): AgentResult {
     runId: run.runId,
     runDir: run.runDir,
     costUsd: totals.costUsd,
+    costByReason: totals.costByReason ?? {},
     ...(worktree === undefined ? {} : { worktree }),
     ...(terminal.errorCode === undefined ? {} : { errorCode: terminal.errorCode }),
     warnings,

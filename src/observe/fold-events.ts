@@ -1,7 +1,3 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { promisify } from "node:util";
-import { gunzip } from "node:zlib";
 import { RUN_FILES } from "../record/run-record.js";
 import {
   type Json,
@@ -22,13 +18,9 @@ import type {
   Receipt,
   TokenUsage,
 } from "./run-view.js";
+import { validatorCheck } from "./validator-check.js";
 
-const gunzipAsync = promisify(gunzip);
-
-/** What a check found is kept as its last characters: a runner prints its failures last. */
-const OUTPUT_TAIL_CHARS = 64 * 1024;
-
-export interface MutableIteration {
+interface MutableIteration {
   iteration: number;
   step: string;
   attempt: number;
@@ -39,6 +31,7 @@ export interface MutableIteration {
   checks: CheckView[];
   retry?: IterationView["retry"];
   warnings: string[];
+  /** The status of the iteration's completion signal, until its decision takes it. */
   signalStatus?: string;
 }
 
@@ -53,160 +46,43 @@ export interface Folded {
   readonly refutedDeclarations: number;
 }
 
+/** What the walk over the events holds between one event and the next. */
+interface Fold {
+  readonly timeline: MutableIteration[];
+  readonly receipts: Receipt[];
+  readonly sideEffects: Folded["sideEffects"];
+  readonly warnings: string[];
+  attempts: number;
+  runEnd?: Json;
+  baselineEvent?: Json;
+  refutedDeclarations: number;
+  /** The pattern of the last retry chosen: the reason of the retry prompt that follows. */
+  retryPattern?: string;
+  /** The reason of the query the last prompt opened. */
+  queryReason?: string;
+  /** The error kind of the last answer to that query: the next answer is its repeat. */
+  failedKind?: string;
+  readonly runDir: string;
+}
+
+type Handler = (fold: Fold, event: Json, at: MutableIteration | undefined) => void | Promise<void>;
+
 /** Walks the events once, in order, into iterations and receipts. */
 export async function foldEvents(events: readonly Json[], runDir: string): Promise<Folded> {
-  const timeline: MutableIteration[] = [];
-  const receipts: Receipt[] = [];
-  const sideEffects: Folded["sideEffects"] = [];
-  const warnings: string[] = [];
-  let attempts = 0;
-  let runEnd: Json | undefined;
-  let baselineEvent: Json | undefined;
-  let refutedDeclarations = 0;
-  let retryPattern: string | undefined;
-  let queryReason: string | undefined;
-  let failedKind: string | undefined;
-  const current = (iteration: unknown): MutableIteration | undefined => {
-    const wanted = num(iteration);
-    for (let index = timeline.length - 1; index >= 0; index--) {
-      if (timeline[index]?.iteration === wanted) return timeline[index];
-    }
-    return undefined;
+  const fold: Fold = {
+    timeline: [],
+    receipts: [],
+    sideEffects: [],
+    warnings: [],
+    attempts: 0,
+    refutedDeclarations: 0,
+    runDir,
   };
   for (const event of events) {
-    const at = current(event.iteration);
-    switch (event.type) {
-      case "run-start":
-        attempts++;
-        runEnd = undefined;
-        break;
-      case "run-end":
-        runEnd = event;
-        break;
-      case "baseline":
-        baselineEvent = event;
-        break;
-      case "iteration-start":
-        timeline.push({
-          iteration: num(event.iteration) ?? 0,
-          step: str(event.step) ?? "",
-          attempt: Math.max(1, attempts),
-          receipts: [],
-          checks: [],
-          warnings: [],
-        });
-        break;
-      case "prompt": {
-        const kind = promptKind(event.kind);
-        const iteration = num(event.iteration) ?? 0;
-        queryReason = reasonOfPrompt({
-          kind,
-          iteration,
-          ...(retryPattern === undefined ? {} : { pattern: retryPattern }),
-        });
-        failedKind = undefined;
-        if (kind !== "closure-review" && at) {
-          at.prompt = {
-            kind,
-            templatePath: str(event.templatePath) ?? "",
-            chars: num(event.chars) ?? 0,
-            file: `${RUN_FILES.prompts}/iteration-${pad(iteration)}.md`,
-          };
-          retryPattern = undefined;
-        }
-        break;
-      }
-      case "backend-end": {
-        const error = obj(event.error);
-        const reason =
-          str(event.reason) ??
-          (failedKind === undefined ? queryReason : repeatReason(failedKind)) ??
-          "unknown";
-        failedKind = str(error?.kind);
-        const receipt: Receipt = {
-          iteration: num(event.iteration) ?? 0,
-          reason,
-          durationMs: num(event.durationMs) ?? 0,
-          costUsd: num(event.costUsd) ?? 0,
-          usage: usageOf(event.usage) ?? NO_USAGE,
-          ...(failedKind === undefined ? {} : { error: failedKind }),
-        };
-        receipts.push(receipt);
-        at?.receipts.push(receipt);
-        break;
-      }
-      case "completion-signal":
-        if (at) at.signalStatus = str(event.status);
-        break;
-      case "decision":
-        if (at) {
-          const status = at.signalStatus;
-          at.declaration = {
-            decision: decisionOf(event.decision),
-            source: str(event.source) ?? "none",
-            ...(status === undefined ? {} : { status }),
-            ...optionalString("reason", event.reason),
-            ...optionalString("blockedReason", event.blockedReason),
-          };
-        }
-        break;
-      case "format-check":
-        if (at) {
-          at.format = { valid: event.valid === true, ...optionalString("error", event.error) };
-        }
-        break;
-      case "validator-end":
-        at?.checks.push(await validatorCheck(event, runDir));
-        break;
-      case "guard":
-        at?.checks.push({
-          kind: "guard",
-          name: str(event.guard) ?? "guard",
-          valid: event.valid === true,
-          ...optionalString("output", event.detail),
-        });
-        break;
-      case "closure-review": {
-        const pending = strings(event.pendingActions) ?? [];
-        at?.checks.push({
-          kind: "closure-review",
-          name: "closure-review",
-          valid: event.allComplete === true,
-          ...optionalNumber("durationMs", event.durationMs),
-          ...(pending.length === 0 ? {} : { output: pending.join("\n") }),
-        });
-        break;
-      }
-      case "retry-select":
-        retryPattern = str(event.pattern);
-        if (at) {
-          at.retry = {
-            pattern: retryPattern ?? "",
-            templatePath: str(event.templatePath) ?? "",
-            attempt: num(event.attempt) ?? 0,
-            maxAttempts: num(event.maxAttempts) ?? 0,
-          };
-        }
-        break;
-      case "declaration-refuted":
-        refutedDeclarations = num(event.refutedDeclarations) ?? refutedDeclarations + 1;
-        break;
-      case "warning": {
-        const message = str(event.message) ?? "";
-        warnings.push(message);
-        at?.warnings.push(message);
-        break;
-      }
-      case "side-effect":
-        sideEffects.push({
-          action: str(event.action) ?? "",
-          target: str(event.target) ?? "",
-          ok: event.ok === true,
-          ...optionalString("detail", event.detail),
-        });
-        break;
-    }
+    const handler = HANDLERS[String(event.type)];
+    if (handler) await handler(fold, event, iterationOf(fold, event.iteration));
   }
+  const { timeline, receipts, attempts, runEnd, baselineEvent, sideEffects, warnings } = fold;
   return {
     timeline: timeline.map(({ signalStatus: _, ...iteration }) => iteration),
     receipts,
@@ -215,43 +91,144 @@ export async function foldEvents(events: readonly Json[], runDir: string): Promi
     ...(baselineEvent === undefined ? {} : { baselineEvent }),
     sideEffects,
     warnings,
-    refutedDeclarations,
+    refutedDeclarations: fold.refutedDeclarations,
   };
 }
 
-export async function validatorCheck(event: Json, runDir: string): Promise<CheckView> {
-  const payloads = obj(event.payloads);
-  const stdout = await wholeText(event.stdout, str(payloads?.stdout), runDir);
-  const stderr = await wholeText(event.stderr, str(payloads?.stderr), runDir);
-  const found = [str(event.configError), stderr, stdout]
-    .filter((text): text is string => text !== undefined && text.trim() !== "")
-    .join("\n");
-  return {
-    kind: "validator",
-    name: str(event.validator) ?? "validator",
-    valid: event.valid === true,
-    ...optionalString("pattern", event.pattern),
-    ...optionalNumber("durationMs", event.durationMs),
-    ...optionalNumber("exitCode", event.exitCode),
-    ...(found === "" ? {} : { output: found.slice(-OUTPUT_TAIL_CHARS) }),
-  };
+/** The latest iteration of that number (a resume may repeat one). */
+function iterationOf(fold: Fold, iteration: unknown): MutableIteration | undefined {
+  const wanted = num(iteration);
+  if (wanted === undefined) return undefined;
+  return fold.timeline.findLast((entry) => entry.iteration === wanted);
 }
 
-/** A field's text, or the whole of it from its payload file when the event holds it cut. */
-export async function wholeText(
-  field: unknown,
-  payload: string | undefined,
-  runDir: string,
-): Promise<string | undefined> {
-  if (payload !== undefined) {
-    try {
-      const whole = await gunzipAsync(await readFile(join(runDir, payload)));
-      return whole.toString("utf8");
-    } catch {
-      // The payload file is gone or damaged: the event's cut text is what there is.
-    }
-  }
-  return str(field);
+const HANDLERS: Readonly<Record<string, Handler>> = {
+  "run-start": (fold) => {
+    fold.attempts++;
+    fold.runEnd = undefined;
+  },
+  "run-end": (fold, event) => {
+    fold.runEnd = event;
+  },
+  baseline: (fold, event) => {
+    fold.baselineEvent = event;
+  },
+  "iteration-start": (fold, event) => {
+    fold.timeline.push({
+      iteration: num(event.iteration) ?? 0,
+      step: str(event.step) ?? "",
+      attempt: Math.max(1, fold.attempts),
+      receipts: [],
+      checks: [],
+      warnings: [],
+    });
+  },
+  prompt: foldPrompt,
+  "backend-end": foldBackendEnd,
+  "completion-signal": (_fold, event, at) => {
+    if (at) at.signalStatus = str(event.status);
+  },
+  decision: (_fold, event, at) => {
+    if (!at) return;
+    at.declaration = {
+      decision: decisionOf(event.decision),
+      source: str(event.source) ?? "none",
+      ...(at.signalStatus === undefined ? {} : { status: at.signalStatus }),
+      ...optionalString("reason", event.reason),
+      ...optionalString("blockedReason", event.blockedReason),
+    };
+  },
+  "format-check": (_fold, event, at) => {
+    if (at) at.format = { valid: event.valid === true, ...optionalString("error", event.error) };
+  },
+  "validator-end": async (fold, event, at) => {
+    at?.checks.push(await validatorCheck(event, fold.runDir));
+  },
+  guard: (_fold, event, at) => {
+    at?.checks.push({
+      kind: "guard",
+      name: str(event.guard) ?? "guard",
+      valid: event.valid === true,
+      ...optionalString("output", event.detail),
+    });
+  },
+  "closure-review": (_fold, event, at) => {
+    const pending = strings(event.pendingActions) ?? [];
+    at?.checks.push({
+      kind: "closure-review",
+      name: "closure-review",
+      valid: event.allComplete === true,
+      ...optionalNumber("durationMs", event.durationMs),
+      ...(pending.length === 0 ? {} : { output: pending.join("\n") }),
+    });
+  },
+  "retry-select": (fold, event, at) => {
+    fold.retryPattern = str(event.pattern);
+    if (!at) return;
+    at.retry = {
+      pattern: fold.retryPattern ?? "",
+      templatePath: str(event.templatePath) ?? "",
+      attempt: num(event.attempt) ?? 0,
+      maxAttempts: num(event.maxAttempts) ?? 0,
+    };
+  },
+  "declaration-refuted": (fold, event) => {
+    fold.refutedDeclarations = num(event.refutedDeclarations) ?? fold.refutedDeclarations + 1;
+  },
+  warning: (fold, event, at) => {
+    const message = str(event.message) ?? "";
+    fold.warnings.push(message);
+    at?.warnings.push(message);
+  },
+  "side-effect": (fold, event) => {
+    fold.sideEffects.push({
+      action: str(event.action) ?? "",
+      target: str(event.target) ?? "",
+      ok: event.ok === true,
+      ...optionalString("detail", event.detail),
+    });
+  },
+};
+
+/** A prompt opens a query: its reason, and (but for the closure review's) the iteration's prompt. */
+function foldPrompt(fold: Fold, event: Json, at: MutableIteration | undefined): void {
+  const kind = promptKind(event.kind);
+  const iteration = num(event.iteration) ?? 0;
+  fold.queryReason = reasonOfPrompt({
+    kind,
+    iteration,
+    ...(fold.retryPattern === undefined ? {} : { pattern: fold.retryPattern }),
+  });
+  fold.failedKind = undefined;
+  if (kind === "closure-review" || !at) return;
+  at.prompt = {
+    kind,
+    templatePath: str(event.templatePath) ?? "",
+    chars: num(event.chars) ?? 0,
+    file: `${RUN_FILES.prompts}/iteration-${String(iteration).padStart(3, "0")}.md`,
+  };
+  fold.retryPattern = undefined;
+}
+
+/**
+ * An answer is a receipt. Its reason is the one on record; a run recorded before
+ * receipts gets it from the prompt before it, or as the repeat of a failed answer
+ * to the same prompt (docs/observe.md#receipts).
+ */
+function foldBackendEnd(fold: Fold, event: Json, at: MutableIteration | undefined): void {
+  const derived = fold.failedKind === undefined ? fold.queryReason : repeatReason(fold.failedKind);
+  const error = str(obj(event.error)?.kind);
+  fold.failedKind = error;
+  const receipt: Receipt = {
+    iteration: num(event.iteration) ?? 0,
+    reason: str(event.reason) ?? derived ?? "unknown",
+    durationMs: num(event.durationMs) ?? 0,
+    costUsd: num(event.costUsd) ?? 0,
+    usage: usageOf(event.usage) ?? NO_USAGE,
+    ...(error === undefined ? {} : { error }),
+  };
+  fold.receipts.push(receipt);
+  at?.receipts.push(receipt);
 }
 
 export const NO_USAGE: TokenUsage = {
@@ -291,8 +268,4 @@ export function decisionOf(value: unknown): NonNullable<IterationView["declarati
   return value === "complete" || value === "incomplete" || value === "blocked"
     ? value
     : "undecidable";
-}
-
-function pad(iteration: number): string {
-  return String(iteration).padStart(3, "0");
 }

@@ -99,6 +99,13 @@ describe("readRunView on recorded runs", () => {
     expect(view.costByReason.find((total) => total.reason === "closure-review")?.queries).toBe(2);
   });
 
+  it("derives retry:format for a format retry recorded without reasons", async () => {
+    const view = await readRunView(join(CORPUS, "format-retry"));
+    expect(view.receipts.map((receipt) => receipt.reason)).toEqual(["initial", "retry:format"]);
+    expect(view.timeline[0]?.format?.valid).toBe(false);
+    expect(view.timeline[1]?.prompt?.kind).toBe("format-retry");
+  });
+
   it.each([
     ["max-iterations", "max_iterations"],
     ["retries-exhausted", "retries_exhausted"],

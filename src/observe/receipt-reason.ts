@@ -73,15 +73,3 @@ export function addReceipt(
     },
   };
 }
-
-/** `$0.42 (initial $0.20 · retry:test-failed $0.15 · closure-review $0.07)`. */
-export function describeCost(costUsd: number, byReason: CostByReason | undefined): string {
-  const parts = Object.entries(byReason ?? {}).map(
-    ([reason, totals]) => `${reason} ${formatUsd(totals.costUsd)}`,
-  );
-  return parts.length === 0 ? formatUsd(costUsd) : `${formatUsd(costUsd)} (${parts.join(" · ")})`;
-}
-
-export function formatUsd(costUsd: number): string {
-  return `$${costUsd.toFixed(2)}`;
-}

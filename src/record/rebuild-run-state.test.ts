@@ -64,6 +64,35 @@ describe("rebuildRunState", () => {
     });
   });
 
+  it("rebuilds the totals by reason when every query names its reason (docs/observe.md#receipts)", async () => {
+    const answer = (second: number, reason: string | undefined, costUsd: number) => ({
+      at: at(second),
+      type: "backend-end",
+      iteration: 1,
+      durationMs: 10,
+      costUsd,
+      totalCostUsd: 0,
+      ...(reason === undefined ? {} : { reason }),
+    });
+    const start = { at: at(0), type: "run-start", agent: "fixer", task: "t", cwd: "/w" };
+    const task = JSON.stringify({ task: { kind: "text", title: "t", body: "b" }, args: {} });
+    await writeFile(join(runDir, "task.json"), task);
+    await writeFile(
+      join(runDir, "events.jsonl"),
+      lines([start, answer(1, "initial", 0.1), answer(2, "repeat:rate_limit", 0.2)]),
+    );
+    const state = await rebuildRunState(runDir, "initial");
+    expect(state.totals.costByReason).toMatchObject({
+      initial: { queries: 1, costUsd: 0.1, durationMs: 10 },
+      "repeat:rate_limit": { queries: 1, costUsd: 0.2 },
+    });
+    await writeFile(
+      join(runDir, "events.jsonl"),
+      lines([start, answer(1, undefined, 0.1), answer(2, "continuation", 0.2)]),
+    );
+    expect((await rebuildRunState(runDir, "initial")).totals.costByReason).toBeUndefined();
+  });
+
   it("says exactly what is missing when the folder can't give a resumable state", async () => {
     await mkdir(join(runDir, "definition"));
     await writeFile(

@@ -3,6 +3,8 @@ import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { CloserError } from "../errors.js";
 import type { Baseline } from "../integrity/baseline.js";
+import { addReceipt, type CostByReason } from "../observe/receipt-reason.js";
+import type { Usage } from "../ports.js";
 import { RUN_FILES } from "./run-record.js";
 import { RUN_STATE_VERSION, type RunState, type TaskInfo } from "./run-state.js";
 
@@ -147,7 +149,30 @@ function totalsOf(backendEnds: readonly Event[]): RunState["totals"] {
       cacheCreationTokens: usage("cacheCreationTokens"),
     },
     backendMs: sum(backendEnds, (event) => event.durationMs),
+    ...costByReasonOf(backendEnds),
   };
+}
+
+/** The totals by reason, when every query of the record names its reason (docs/observe.md#receipts). */
+function costByReasonOf(backendEnds: readonly Event[]): { costByReason?: CostByReason } {
+  let costByReason: CostByReason = {};
+  for (const event of backendEnds) {
+    if (typeof event.reason !== "string") return {};
+    costByReason = addReceipt(costByReason, event.reason, {
+      costUsd: typeof event.costUsd === "number" ? event.costUsd : 0,
+      durationMs: typeof event.durationMs === "number" ? event.durationMs : 0,
+      ...(isUsage(event.usage) ? { usage: event.usage } : {}),
+    });
+  }
+  return { costByReason };
+}
+
+function isUsage(value: unknown): value is Usage {
+  if (typeof value !== "object" || value === null) return false;
+  const usage = value as Record<string, unknown>;
+  return ["inputTokens", "outputTokens", "cacheReadTokens", "cacheCreationTokens"].every(
+    (field) => typeof usage[field] === "number",
+  );
 }
 
 function sum(events: readonly Event[], value: (event: Event) => unknown): number {

@@ -1,5 +1,6 @@
 import type { TerminalStatus } from "../events.js";
 import type { Baseline } from "../integrity/baseline.js";
+import type { CostByReason } from "../observe/receipt-reason.js";
 import type { Usage } from "../ports.js";
 
 /** The format run.json is written in; 2 added `definition`. */
@@ -82,7 +83,13 @@ export interface RunState {
     /** Declarations the checks refuted, over the whole run (docs/integrity.md#refuted-declarations). */
     readonly refutedDeclarations?: number;
   };
-  readonly totals: { readonly costUsd: number; readonly usage: Usage; readonly backendMs: number };
+  readonly totals: {
+    readonly costUsd: number;
+    readonly usage: Usage;
+    readonly backendMs: number;
+    /** The queries summed by why they were sent (docs/observe.md#receipts); absent in older runs. */
+    readonly costByReason?: CostByReason;
+  };
   readonly startedAt: string;
   readonly updatedAt: string;
   readonly endedAt?: string;

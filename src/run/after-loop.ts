@@ -95,6 +95,7 @@ async function completionEffects(
       iterations: result.iterations,
       checksPassed: completion.checksPassed,
       costUsd: result.costUsd,
+      ...(result.costByReason === undefined ? {} : { costByReason: result.costByReason }),
       alreadyDone: options.record.alreadyDone,
       record: (key) => recordDone(options, key),
     }),

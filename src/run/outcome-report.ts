@@ -11,6 +11,7 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
     runId: outcome.runId,
     runDir: outcome.runDir,
     costUsd: outcome.costUsd,
+    costByReason: outcome.costByReason ?? {},
     refutedDeclarations: outcome.refutedDeclarations,
     flaky: outcome.flaky,
     ...(outcome.sandbox === undefined ? {} : { sandbox: outcome.sandbox }),

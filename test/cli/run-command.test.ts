@@ -14,6 +14,7 @@ const RESULT_FIELDS = [
   "runId",
   "runDir",
   "costUsd",
+  "costByReason",
   "refutedDeclarations",
   "flaky",
   "sandbox",
@@ -47,6 +48,7 @@ describe("closer run", () => {
       status: "completed",
       iterations: 1,
       costUsd: 0,
+      costByReason: { initial: { queries: 1, costUsd: 0 } },
       refutedDeclarations: 0,
       flaky: [],
     });

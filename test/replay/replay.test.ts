@@ -187,12 +187,12 @@ describe("closer replay on the command line", () => {
     expect(JSON.parse(result.stdout)).toEqual({ identical: true, differences: [] });
   });
 
-  it("exits 2 naming the folder for a run that is not there", async () => {
+  it("exits 2 naming the runs folder, and how to list it, for a run that is not there", async () => {
     const result = await cli("replay", "20300101-000000-nothere", "--runs-dir", CORPUS);
 
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(join(CORPUS, "20300101-000000-nothere"));
-    expect(result.stderr).toContain("not found");
+    expect(result.stderr).toContain(`no run "20300101-000000-nothere" in ${CORPUS}`);
+    expect(result.stderr).toContain("closer runs");
   });
 
   it("exits 2 naming the file for a run whose task.json is missing", async () => {

@@ -1,0 +1,71 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { gunzip } from "node:zlib";
+import { type Json, obj, optionalNumber, optionalString, str } from "./loose-json.js";
+import type { CheckView } from "./run-view.js";
+
+const gunzipAsync = promisify(gunzip);
+
+/** What a check found is kept as its last characters: a runner prints its failures last. */
+const OUTPUT_TAIL_CHARS = 64 * 1024;
+
+/** A `validator-end` event as a check of the run view: its output whole from its payload, and what it extracted. */
+export async function validatorCheck(event: Json, runDir: string): Promise<CheckView> {
+  const payloads = obj(event.payloads);
+  const stdout = await wholeText(event.stdout, str(payloads?.stdout), runDir);
+  const stderr = await wholeText(event.stderr, str(payloads?.stderr), runDir);
+  const output = [str(event.configError), stderr, stdout]
+    .filter((text): text is string => text !== undefined && text.trim() !== "")
+    .join("\n")
+    .slice(-OUTPUT_TAIL_CHARS);
+  // What the check extracted (failed tests, changed files) goes last, where a reader of the tail looks.
+  const found = [output, ...describeParams(obj(event.params))].filter(Boolean).join("\n");
+  return {
+    kind: "validator",
+    name: str(event.validator) ?? "validator",
+    valid: event.valid === true,
+    ...optionalString("pattern", event.pattern),
+    ...optionalNumber("durationMs", event.durationMs),
+    ...optionalNumber("exitCode", event.exitCode),
+    ...(found === "" ? {} : { output: found }),
+  };
+}
+
+/** `failedTests: adds two numbers, adds zero`: one line per parameter a check extracted. */
+function describeParams(params: Json | undefined): string[] {
+  return Object.entries(params ?? {}).flatMap(([key, value]) => {
+    const items = Array.isArray(value) ? value.map(describeItem) : [describeItem(value)];
+    const text = items.filter(Boolean).join(", ");
+    return text === "" ? [] : [`${key}: ${text.length > 500 ? `${text.slice(0, 499)}…` : text}`];
+  });
+}
+
+function describeItem(item: unknown): string {
+  if (typeof item === "string") return item.split("\n")[0] ?? "";
+  if (typeof item === "number" || typeof item === "boolean") return String(item);
+  const named = obj(item);
+  return (
+    str(named?.name) ??
+    str(named?.file) ??
+    str(named?.path) ??
+    (item == null ? "" : JSON.stringify(item))
+  );
+}
+
+/** A field's text, or the whole of it from its payload file when the event holds it cut. */
+export async function wholeText(
+  field: unknown,
+  payload: string | undefined,
+  runDir: string,
+): Promise<string | undefined> {
+  if (payload !== undefined) {
+    try {
+      const whole = await gunzipAsync(await readFile(join(runDir, payload)));
+      return whole.toString("utf8");
+    } catch {
+      // The payload file is gone or damaged: the event's cut text is what there is.
+    }
+  }
+  return str(field);
+}
