@@ -9,6 +9,7 @@ import { replayRun } from "../replay/replay-run.js";
 interface ReplayFlags {
   readonly definition?: string;
   readonly runsDir?: string;
+  readonly cwd?: string;
   readonly json?: boolean;
 }
 
@@ -36,6 +37,7 @@ export function makeReplayCommand(): Command {
       "--runs-dir <dir>",
       "where run folders are (default: closer/runs inside the git folder)",
     )
+    .option("--cwd <dir>", "the project folder (default: the current directory)")
     .option("--json", "print {identical, differences} as JSON")
     .addHelpText("after", EXAMPLES)
     .showHelpAfterError()
@@ -46,7 +48,7 @@ export function makeReplayCommand(): Command {
 }
 
 async function replayCommand(runId: string, flags: ReplayFlags): Promise<number> {
-  const runDir = await findRunDir(runId, flags.runsDir);
+  const runDir = await findRunDir(runId, flags);
   const result = await replayRun({
     runDir,
     ...(flags.definition === undefined ? {} : { definitionDir: resolve(flags.definition) }),
@@ -68,10 +70,10 @@ async function replayCommand(runId: string, flags: ReplayFlags): Promise<number>
 }
 
 /** The run's folder: a run id, a prefix of one or `last` in the runs folder, else a path to one. */
-async function findRunDir(runId: string, runsDirFlag: string | undefined): Promise<string> {
+async function findRunDir(runId: string, flags: ReplayFlags): Promise<string> {
   const runsDir = await locateRunsDir({
-    cwd: process.cwd(),
-    ...(runsDirFlag === undefined ? {} : { runsDir: runsDirFlag }),
+    cwd: flags.cwd ?? process.cwd(),
+    ...(flags.runsDir === undefined ? {} : { runsDir: flags.runsDir }),
   });
   if (
     runId !== LAST_RUN &&
