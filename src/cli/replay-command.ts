@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { Command } from "commander";
 import { LAST_RUN, resolveRunId } from "../observe/find-runs.js";
 import { locateRunsDir } from "../observe/locate-runs-dir.js";
@@ -47,8 +47,9 @@ export function makeReplayCommand(): Command {
     });
 }
 
-async function replayCommand(runId: string, flags: ReplayFlags): Promise<number> {
-  const runDir = await findRunDir(runId, flags);
+async function replayCommand(wanted: string, flags: ReplayFlags): Promise<number> {
+  const runDir = await findRunDir(wanted, flags);
+  const runId = basename(runDir);
   const result = await replayRun({
     runDir,
     ...(flags.definition === undefined ? {} : { definitionDir: resolve(flags.definition) }),
