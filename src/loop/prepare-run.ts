@@ -17,7 +17,7 @@ import {
   type SandboxRecord,
 } from "../record/run-state.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
-import { runValidator } from "../validators/run-validator.js";
+import { runValidator, unknownValidatorOutcome } from "../validators/run-validator.js";
 import { emit, type RunContext, saveState, waitForState } from "./run-context.js";
 import type { DefinitionStart, NewRun, RunSettings } from "./run-settings.js";
 import { findStep } from "./start-iteration.js";
@@ -130,7 +130,7 @@ function makePorts(settings: RunSettings): LoopPorts {
     readFile: readUntrustedFile,
     runValidator: async (name, context) => {
       const definition = agent.registry.validators[name];
-      if (definition === undefined) return unknownValidator(name);
+      if (definition === undefined) return unknownValidatorOutcome(name);
       const entry = await sandbox?.enter("validators");
       const outcome = await runValidator(definition, {
         ...context,
@@ -166,16 +166,6 @@ async function withSandboxRefusals(
     stderr:
       outcome.stderr === undefined || outcome.stderr === "" ? named : `${outcome.stderr}\n${named}`,
     sandboxRefusals: refusals,
-  };
-}
-
-function unknownValidator(name: string): ValidatorOutcome {
-  return {
-    validator: name,
-    valid: false,
-    params: {},
-    durationMs: 0,
-    configError: `the registry defines no validator "${name}"`,
   };
 }
 

@@ -6,6 +6,7 @@
  * reports what the recorded guards found, and the clock advances with the
  * recorded durations. What the record lacks stops the replay (`shortfall`).
  */
+
 import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import { turnFromTranscript } from "../backends/replay/transcript-turn.js";
 import type { ResolvedAgent } from "../definition/types.js";
@@ -21,6 +22,7 @@ import type {
   ValidatorRunner,
 } from "../ports.js";
 import type { FileSnapshot } from "../record/read-optional-file.js";
+import { unknownValidatorOutcome } from "../validators/run-validator.js";
 import { numberOf } from "./record-values.js";
 import { makeRecordedDecisionFile } from "./recorded-decision-file.js";
 import { outcomeOf, withPatternOf } from "./recorded-outcome.js";
@@ -228,15 +230,7 @@ function makeRecordedValidators(
       return { validator: name, valid: false, params: {}, durationMs: 0, aborted: true };
     }
     const definition = agent.registry.validators[name];
-    if (definition === undefined) {
-      return {
-        validator: name,
-        valid: false,
-        params: {},
-        durationMs: 0,
-        configError: `the registry defines no validator "${name}"`,
-      };
-    }
+    if (definition === undefined) return unknownValidatorOutcome(name);
     const outcome = withPatternOf(
       definition.failurePattern,
       await outcomeOf(recorded.runDir, found.event),

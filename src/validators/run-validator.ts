@@ -32,3 +32,14 @@ const RUNNERS: { readonly [Type in ValidatorDefinition["type"]]: ValidatorRunner
   file: runFileValidator,
   custom: runCustomValidator,
 };
+
+/** The outcome of a check the registry does not define: the definition's fault, not the work's. */
+export function unknownValidatorOutcome(name: string): ValidatorOutcome {
+  return {
+    validator: name,
+    valid: false,
+    params: {},
+    durationMs: 0,
+    configError: `the registry defines no validator "${name}"`,
+  };
+}
