@@ -9,8 +9,8 @@
 import type { GithubConfig } from "../definition/types.js";
 import type { CloserError } from "../errors.js";
 import { isCloserError } from "../errors.js";
-import type { CostByReason } from "../observe/receipt-reason.js";
 import type { GithubClient } from "../ports.js";
+import type { CostByReason } from "../record/receipt-reason.js";
 
 /** The client calls side effects need. */
 export type EffectsClient = Pick<

@@ -1,5 +1,5 @@
-import { reasonOfPrompt } from "../observe/receipt-reason.js";
 import type { BackendResponse } from "../ports.js";
+import { reasonOfPrompt } from "../record/receipt-reason.js";
 import type { CheckingDeclaration } from "../record/run-state.js";
 import { beforeChecks } from "./before-checks.js";
 import { acceptCompletion } from "./end-iteration.js";

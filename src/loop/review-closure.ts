@@ -5,8 +5,8 @@ import {
   readClosureReview,
 } from "../completion/closure-review.js";
 import type { ClosureReviewDefinition } from "../definition/types.js";
-import { CLOSURE_REVIEW_REASON } from "../observe/receipt-reason.js";
 import type { BackendRequest } from "../ports.js";
+import { CLOSURE_REVIEW_REASON } from "../record/receipt-reason.js";
 import type { ReviewRecord } from "../record/run-state.js";
 import type { TreeChanges } from "../workspace/changes-since.js";
 import { gatherReviewEvidence, type ReviewSubject, readChanges } from "./gather-review-evidence.js";

@@ -3,9 +3,9 @@ import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
 import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
 import type { ProtectedSet } from "../integrity/protected-files.js";
-import type { CostByReason } from "../observe/receipt-reason.js";
 import type { Backend, Clock, LoopPorts, RecordSink } from "../ports.js";
 import type { ChildEnvironments } from "../process/child-environment.js";
+import type { CostByReason } from "../record/receipt-reason.js";
 import type {
   DefinitionStamp,
   FlakyValidator,

@@ -1,9 +1,9 @@
 import { makeCheckId } from "../completion/decide-completion.js";
 import type { CompletionStepDefinition, StepDefinition } from "../definition/types.js";
 import { CloserError } from "../errors.js";
-import { reasonOfPrompt } from "../observe/receipt-reason.js";
 import { makeVariables } from "../prompts/variables.js";
 import type { FileSnapshot } from "../record/read-optional-file.js";
+import { reasonOfPrompt } from "../record/receipt-reason.js";
 import type { IterationSummary } from "../record/run-state.js";
 import type { Query } from "./query-backend.js";
 import { emit, keep, type RunContext, updateState } from "./run-context.js";

@@ -1,3 +1,4 @@
+import { reasonOfPrompt, repeatReason } from "../record/receipt-reason.js";
 import { RUN_FILES } from "../record/run-record.js";
 import {
   type Json,
@@ -9,7 +10,6 @@ import {
   strings,
   sum,
 } from "./loose-json.js";
-import { reasonOfPrompt, repeatReason } from "./receipt-reason.js";
 import type {
   CheckView,
   EndView,

@@ -3,8 +3,8 @@ import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { CloserError } from "../errors.js";
 import type { Baseline } from "../integrity/baseline.js";
-import { addReceipt, type CostByReason } from "../observe/receipt-reason.js";
 import type { Usage } from "../ports.js";
+import { addReceipt, type CostByReason } from "./receipt-reason.js";
 import { RUN_FILES } from "./run-record.js";
 import { RUN_STATE_VERSION, type RunState, type TaskInfo } from "./run-state.js";
 

@@ -1,7 +1,7 @@
 import type { TerminalStatus } from "../events.js";
 import type { Baseline } from "../integrity/baseline.js";
-import type { CostByReason } from "../observe/receipt-reason.js";
 import type { Usage } from "../ports.js";
+import type { CostByReason } from "./receipt-reason.js";
 
 /** The format run.json is written in; 2 added `definition`. */
 export const RUN_STATE_VERSION = 2;
