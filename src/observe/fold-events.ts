@@ -1,5 +1,3 @@
-import { reasonOfPrompt, repeatReason } from "../record/receipt-reason.js";
-import { RUN_FILES } from "../record/run-record.js";
 import {
   type Json,
   num,
@@ -9,7 +7,9 @@ import {
   str,
   strings,
   sum,
-} from "./loose-json.js";
+} from "../record/loose-json.js";
+import { reasonOfPrompt, repeatReason } from "../record/receipt-reason.js";
+import { RUN_FILES } from "../record/run-record.js";
 import type {
   CheckView,
   EndView,

@@ -1,7 +1,5 @@
 import { join } from "node:path";
 import type { TerminalStatus } from "../events.js";
-import { RUN_FILES } from "../record/run-record.js";
-import { foldEvents, NO_USAGE, sumUsage, usageOf } from "./fold-events.js";
 import {
   arrayOf,
   type Json,
@@ -13,7 +11,9 @@ import {
   str,
   strings,
   sum,
-} from "./loose-json.js";
+} from "../record/loose-json.js";
+import { RUN_FILES } from "../record/run-record.js";
+import { foldEvents, NO_USAGE, sumUsage, usageOf } from "./fold-events.js";
 import type { BaselineView, EndView, ReasonTotal, Receipt, RunView, TaskView } from "./run-view.js";
 
 /**

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
-import { type Json, obj, optionalNumber, optionalString, str } from "./loose-json.js";
+import { type Json, obj, optionalNumber, optionalString, str } from "../record/loose-json.js";
 import type { CheckView } from "./run-view.js";
 
 const gunzipAsync = promisify(gunzip);

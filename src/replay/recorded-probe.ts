@@ -6,7 +6,7 @@
 import type { Baseline } from "../integrity/baseline.js";
 import { isPlainObject } from "../plain-object.js";
 import type { IntegrityProbe } from "../ports.js";
-import { numberOf, stringsOf } from "./record-values.js";
+import { num, strings } from "../record/loose-json.js";
 import type { RecordedRun } from "./recorded-run.js";
 import type { ReplayCursor } from "./replay-ports.js";
 
@@ -17,9 +17,9 @@ export function makeRecordedProbe(recorded: RecordedRun, cursor: ReplayCursor): 
   const gitChanges = new Map<number, string[][]>();
   for (const event of guards) {
     if (event.guard !== "git-config-changed") continue;
-    const list = gitChanges.get(numberOf(event.iteration)) ?? [];
-    list.push(stringsOf(isPlainObject(event.params) ? event.params.gitPaths : undefined));
-    gitChanges.set(numberOf(event.iteration), list);
+    const list = gitChanges.get(num(event.iteration) ?? 0) ?? [];
+    list.push(strings(isPlainObject(event.params) ? event.params.gitPaths : undefined) ?? []);
+    gitChanges.set(num(event.iteration) ?? 0, list);
   }
   return {
     async fingerprintProtected() {
@@ -27,7 +27,7 @@ export function makeRecordedProbe(recorded: RecordedRun, cursor: ReplayCursor): 
       const found = guards.find(
         (event) => event.guard === "protected-changed" && event.iteration === cursor.iteration,
       );
-      const paths = stringsOf(isPlainObject(found?.params) ? found.params.protectedPaths : []);
+      const paths = strings(isPlainObject(found?.params) ? found.params.protectedPaths : []) ?? [];
       for (const entry of paths) {
         const match = /^(.*) \((changed|added|removed)\)$/.exec(entry);
         if (match?.[1] === undefined) continue;

@@ -6,7 +6,7 @@
 import { tmpdir } from "node:os";
 import { isPlainObject } from "../plain-object.js";
 import type { SandboxPort } from "../ports.js";
-import { stringsOf } from "./record-values.js";
+import { strings } from "../record/loose-json.js";
 import type { RecordedEvent } from "./recorded-run.js";
 import type { ReplayCursor } from "./replay-ports.js";
 
@@ -28,7 +28,7 @@ export function refusalsAfter(events: readonly RecordedEvent[], index: number): 
   for (const event of events.slice(index + 1)) {
     if (event.type === "backend-start" || event.type === "run-start") break;
     if (event.type !== "sandbox-refused" || event.kind !== "backend") continue;
-    refusals.push(...stringsOf(isPlainObject(event) ? event.refusals : undefined));
+    refusals.push(...(strings(isPlainObject(event) ? event.refusals : undefined) ?? []));
   }
   return refusals;
 }

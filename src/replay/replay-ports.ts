@@ -21,9 +21,9 @@ import type {
   ValidatorOutcome,
   ValidatorRunner,
 } from "../ports.js";
+import { num } from "../record/loose-json.js";
 import type { FileSnapshot } from "../record/read-optional-file.js";
 import { unknownValidatorOutcome } from "../validators/run-validator.js";
-import { numberOf } from "./record-values.js";
 import { makeRecordedDecisionFile } from "./recorded-decision-file.js";
 import { outcomeOf, withPatternOf } from "./recorded-outcome.js";
 import { makeRecordedProbe } from "./recorded-probe.js";
@@ -76,7 +76,7 @@ export function makeReplayPorts(
   abort: AbortController,
 ): ReplayPorts {
   const cursor: ReplayCursor = { iteration: 0 };
-  const clock = makeVirtualClock(numberOf(recorded.events[0]?.at));
+  const clock = makeVirtualClock(num(recorded.events[0]?.at) ?? 0);
   const stop = (missing: string) => {
     cursor.shortfall ??= { iteration: cursor.iteration, missing };
     abort.abort(new Error(`replay: ${missing}`));
@@ -171,9 +171,9 @@ function makeRecordedBackend(
       }
       next += 1;
       const { event } = query;
-      const iteration = numberOf(event.iteration);
+      const iteration = num(event.iteration) ?? 0;
       if (query.label === undefined) shared.cursor.iteration = iteration;
-      const durationMs = numberOf(event.durationMs);
+      const durationMs = num(event.durationMs) ?? 0;
       shared.clock.advance(durationMs);
       shared.cursor.refusals = query.refusals;
       if (query.abortsRun) shared.abort.abort(new Error("the recorded run was aborted here"));
@@ -181,7 +181,7 @@ function makeRecordedBackend(
         return errorResponse(makeBackendError("aborted", "aborted"));
       }
       const facts = {
-        costUsd: numberOf(event.costUsd),
+        costUsd: num(event.costUsd) ?? 0,
         durationMs,
         ...(typeof event.sessionId === "string" ? { sessionId: event.sessionId } : {}),
       };
@@ -216,7 +216,7 @@ function makeRecordedValidators(
   const queues = new Map<string, { event: RecordedEvent; index: number }[]>();
   recorded.events.forEach((event, index) => {
     if (event.type !== "validator-end") return;
-    const key = `${numberOf(event.iteration)}:${String(event.validator)}`;
+    const key = `${num(event.iteration) ?? 0}:${String(event.validator)}`;
     const queue = queues.get(key) ?? [];
     queue.push({ event, index });
     queues.set(key, queue);

@@ -1,28 +1,14 @@
 import { readFile } from "node:fs/promises";
+import { parseJsonLines } from "../backends/json-values.js";
+import { isPlainObject } from "../plain-object.js";
 
 /** A JSON object read from a run folder, its fields not yet trusted. */
 export type Json = Record<string, unknown>;
 
 /** The events on record; a line that is not JSON (the last one, cut by a crash) is skipped. */
 export async function readEvents(file: string): Promise<Json[]> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch {
-    return [];
-  }
-  const events: Json[] = [];
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
-    try {
-      const parsed: unknown = JSON.parse(line);
-      const event = obj(parsed);
-      if (event !== undefined && typeof event.type === "string") events.push(event);
-    } catch {
-      // A torn line: skipped.
-    }
-  }
-  return events;
+  const text = await readFile(file, "utf8").catch(() => "");
+  return parseJsonLines(text).filter((event) => typeof event.type === "string");
 }
 
 export async function readJsonObject(file: string): Promise<Json | undefined> {
@@ -43,9 +29,7 @@ export function optionalNumber<K extends string>(key: K, value: unknown): { [P i
 }
 
 export function obj(value: unknown): Json | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Json)
-    : undefined;
+  return isPlainObject(value) ? value : undefined;
 }
 
 export function arrayOf(value: unknown): Json[] {
