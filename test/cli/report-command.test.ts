@@ -3,11 +3,11 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RecordedRun, recordMarkupRun } from "../observe/support/recorded-runs.js";
+import { type RunForReport, recordMarkupRun } from "../observe/support/report-runs.js";
 import { cli } from "./support/cli-repo.js";
 
 describe("docs/cli.md#report: closer report", () => {
-  let run: RecordedRun | undefined;
+  let run: RunForReport | undefined;
   let elsewhere = "";
   afterEach(async () => {
     await run?.cleanup();

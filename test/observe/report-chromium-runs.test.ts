@@ -13,7 +13,7 @@ import {
   startChromium,
   TEST_ARTIFACTS,
 } from "./support/chromium.js";
-import { recordDemoRun, recordMarkupRun } from "./support/recorded-runs.js";
+import { recordDemoRun, recordMarkupRun } from "./support/report-runs.js";
 
 const chromium = await startChromium();
 if ("why" in chromium) {

@@ -12,8 +12,8 @@ import {
 } from "../../scenarios/support/task-agent.js";
 import { INJECTION } from "./run-views.js";
 
-/** A recorded run and how to remove what it left. */
-export interface RecordedRun {
+/** A run recorded for a report test, and how to remove what it left. */
+export interface RunForReport {
   readonly runDir: string;
   readonly iterations: number;
   cleanup(): Promise<void>;
@@ -35,7 +35,7 @@ test(${JSON.stringify(INJECTION)}, () => {
  * test's output carry markup; the model declares done, the test fails, it
  * fixes add() and the run completes in two iterations.
  */
-export async function recordMarkupRun(): Promise<RecordedRun> {
+export async function recordMarkupRun(): Promise<RunForReport> {
   const setup = await makeTaskRepo({
     files: { ...BROKEN_PROJECT, "test/add.test.js": INJECTION_TEST },
   });
@@ -57,7 +57,7 @@ export async function recordMarkupRun(): Promise<RecordedRun> {
 }
 
 /** The README demo's run: the bundled example agent on the example repo, through the replay backend. */
-export async function recordDemoRun(): Promise<RecordedRun> {
+export async function recordDemoRun(): Promise<RunForReport> {
   const repo = await copyExampleRepo();
   const run = await cli(
     "run",
