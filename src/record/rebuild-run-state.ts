@@ -61,8 +61,6 @@ export async function rebuildRunState(runDir: string, entryStep: string): Promis
     .sort((left, right) => (left.at as number) - (right.at as number))
     .at(-1)?.sessionId as string | undefined;
   const lastAt = (recorded.events.at(-1)?.at as number | undefined) ?? Date.now();
-  const refuted = recorded.last("declaration-refuted")?.refutedDeclarations;
-  const reviews = recorded.all("closure-review");
   const worktree = start.worktree as RunState["worktree"];
   return {
     version: RUN_STATE_VERSION,
@@ -79,12 +77,7 @@ export async function rebuildRunState(runDir: string, entryStep: string): Promis
     iteration: Number(iterationStart?.iteration ?? 0),
     stepId: String(iterationStart?.step ?? entryStep),
     ...(session === undefined ? {} : { sessionId: session }),
-    counters: {
-      failedChecks: Number(recorded.last("retry-select")?.attempt ?? 0),
-      formatRetries: Number(recorded.last("format-check")?.formatRetries ?? 0),
-      undecidableStreak: Number(recorded.last("decision")?.undecidableStreak ?? 0),
-      ...(typeof refuted === "number" ? { refutedDeclarations: refuted } : {}),
-    },
+    counters: countersOf(recorded),
     totals: totalsOf(backendEnds),
     startedAt: new Date(firstStart.at as number).toISOString(),
     updatedAt: new Date(lastAt).toISOString(),
@@ -99,16 +92,31 @@ export async function rebuildRunState(runDir: string, entryStep: string): Promis
       .all("validator-end")
       .filter((event) => event.flaky !== undefined)
       .map((event) => ({ iteration: Number(event.iteration), validator: String(event.validator) })),
-    ...(reviews.length === 0
-      ? {}
-      : {
-          review: {
-            rejections: reviews.filter((event) => event.allComplete === false).length,
-            costUsd: sum(reviews, (event) => event.costUsd),
-            durationMs: sum(reviews, (event) => event.durationMs),
-          },
-        }),
+    ...reviewOf(recorded.all("closure-review")),
   } as RunState;
+}
+
+/** The retry counters as the last events of each kind left them. */
+function countersOf(recorded: Recorded): RunState["counters"] {
+  const refuted = recorded.last("declaration-refuted")?.refutedDeclarations;
+  return {
+    failedChecks: Number(recorded.last("retry-select")?.attempt ?? 0),
+    formatRetries: Number(recorded.last("format-check")?.formatRetries ?? 0),
+    undecidableStreak: Number(recorded.last("decision")?.undecidableStreak ?? 0),
+    ...(typeof refuted === "number" ? { refutedDeclarations: refuted } : {}),
+  };
+}
+
+/** The closure reviews' tally, when the run had any. */
+function reviewOf(reviews: readonly Event[]): Pick<RunState, "review"> {
+  if (reviews.length === 0) return {};
+  return {
+    review: {
+      rejections: reviews.filter((event) => event.allComplete === false).length,
+      costUsd: sum(reviews, (event) => event.costUsd),
+      durationMs: sum(reviews, (event) => event.durationMs),
+    },
+  };
 }
 
 /** What a rebuild needs and the run folder lacks, each with why it is needed. */
