@@ -13,26 +13,13 @@ import { prepareRunSandbox } from "../dist/sandbox/run-sandbox.js";
 import { sandboxSupport } from "../dist/sandbox/sandbox-runtime.js";
 import { TRAMPOLINE } from "../dist/sandbox/sandboxed-launch.js";
 import { runValidator } from "../dist/validators/run-validator.js";
+import { median, round } from "./support.mjs";
 
 /** Validator runs on each side, interleaved. */
 const VALIDATOR_RUNS = 40;
 /** Runs' sandboxes prepared and released, and wraps made alone. */
 const PREPARES = 5;
 const WRAPS = 10;
-
-/**
- * @param {number[]} values
- * @returns {number}
- */
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  const upper = sorted[middle] ?? Number.NaN;
-  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? Number.NaN) + upper) / 2;
-}
-
-/** @param {number} value */
-const round = (value) => Math.round(value * 1000) / 1000;
 
 /**
  * @template T
