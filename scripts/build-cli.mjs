@@ -1,0 +1,40 @@
+// Bundles the `closer` command into dist/bin/ (docs/cli.md#start-up): one
+// entry, closer.js, and chunks that each command loads on first use, so a
+// command reads a handful of files instead of hundreds. The library
+// (dist/index.js, dist/testing/) stays tsc's output.
+import { rm } from "node:fs/promises";
+import { build } from "esbuild";
+
+const OUT_DIR = "dist/bin";
+
+/**
+ * Left to Node's resolution at run time: the Claude Agent SDK and the sandbox
+ * runtime find files of their own next to their code, Octokit is loaded only
+ * for GitHub work, and ajv, ajv-formats and yaml are required on first use
+ * (createRequire) by code that stays synchronous.
+ */
+const EXTERNAL = ["@anthropic-ai/*", "@octokit/*", "ajv", "ajv-formats", "yaml"];
+
+// Bundled CommonJS (handlebars) calls require() for Node's own modules, which
+// an ES module does not have: every file gets one.
+const REQUIRE_BANNER = [
+  'import { createRequire as __closerCreateRequire } from "node:module";',
+  "const require = __closerCreateRequire(import.meta.url);",
+].join("\n");
+
+await rm(OUT_DIR, { recursive: true, force: true });
+await build({
+  entryPoints: { closer: "src/cli/main.ts" },
+  outdir: OUT_DIR,
+  // Chunks sit beside closer.js: code that reads ../../package.json from
+  // import.meta.url finds it from any of them.
+  chunkNames: "[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external: EXTERNAL,
+  banner: { js: REQUIRE_BANNER },
+  logLevel: "warning",
+});
