@@ -22,6 +22,27 @@ const REQUIRE_BANNER = [
   "const require = __closerCreateRequire(import.meta.url);",
 ].join("\n");
 
+/**
+ * zod's classic API re-exports every locale's messages (`z.locales`), half of
+ * zod's code, which closer never reads: it keeps the English messages zod
+ * configures itself with and leaves the others out.
+ */
+const englishZodMessagesOnly = {
+  name: "english-zod-messages-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer)
+        ? { path: "zod-english-locale", namespace: "closer-zod", pluginData: args.resolveDir }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "closer-zod" }, (args) => ({
+      contents: 'export { default as en } from "../locales/en.js";',
+      resolveDir: args.pluginData,
+      loader: "js",
+    }));
+  },
+};
+
 await rm(OUT_DIR, { recursive: true, force: true });
 await build({
   entryPoints: { closer: "src/cli/main.ts" },
@@ -36,5 +57,6 @@ await build({
   target: "node20",
   external: EXTERNAL,
   banner: { js: REQUIRE_BANNER },
+  plugins: [englishZodMessagesOnly],
   logLevel: "warning",
 });
