@@ -43,6 +43,26 @@ const englishZodMessagesOnly = {
   },
 };
 
+/**
+ * Handlebars loads the source-map library to map compiled templates back to
+ * their source, which it does only when given a `srcName`; closer never gives
+ * one. Without the library Handlebars uses its own stand-in (as in a browser).
+ */
+const handlebarsWithoutSourceMaps = {
+  name: "handlebars-without-source-maps",
+  setup(build) {
+    build.onResolve({ filter: /^source-map$/ }, (args) =>
+      /[\\/]handlebars[\\/]/.test(args.importer)
+        ? { path: "source-map", namespace: "closer-no-source-map" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "closer-no-source-map" }, () => ({
+      contents: "module.exports = {};",
+      loader: "js",
+    }));
+  },
+};
+
 await rm(OUT_DIR, { recursive: true, force: true });
 await build({
   entryPoints: { closer: "src/cli/main.ts" },
@@ -57,6 +77,6 @@ await build({
   target: "node20",
   external: EXTERNAL,
   banner: { js: REQUIRE_BANNER },
-  plugins: [englishZodMessagesOnly],
+  plugins: [englishZodMessagesOnly, handlebarsWithoutSourceMaps],
   logLevel: "warning",
 });
