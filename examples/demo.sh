@@ -37,11 +37,11 @@ else
 fi
 
 status=0
-node "$root/dist/cli/main.js" run example --cwd "$work" --task-file "$work/TASK.md" \
+node "$root/dist/bin/closer.js" run example --cwd "$work" --task-file "$work/TASK.md" \
   --no-worktree "${backend[@]}" || status=$?
 echo >&2
 echo "closer demo: the repository the agent worked on is $work (git log shows its commits)." >&2
 echo "See what the run did: its iterations, checks, retries and cost by reason, in the terminal or as one HTML file:" >&2
-echo "  node dist/cli/main.js show last --cwd $work" >&2
-echo "  node dist/cli/main.js report last --cwd $work" >&2
+echo "  node dist/bin/closer.js show last --cwd $work" >&2
+echo "  node dist/bin/closer.js report last --cwd $work" >&2
 exit "$status"

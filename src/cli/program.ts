@@ -11,7 +11,7 @@ import { makeShowCommand } from "./show-command.js";
 import { makeValidateCommand } from "./validate-command.js";
 import { makeWorktreesCommand } from "./worktrees-command.js";
 
-/** The version in package.json (two folders up from both src/cli and dist/cli). */
+/** The version in package.json (two folders up from src/cli, dist/cli and dist/bin). */
 function packageVersion(): string {
   const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
   return (JSON.parse(text) as { version: string }).version;

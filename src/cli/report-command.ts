@@ -1,14 +1,5 @@
 import { Command } from "commander";
-import { resolveRunId } from "../observe/find-runs.js";
-import { locateRunsDir } from "../observe/locate-runs-dir.js";
-import { readRunView } from "../observe/read-run-view.js";
-import { writeRunReport } from "../observe/report/write-run-report.js";
-
-interface ReportOptions {
-  readonly output?: string;
-  readonly runsDir?: string;
-  readonly cwd?: string;
-}
+import type { ReportOptions } from "./actions/report.js";
 
 const EXAMPLES = `
 Examples:
@@ -45,12 +36,7 @@ export function makeReportCommand(): Command {
     .showHelpAfterError()
     .exitOverride()
     .action(async (runIdOrLast: string, options: ReportOptions) => {
-      const runsDir = await locateRunsDir({
-        cwd: options.cwd ?? process.cwd(),
-        ...(options.runsDir === undefined ? {} : { runsDir: options.runsDir }),
-      });
-      const run = await resolveRunId(runsDir, runIdOrLast);
-      const file = await writeRunReport(await readRunView(run.runDir), options.output);
-      process.stdout.write(`${file}\n`);
+      const { runReport } = await import("./actions/report.js");
+      await runReport(runIdOrLast, options);
     });
 }

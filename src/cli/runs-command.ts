@@ -1,20 +1,7 @@
 import { Command, InvalidArgumentError } from "commander";
-import { formatCost, formatDuration, formatStarted, shorten } from "../observe/format-run.js";
-import { listRuns, parseSince, type RunSummary } from "../observe/list-runs.js";
-import { locateRunsDir } from "../observe/locate-runs-dir.js";
-
-interface RunsOptions {
-  readonly cwd?: string;
-  readonly runsDir?: string;
-  readonly agent?: string;
-  readonly status?: string;
-  readonly since?: string;
-  readonly limit: number;
-  readonly json?: boolean;
-}
+import type { RunsOptions } from "./actions/runs.js";
 
 const DEFAULT_LIMIT = 20;
-const TASK_WIDTH = 40;
 
 const EXAMPLES = `
 Examples:
@@ -43,21 +30,8 @@ export function makeRunsCommand(): Command {
     .showHelpAfterError()
     .exitOverride()
     .action(async (options: RunsOptions) => {
-      const cwd = options.cwd ?? process.cwd();
-      const runsDir = await locateRunsDir({
-        cwd,
-        ...(options.runsDir === undefined ? {} : { runsDir: options.runsDir }),
-        ...(options.agent === undefined ? {} : { agent: options.agent }),
-      });
-      const runs = await listRuns(runsDir, {
-        limit: options.limit,
-        ...(options.agent === undefined ? {} : { agent: options.agent }),
-        ...(options.status === undefined ? {} : { status: splitList(options.status) }),
-        ...(options.since === undefined ? {} : { sinceMs: parseSince(options.since, Date.now()) }),
-      });
-      process.stdout.write(
-        options.json ? `${JSON.stringify(runs, null, 2)}\n` : describeRuns(runs, runsDir),
-      );
+      const { runRuns } = await import("./actions/runs.js");
+      await runRuns(options);
     });
 }
 
@@ -67,36 +41,4 @@ function parseLimit(text: string): number {
     throw new InvalidArgumentError("a whole number, 0 or more");
   }
   return limit;
-}
-
-function splitList(text: string): string[] {
-  return text
-    .split(",")
-    .map((item) => item.trim())
-    .filter(Boolean);
-}
-
-const HEADER = ["RUN", "AGENT", "TASK", "STATUS", "ITER", "COST", "DURATION", "STARTED"];
-
-function describeRuns(runs: readonly RunSummary[], runsDir: string): string {
-  if (runs.length === 0) return `No runs in ${runsDir} match.\n`;
-  const rows = runs.map((run) => [
-    run.runId,
-    run.agent,
-    shorten(run.task, TASK_WIDTH),
-    run.status,
-    String(run.iterations),
-    formatCost(run.costUsd),
-    formatDuration(run.durationMs),
-    formatStarted(run.startedAt),
-  ]);
-  const widths = HEADER.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join("  ")
-      .trimEnd();
-  return `${[line(HEADER), ...rows.map(line)].join("\n")}\n`;
 }

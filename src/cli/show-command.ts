@@ -1,19 +1,5 @@
 import { Command, InvalidArgumentError } from "commander";
-import { CloserError } from "../errors.js";
-import { resolveRunId } from "../observe/find-runs.js";
-import { locateRunsDir } from "../observe/locate-runs-dir.js";
-import { readIterationFiles } from "../observe/read-iteration-files.js";
-import { readRunView } from "../observe/read-run-view.js";
-import { COLOR, PLAIN, renderRunView } from "../observe/render-run-view.js";
-import { shouldColor } from "./progress.js";
-
-interface ShowOptions {
-  readonly cwd?: string;
-  readonly runsDir?: string;
-  readonly agent?: string;
-  readonly iteration?: number;
-  readonly json?: boolean;
-}
+import type { ShowOptions } from "./actions/show.js";
 
 const EXAMPLES = `
 Examples:
@@ -44,23 +30,8 @@ export function makeShowCommand(): Command {
     .showHelpAfterError()
     .exitOverride()
     .action(async (wanted: string, options: ShowOptions) => {
-      const runsDir = await locateRunsDir({
-        cwd: options.cwd ?? process.cwd(),
-        ...(options.runsDir === undefined ? {} : { runsDir: options.runsDir }),
-        ...(options.agent === undefined ? {} : { agent: options.agent }),
-      });
-      const { runDir } = await resolveRunId(runsDir, wanted);
-      if (options.iteration !== undefined) {
-        process.stdout.write(await describeIteration(runDir, options.iteration));
-        return;
-      }
-      const view = await readRunView(runDir);
-      if (options.json) {
-        process.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
-        return;
-      }
-      const paint = shouldColor(process.stdout, process.env) ? COLOR : PLAIN;
-      process.stdout.write(renderRunView(view, paint));
+      const { runShow } = await import("./actions/show.js");
+      await runShow(wanted, options);
     });
 }
 
@@ -69,21 +40,4 @@ function parseIteration(text: string): number {
   if (!Number.isInteger(n) || n < 1)
     throw new InvalidArgumentError("an iteration number, 1 or more");
   return n;
-}
-
-async function describeIteration(runDir: string, n: number): Promise<string> {
-  const files = await readIterationFiles(runDir, n);
-  if (files.every((file) => file.text === undefined)) {
-    throw new CloserError("usage_error", `the run has no prompt or transcript of iteration ${n}`, {
-      file: runDir,
-      fix: "closer show <run> lists its iterations",
-    });
-  }
-  return files
-    .map((file) =>
-      file.text === undefined
-        ? `── ${file.label}: none on record ──\n`
-        : `── ${file.label} (${file.file}) ──\n${file.text.trimEnd()}\n`,
-    )
-    .join("\n");
 }

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import Handlebars from "handlebars";
 import { normalizeDefinitionText } from "../definition/definition-text.js";
 import { CloserError } from "../errors.js";
+import { readSimpleParams } from "./front-matter-params.js";
 import { checkTemplateLimits } from "./template-limits.js";
 import { translateHandlebarsError } from "./translate-handlebars-error.js";
 
@@ -70,6 +71,8 @@ export function parseTemplate(text: string, templatePath: string): ParsedTemplat
 }
 
 function readParams(yamlText: string, templatePath: string): string[] {
+  const simple = readSimpleParams(yamlText);
+  if (simple !== undefined) return simple;
   let data: unknown;
   try {
     data = parseYaml(yamlText);

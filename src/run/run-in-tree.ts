@@ -11,7 +11,7 @@ import { checkGitRepository } from "./git-requirement.js";
 import { prepareTree } from "./prepare-tree.js";
 import type { RunOutcome } from "./run-options.js";
 import { sandboxForRun, standInsLeftBy } from "./run-sandbox-place.js";
-import { type RunBase, resolveBackend, settingsFor } from "./run-settings.js";
+import { preloadBackends, type RunBase, resolveBackend, settingsFor } from "./run-settings.js";
 
 /** One task in its working tree. */
 export interface TreeJob {
@@ -38,6 +38,7 @@ export interface TreeJob {
 export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome> {
   const resumed = "resumed" in job.start ? job.start.resumed : undefined;
   const runId = resumed?.runId ?? base.runId;
+  preloadBackends(base);
   await ensureRunsDirWritable(base.runsDir);
   const gitWarnings = await checkGitRepository(base.agent, base.cwd, {
     worktree: job.useWorktree,

@@ -7,7 +7,7 @@ import { join, relative, resolve } from "node:path";
 import type { BackendKind, ResolvedAgent } from "../definition/types.js";
 import type { RunState } from "../record/run-state.js";
 import { readGitLayout } from "../sandbox/git-layout.js";
-import { prepareRunSandbox, type SandboxState } from "../sandbox/run-sandbox.js";
+import { prepareRunSandbox, SANDBOX_OFF, type SandboxState } from "../sandbox/run-sandbox.js";
 import { removeLeftStandIns } from "../sandbox/stand-ins.js";
 import { getMainWorktreeRoot } from "../workspace/prepare-worktree.js";
 import { backendEnvironment } from "./run-environments.js";
@@ -20,6 +20,8 @@ export async function sandboxForRun(
   run: { readonly runId: string; readonly tree: string },
 ): Promise<SandboxState> {
   const { runner } = agent;
+  // The place is read from git; a run without the sandbox asks git nothing for it.
+  if (runner.sandbox.mode === "off") return SANDBOX_OFF;
   return prepareRunSandbox({
     config: runner.sandbox,
     runId: run.runId,

@@ -98,6 +98,15 @@ export async function resolveBackend(base: RunBase, agent: ResolvedAgent): Promi
 }
 
 /**
+ * Starts loading the backends while the run prepares its tree and waits on
+ * git, so `resolveBackend` finds them loaded (docs/cli.md#start-up). A failure
+ * to load is `resolveBackend`'s to report.
+ */
+export function preloadBackends(base: RunBase): void {
+  if (base.backend === undefined) import("../backends/make-backend.js").catch(() => undefined);
+}
+
+/**
  * Makes the backend a closure review names (docs/completion.md#closure-review)
  * like the run's own, once per configuration and only when a review asks for it.
  */

@@ -42,6 +42,12 @@ export type SandboxState =
   | { readonly on: true; readonly sandbox: RunSandbox }
   | { readonly on: false; readonly reason: string; readonly warning?: string };
 
+/** A run whose agent.json or `--sandbox` turns the OS sandbox off. */
+export const SANDBOX_OFF: SandboxState = {
+  on: false,
+  reason: "off (runner.sandbox.mode or --sandbox)",
+};
+
 export interface PrepareSandboxOptions {
   readonly config: SandboxConfig;
   readonly runId: string;
@@ -60,7 +66,7 @@ let liveRuns = 0;
 /** The run's sandbox by its mode: on, off, or off with a warning where `auto` found it cannot work. */
 export async function prepareRunSandbox(options: PrepareSandboxOptions): Promise<SandboxState> {
   const { mode } = options.config;
-  if (mode === "off") return { on: false, reason: "off (runner.sandbox.mode or --sandbox)" };
+  if (mode === "off") return SANDBOX_OFF;
   liveRuns += 1;
   let started: RunSandbox | undefined;
   try {

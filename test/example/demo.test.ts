@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { runCommand } from "../../src/process/shell-command.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const BUILT = existsSync(join(ROOT, "dist/cli/main.js"));
+const BUILT = existsSync(join(ROOT, "dist/bin/closer.js"));
 
 /** README's first command, minus the install: the demo script on the built CLI. */
 describe("the README demo", () => {

@@ -1,0 +1,207 @@
+import { resolve } from "node:path";
+import { applyCliOverrides } from "../../definition/apply-cli-overrides.js";
+import { loadAgent } from "../../definition/load-agent.js";
+import type { ResolvedAgent } from "../../definition/types.js";
+import { isCloserError } from "../../errors.js";
+import type { TaskInfo } from "../../record/run-state.js";
+import { makeRedactor } from "../../record/secret-redactor.js";
+import {
+  describeOutcome,
+  EXIT_CODES,
+  exitCodeOfError,
+  exitCodeOfOutcome,
+  exitCodeOfSignal,
+  formatBatchTable,
+  outcomeJson,
+  type RunBaseOptions,
+  readTaskFile,
+  resumeRun,
+  runBatch,
+  runIssue,
+  runTask,
+  taskFromText,
+} from "../../run/index.js";
+import { makeProgressReporter, shouldColor } from "../progress.js";
+import { withInterrupt } from "../run/interrupt.js";
+import { parseParameterFlags } from "../run/parameter-flags.js";
+import { RUN_OPTIONS } from "../run/run-help.js";
+import {
+  type RunFlags,
+  type RunInvocation,
+  type RunMode,
+  readRunInvocation,
+} from "../run/run-invocation.js";
+
+const writeError = (text: string) => {
+  process.stderr.write(text);
+};
+
+/** Everything `closer run` does; returns the exit code. */
+export async function runFromCommandLine(
+  tokens: readonly string[],
+  flags: RunFlags,
+): Promise<number> {
+  try {
+    const invocation = readRunInvocation(tokens, flags);
+    const cwd = resolve(flags.cwd ?? process.cwd());
+    const loaded = await loadAgent(invocation.agentName, { cwd });
+    const args = parseParameterFlags({
+      tokens: invocation.parameterTokens,
+      agent: loaded,
+      closerValues: { "--issue": flags.issue },
+      supplied: suppliedParameters(invocation, loaded),
+      closerOptions: RUN_OPTIONS,
+    });
+    const agent = applyCliOverrides(loaded, {
+      ...(invocation.maxIterations === undefined
+        ? {}
+        : { maxIterations: invocation.maxIterations }),
+      ...(flags.backend === undefined ? {} : { backend: flags.backend }),
+      ...(flags.model === undefined ? {} : { model: flags.model }),
+      ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
+      ...(flags.runsDir === undefined ? {} : { runsDir: resolve(flags.runsDir) }),
+      ...(flags.verbose === true ? { verbose: true } : {}),
+      worktree: flags.worktree,
+    });
+    const task = await taskOf(invocation);
+    const base = {
+      agent,
+      cwd,
+      args,
+      env: process.env,
+      // An issue run works in a worktree unless told not to; agent.json's worktree.enabled is a task run's.
+      ...(flags.worktree ? {} : { worktree: false }),
+      ...(flags.branch === undefined ? {} : { branch: flags.branch }),
+      ...(flags.baseBranch === undefined ? {} : { baseBranch: flags.baseBranch }),
+    };
+    return await withInterrupt(
+      (signal) => execute(invocation, { ...base, signal }, { flags, task }),
+      { write: writeError },
+    );
+  } catch (error) {
+    if (!isCloserError(error)) throw error;
+    writeError(`closer: ${error.describe()}\n`);
+    return exitCodeOfError(error);
+  }
+}
+
+function suppliedParameters(invocation: RunInvocation, agent: ResolvedAgent): string[] {
+  if (invocation.mode.kind === "resume") return Object.keys(agent.parameters);
+  return invocation.mode.kind === "issue" || invocation.mode.kind === "batch" ? ["issue"] : [];
+}
+
+async function taskOf(invocation: RunInvocation): Promise<TaskInfo | undefined> {
+  const { mode } = invocation;
+  if (mode.kind === "task") return taskFromText(mode.text);
+  if (mode.kind === "task-file") return readTaskFile(mode.file, process.cwd());
+  return undefined;
+}
+
+interface ExecuteContext {
+  readonly flags: RunFlags;
+  readonly task: TaskInfo | undefined;
+}
+
+type ExecuteOptions = RunBaseOptions & { readonly signal: AbortSignal };
+
+function execute(
+  invocation: RunInvocation,
+  base: ExecuteOptions,
+  context: ExecuteContext,
+): Promise<number> {
+  const { mode } = invocation;
+  return mode.kind === "batch"
+    ? executeBatch(mode, base, context.flags)
+    : executeOne(mode, base, context);
+}
+
+/** How progress is shown; secrets are redacted as in the run record (docs/record.md#secrets). */
+function progressStyle(base: RunBaseOptions) {
+  return {
+    verbose: base.agent.runner.logging.verbose,
+    color: shouldColor(process.stderr, process.env),
+    redact: makeRedactor(base.env ?? process.env),
+  };
+}
+
+async function executeOne(
+  mode: Exclude<RunMode, { kind: "batch" }>,
+  base: ExecuteOptions,
+  context: ExecuteContext,
+): Promise<number> {
+  const { flags } = context;
+  const repo = flags.repo === undefined ? {} : { repo: flags.repo };
+  const reporter = makeProgressReporter({
+    write: writeError,
+    live: Boolean(process.stderr.isTTY),
+    ...progressStyle(base),
+  });
+  const options = { ...base, onEvent: reporter };
+  try {
+    const outcome =
+      mode.kind === "issue"
+        ? await runIssue({ ...options, ...repo, issue: mode.issue })
+        : mode.kind === "resume"
+          ? await resumeRun({
+              ...options,
+              ...repo,
+              resume: mode.runId,
+              reloadDefinition: mode.reloadDefinition,
+              rebuild: mode.rebuild,
+            })
+          : await runTask({ ...options, task: context.task ?? taskFromText("") });
+    reporter.stop();
+    if (flags.json === true) process.stdout.write(`${JSON.stringify(outcomeJson(outcome))}\n`);
+    else writeError(`${describeOutcome(outcome, reporter.shownEnd()).join("\n")}\n`);
+    return exitCodeOfOutcome(outcome, interruptOf(base.signal));
+  } finally {
+    reporter.stop();
+  }
+}
+
+async function executeBatch(
+  mode: Extract<RunMode, { kind: "batch" }>,
+  base: ExecuteOptions,
+  flags: RunFlags,
+): Promise<number> {
+  const style = progressStyle(base);
+  const result = await runBatch({
+    ...base,
+    ...(flags.repo === undefined ? {} : { repo: flags.repo }),
+    ...(mode.label === undefined ? {} : { label: mode.label }),
+    ...(mode.project === undefined ? {} : { project: mode.project }),
+    ...(mode.concurrency === undefined ? {} : { concurrency: mode.concurrency }),
+    onIssues: (issues) =>
+      writeError(
+        issues.length === 0
+          ? "closer: no open issue matches\n"
+          : `closer: ${issues.length} issue(s): ${issues.map((issue) => `#${issue.number}`).join(", ")}\n`,
+      ),
+    // Runs of a batch share stderr: one line per event, each naming its issue, no live line.
+    onEventFor: (issue) =>
+      makeProgressReporter({ write: prefixLines(`#${issue} `), live: false, ...style }),
+  });
+  writeError(`${formatBatchTable(result.outcomes)}\n`);
+  if (flags.json === true) {
+    const line = { success: result.success, results: result.outcomes.map(outcomeJson) };
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+  }
+  if (base.signal.aborted) return exitCodeOfSignal(interruptOf(base.signal).signal ?? "SIGINT");
+  return result.success ? EXIT_CODES.completed : EXIT_CODES.notCompleted;
+}
+
+/** Whether a signal stopped the run, and which (the CLI aborts with the signal's name). */
+function interruptOf(signal: AbortSignal): { interrupted: boolean; signal?: string } {
+  const reason: unknown = signal.reason;
+  return { interrupted: signal.aborted, ...(typeof reason === "string" ? { signal: reason } : {}) };
+}
+
+/** A writer that puts `prefix` before every line (the issue of a batch run). */
+function prefixLines(prefix: string): (text: string) => void {
+  return (text) => {
+    const lines = text.split("\n");
+    const last = lines.pop() ?? "";
+    const prefixed = lines.map((line) => (line === "" ? line : `${prefix}${line}`));
+    writeError([...prefixed, last === "" ? "" : `${prefix}${last}`].join("\n"));
+  };
+}

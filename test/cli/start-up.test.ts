@@ -1,0 +1,148 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FixtureRepo } from "../../src/testing/index.js";
+import { makeCliRepo } from "./support/cli-repo.js";
+
+const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+const TSX_LOADER = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+const BIN = fileURLToPath(new URL("../../dist/bin/closer.js", import.meta.url));
+const EXAMPLE_REPO = fileURLToPath(new URL("../../examples/example-repo/", import.meta.url));
+
+/**
+ * A load hook that appends the URL of every ES module to $LOADED_MODULES, and
+ * an exit handler that appends every CommonJS file Node required: together,
+ * every file of the dependencies a process loaded (the bundle esbuild makes
+ * splits along the same imports: docs/cli.md#start-up).
+ */
+const HOOKS = `import { appendFileSync } from "node:fs";
+export async function load(url, context, next) {
+  appendFileSync(process.env.LOADED_MODULES, url + "\\n");
+  return next(url, context);
+}`;
+const REGISTER = `import { register } from "node:module";
+register("./hooks.mjs", import.meta.url);`;
+const ON_EXIT = `process.on("exit", () => {
+  require("node:fs").appendFileSync(process.env.LOADED_MODULES, Object.keys(require.cache).join("\\n") + "\\n");
+});`;
+
+const PACKAGE_IN_PATH = /node_modules\/((?:@[^/]+\/)?[^/]+)\//;
+/** The comment esbuild writes above each bundled file, e.g. `// node_modules/zod/v4/core/core.js`. */
+const BUNDLED_FILE_COMMENT = /^\/\/ .*node_modules\/((?:@[^/]+\/)?[^/]+)\//gm;
+
+/** From source, through tsx: the module graph the bundle is split along. */
+const FROM_SOURCE = ["--import", TSX_LOADER, MAIN];
+
+/** The packages a `closer` process loaded, e.g. `zod`, `@octokit/rest`. */
+async function packagesLoadedBy(args: readonly string[], cwd: string): Promise<Set<string>> {
+  const packages = new Set<string>();
+  for (const file of await filesLoadedBy(FROM_SOURCE, args, cwd)) {
+    const name = PACKAGE_IN_PATH.exec(file)?.[1];
+    if (name !== undefined) packages.add(name);
+  }
+  return packages;
+}
+
+/** Every file (ES module URL or CommonJS path) a process started with `entry` and `args` loaded. */
+async function filesLoadedBy(
+  entry: readonly string[],
+  args: readonly string[],
+  cwd: string,
+): Promise<string[]> {
+  const list = join(hookDir, `loaded-${++runs}.txt`);
+  await writeFile(list, "");
+  const child = spawn(
+    process.execPath,
+    ["--import", join(hookDir, "register.mjs"), "--require", join(hookDir, "on-exit.cjs")]
+      .concat(entry)
+      .concat(args),
+    { cwd, env: { ...process.env, LOADED_MODULES: list, NO_COLOR: "1" }, stdio: "ignore" },
+  );
+  const code = await new Promise((resolve) => child.on("exit", resolve));
+  expect(code).toBe(0);
+  const lines = (await readFile(list, "utf8")).split("\n").filter((line) => line !== "");
+  return [...new Set(lines.map((line) => decodeURI(line)))];
+}
+
+function loadedOf(packages: Set<string>, wanted: readonly string[]): string[] {
+  return [...packages].filter((name) => wanted.some((prefix) => name.startsWith(prefix)));
+}
+
+const NEVER_FOR_HELP = ["zod", "ajv", "handlebars", "yaml", "@octokit/", "@anthropic-ai/"];
+const ONLY_FOR_GITHUB_AND_CLAUDE = ["@octokit/", "@anthropic-ai/"];
+
+let hookDir = "";
+let runs = 0;
+
+describe("docs/cli.md#start-up a command loads what it uses", () => {
+  beforeAll(async () => {
+    hookDir = await mkdtemp(join(tmpdir(), "closer-start-up-"));
+    await writeFile(join(hookDir, "hooks.mjs"), HOOKS);
+    await writeFile(join(hookDir, "register.mjs"), REGISTER);
+    await writeFile(join(hookDir, "on-exit.cjs"), ON_EXIT);
+  });
+  afterAll(async () => {
+    await rm(hookDir, { recursive: true, force: true });
+  });
+
+  it("--help loads commander and none of the libraries a command's work needs", async () => {
+    const packages = await packagesLoadedBy(["--help"], EXAMPLE_REPO);
+    expect(packages.has("commander")).toBe(true);
+    expect(loadedOf(packages, NEVER_FOR_HELP)).toEqual([]);
+  });
+
+  it("validate loads the definition's libraries, not Octokit or the Claude Agent SDK", async () => {
+    const packages = await packagesLoadedBy(["validate", "example"], EXAMPLE_REPO);
+    expect(packages.has("zod")).toBe(true);
+    expect(loadedOf(packages, ONLY_FOR_GITHUB_AND_CLAUDE)).toEqual([]);
+  });
+
+  describe("a run", () => {
+    let repo: FixtureRepo | undefined;
+    afterAll(async () => {
+      await repo?.cleanup();
+    });
+
+    it("with the command backend and the sandbox off loads neither Octokit nor anything of Anthropic's", async () => {
+      repo = await makeCliRepo();
+      const packages = await packagesLoadedBy(
+        ["run", "good", "--task", "write work.txt", "--no-worktree", "--sandbox", "off"],
+        repo.dir,
+      );
+      expect(packages.has("zod")).toBe(true);
+      expect(loadedOf(packages, ONLY_FOR_GITHUB_AND_CLAUDE)).toEqual([]);
+    });
+  });
+
+  // The shipped bin, when built: esbuild's path comments name the packages inside its chunks.
+  describe.skipIf(!existsSync(BIN))("the bundled bin", () => {
+    it("--help loads commander and none of the libraries a command's work needs", async () => {
+      const packages = await packagesTheBinLoads(["--help"], EXAMPLE_REPO);
+      expect(packages.has("commander")).toBe(true);
+      expect(loadedOf(packages, NEVER_FOR_HELP)).toEqual([]);
+    });
+
+    it("validate loads the definition's libraries, not Octokit or the Claude Agent SDK", async () => {
+      const packages = await packagesTheBinLoads(["validate", "example"], EXAMPLE_REPO);
+      expect(packages.has("zod")).toBe(true);
+      expect(loadedOf(packages, ONLY_FOR_GITHUB_AND_CLAUDE)).toEqual([]);
+    });
+  });
+});
+
+/** The packages the bundled bin loaded: from node_modules, or inside the chunks it read. */
+async function packagesTheBinLoads(args: readonly string[], cwd: string): Promise<Set<string>> {
+  const packages = new Set<string>();
+  for (const file of await filesLoadedBy([BIN], args, cwd)) {
+    const direct = PACKAGE_IN_PATH.exec(file)?.[1];
+    if (direct !== undefined) packages.add(direct);
+    if (!file.startsWith(pathToFileURL(dirname(BIN)).href)) continue;
+    const text = await readFile(fileURLToPath(file), "utf8");
+    for (const comment of text.matchAll(BUNDLED_FILE_COMMENT)) packages.add(comment[1] ?? "");
+  }
+  return packages;
+}
