@@ -9,7 +9,7 @@
  * behind, and only the command's own stdin can read it.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -26,9 +26,15 @@ export function openInputFile(input: string): number {
   const path = join(tmpdir(), `closer-input-${randomBytes(8).toString("hex")}`);
   try {
     writeFileSync(path, input, { flag: CREATE_FLAGS, mode: OWNER_ONLY });
+  } catch (error) {
+    // A part written before the disk was full is removed; a file of that name closer did not make is not.
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") rmSync(path, { force: true });
+    throw error;
+  }
+  try {
     return openSync(path, "r");
   } finally {
-    rmSync(path, { force: true });
+    unlinkSync(path);
   }
 }
 
