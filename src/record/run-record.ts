@@ -12,6 +12,7 @@ import { cutText } from "./bounded-text.js";
 import { recordWriteError } from "./record-write-error.js";
 import type { RunState } from "./run-state.js";
 import { makeRedactor } from "./secret-redactor.js";
+import { makeStateText } from "./state-text.js";
 
 export { readRunState } from "./read-run-state.js";
 export { defaultRunsDir } from "./runs-dir.js";
@@ -93,6 +94,7 @@ export function createRunRecord(runDir: string, options: RunRecordOptions): RunR
   const eventsPath = join(runDir, RUN_FILES.events);
   const statePath = join(runDir, RUN_FILES.state);
   const events = openAppendOnly(eventsPath);
+  const stateText = makeStateText(redact, maxFieldBytes);
   const payloadFiles = new Map<string, string>();
   let foldersMade = false;
   let failure: unknown;
@@ -166,7 +168,7 @@ export function createRunRecord(runDir: string, options: RunRecordOptions): RunR
     saveState: async (state: RunState) => {
       // Once an iteration, not once an event: events.jsonl removed or replaced is written anew.
       writeNow(eventsPath, () => events.closeIfReplaced()).catch(() => undefined);
-      const text = `${stringifyBounded(state, redact, maxFieldBytes, 2)}\n`;
+      const text = stateText(state);
       // One write after another: a synced write of an ended run may still be under way.
       // After a failed write run.json is still written where it can be, so the end is on record.
       const written = stateWrites.then(() => writeState(state, text));
