@@ -22,14 +22,18 @@ describe("openAppendOnly", () => {
     file.close();
   });
 
-  it("appends after what an earlier process left, a torn last line included", () => {
+  it("appends after what an earlier process left, ending a torn last line first", () => {
     writeFileSync(path, '{"type":"run-start"}\n{"type":"itera');
     const file = openAppendOnly(path);
     file.append('{"type":"run-start"}\n');
     file.close();
     expect(readFileSync(path, "utf8")).toBe(
-      '{"type":"run-start"}\n{"type":"itera{"type":"run-start"}\n',
+      '{"type":"run-start"}\n{"type":"itera\n{"type":"run-start"}\n',
     );
+    const again = openAppendOnly(path);
+    again.append("next\n");
+    again.close();
+    expect(readFileSync(path, "utf8").endsWith('{"type":"run-start"}\nnext\n')).toBe(true);
   });
 
   it("opens the file again after close, and lands at its end even if it grew meanwhile", () => {

@@ -1,6 +1,6 @@
-import { closeSync, fstatSync, openSync, statSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync, writeSync } from "node:fs";
 
-/** A file written only at its end, through one descriptor kept open between writes. */
+/** A file of lines written only at its end, through one descriptor kept open between writes. */
 export interface AppendOnlyFile {
   /** Appends the whole text in one call; it is in the file system when the call returns. */
   append(text: string): void;
@@ -17,19 +17,15 @@ export interface AppendOnlyFile {
  * Opens `path` for appending on the first write and keeps it open: an event
  * costs one `write`, not an open, a write and a close. The file is opened with
  * O_APPEND, so every write lands at its end, after whatever a resumed run's
- * earlier process left there. Nothing is synced to the disk.
+ * earlier process left there; a last line that process left torn is ended
+ * first, so the new lines stay whole. Nothing is synced to the disk.
  */
 export function openAppendOnly(path: string): AppendOnlyFile {
   let descriptor: number | undefined;
   return {
     append(text) {
-      descriptor ??= openSync(path, "a");
-      const bytes = Buffer.from(text);
-      let written = 0;
-      // A regular file takes the whole buffer at once; the loop only guards a short write.
-      while (written < bytes.length) {
-        written += writeSync(descriptor, bytes, written, bytes.length - written);
-      }
+      descriptor ??= openEndingLastLine(path);
+      writeWhole(descriptor, text);
     },
     close() {
       if (descriptor === undefined) return;
@@ -44,4 +40,23 @@ export function openAppendOnly(path: string): AppendOnlyFile {
       if (named === undefined || named.ino !== held.ino || named.dev !== held.dev) this.close();
     },
   };
+}
+
+function openEndingLastLine(path: string): number {
+  const descriptor = openSync(path, "a+");
+  const { size } = fstatSync(descriptor);
+  if (size === 0) return descriptor;
+  const last = Buffer.alloc(1);
+  readSync(descriptor, last, 0, 1, size - 1);
+  if (last[0] !== 0x0a) writeWhole(descriptor, "\n");
+  return descriptor;
+}
+
+function writeWhole(descriptor: number, text: string): void {
+  const bytes = Buffer.from(text);
+  let written = 0;
+  // A regular file takes the whole buffer at once; the loop only guards a short write.
+  while (written < bytes.length) {
+    written += writeSync(descriptor, bytes, written, bytes.length - written);
+  }
 }
