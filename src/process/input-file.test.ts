@@ -76,4 +76,17 @@ describe("runCommand input", () => {
     const after = readdirSync(tmpdir()).filter((name) => name.startsWith("closer-input-"));
     expect(after.filter((name) => !before.includes(name))).toEqual([]);
   });
+
+  it("says so when the input cannot be written to the temp folder", async () => {
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = join(home, "no-such-folder");
+    try {
+      expect(() => bash("cat", "hello")).toThrow(
+        /could not write the command's input to .*no-such-folder/,
+      );
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
 });

@@ -29,7 +29,9 @@ export function openInputFile(input: string): number {
   } catch (error) {
     // A part written before the disk was full is removed; a file of that name closer did not make is not.
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") rmSync(path, { force: true });
-    throw error;
+    // Without the cause's code: a missing temp folder is not a missing program.
+    const cause = error instanceof Error ? error.message : String(error);
+    throw new Error(`could not write the command's input to ${tmpdir()}: ${cause}`);
   }
   try {
     return openSync(path, "r");
