@@ -75,9 +75,12 @@ export function makeRedactor(env: Readonly<Record<string, string | undefined>>):
   };
 }
 
-/** How many short texts a redactor remembers the redaction of, and how long each may be. */
-const REMEMBERED_TEXTS = 2048;
-const REMEMBERED_TEXT_CHARS = 2048;
+/**
+ * How many short texts a redactor remembers the redaction of, and how long each
+ * may be: at most about 1 MB of memory.
+ */
+const REMEMBERED_TEXTS = 1024;
+const REMEMBERED_TEXT_CHARS = 256;
 
 /** JSON text of a value with every string redacted before it is escaped. */
 export function stringifyRedacted(value: unknown, redact: Redactor, indent?: number): string {
