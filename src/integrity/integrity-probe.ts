@@ -45,6 +45,7 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
       const record = await recorded();
       if (record === undefined) return [];
       const changes = await compareGitState(record);
+      if (changes.length === 0) return [];
       await restoreGitState(record, changes);
       return changes.map((change) => `${change.path} (${change.how})`);
     },

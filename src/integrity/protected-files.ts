@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Dirent } from "node:fs";
-import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import { type Dirent, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 
 /** What a run protects from the model (docs/integrity.md#protected-paths). */
@@ -54,6 +53,11 @@ export type HashCache = Map<string, { readonly identity: string; readonly hash: 
 /**
  * Hashes every protected path as it is now. A path that does not exist is
  * absent from the result. With a cache, only files written since are read.
+ *
+ * The file system is read synchronously: after every declaration this is a few
+ * directory listings and a `lstat` per file, each a few microseconds, where a
+ * round trip through the thread pool cost more than the call
+ * (docs/integrity.md#protected-paths).
  */
 export async function fingerprintProtected(
   set: ProtectedSet,
@@ -62,15 +66,13 @@ export async function fingerprintProtected(
   const files = (await listTreeFiles(set.cwd, set.globs)).map((file) =>
     path.resolve(set.cwd, file),
   );
-  for (const folder of set.folders) files.push(...(await listFolder(folder)));
-  const sorted = [...new Set(files)].sort();
-  const hashes = await Promise.all(sorted.map((file) => hashPath(file, cache)));
+  for (const folder of set.folders) files.push(...listFolder(folder));
   const fingerprint: Record<string, string> = {};
-  sorted.forEach((file, index) => {
-    const hash = hashes[index];
+  for (const file of [...new Set(files)].sort()) {
+    const hash = hashPath(file, cache);
     if (hash !== undefined) fingerprint[shownPath(set.cwd, file)] = hash;
-  });
-  Object.assign(fingerprint, await fingerprintScripts(set));
+  }
+  Object.assign(fingerprint, fingerprintScripts(set));
   return fingerprint;
 }
 
@@ -87,7 +89,7 @@ async function listTreeFiles(cwd: string, globs: readonly string[]): Promise<str
   const include = globs.filter((pattern) => !pattern.startsWith("!"));
   const exclude = globs.filter((pattern) => pattern.startsWith("!")).map((p) => p.slice(1));
   const others = include.filter((p) => !TOP_NAME.test(p) && !WHOLE_FOLDER.test(p));
-  const top = await readdir(cwd, { withFileTypes: true }).catch(() => []);
+  const top = listEntries(cwd);
   const files = new Set(
     topFilesMatching(
       top,
@@ -98,7 +100,7 @@ async function listTreeFiles(cwd: string, globs: readonly string[]): Promise<str
   for (const pattern of include) {
     const folder = WHOLE_FOLDER.exec(pattern)?.[1];
     if (folder === undefined || !present.has(folder.split("/")[0] ?? "")) continue;
-    for (const file of await listFolder(path.join(cwd, folder))) {
+    for (const file of listFolder(path.join(cwd, folder))) {
       files.add(path.relative(cwd, file));
     }
   }
@@ -125,10 +127,18 @@ function topFilesMatching(entries: readonly Dirent[], patterns: readonly string[
     .filter((name) => matchers.some((matcher) => matcher.test(name)));
 }
 
+/** The entries of a folder; none when it is missing or unreadable. */
+function listEntries(folder: string, recursive = false): Dirent[] {
+  try {
+    return readdirSync(folder, { withFileTypes: true, recursive });
+  } catch {
+    return [];
+  }
+}
+
 /** Every file under `folder` (absolute paths), none from node_modules; nothing when it is missing. */
-async function listFolder(folder: string): Promise<string[]> {
-  const entries = await readdir(folder, { withFileTypes: true, recursive: true }).catch(() => []);
-  return entries
+function listFolder(folder: string): string[] {
+  return listEntries(folder, true)
     .filter((entry) => entry.isFile() || entry.isSymbolicLink())
     .map((entry) => path.join(entry.parentPath, entry.name))
     .filter((file) => !file.split(path.sep).includes("node_modules"));
@@ -150,15 +160,15 @@ function walkOptions(cwd: string) {
 }
 
 /** Hash of a file's content, or of a symbolic link's target; undefined when it is gone. */
-async function hashPath(file: string, cache: HashCache): Promise<string | undefined> {
+function hashPath(file: string, cache: HashCache): string | undefined {
   try {
-    const stats = await lstat(file, { bigint: true });
+    const stats = lstatSync(file, { bigint: true });
     const identity = [stats.dev, stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs].join(":");
     const known = cache.get(file);
     if (known?.identity === identity) return known.hash;
     let hash: string | undefined;
-    if (stats.isSymbolicLink()) hash = sha256(`symlink:${await readlink(file)}`);
-    else if (stats.isFile()) hash = sha256(await readFile(file));
+    if (stats.isSymbolicLink()) hash = sha256(`symlink:${readlinkSync(file)}`);
+    else if (stats.isFile()) hash = sha256(readFileSync(file));
     if (hash !== undefined) cache.set(file, { identity, hash });
     return hash;
   } catch {
@@ -167,8 +177,8 @@ async function hashPath(file: string, cache: HashCache): Promise<string | undefi
 }
 
 /** `package.json › scripts.test` entries: one per script the checks run. */
-async function fingerprintScripts(set: ProtectedSet): Promise<Record<string, string>> {
-  const scripts = await readScripts(path.join(set.cwd, "package.json"));
+function fingerprintScripts(set: ProtectedSet): Record<string, string> {
+  const scripts = readScripts(path.join(set.cwd, "package.json"));
   if (scripts === undefined) return {};
   const entries: Record<string, string> = {};
   for (const name of set.packageScripts) {
@@ -178,9 +188,9 @@ async function fingerprintScripts(set: ProtectedSet): Promise<Record<string, str
   return entries;
 }
 
-async function readScripts(file: string): Promise<Record<string, unknown> | undefined> {
+function readScripts(file: string): Record<string, unknown> | undefined {
   try {
-    const parsed = JSON.parse(await readFile(file, "utf8")) as { scripts?: unknown };
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as { scripts?: unknown };
     const { scripts } = parsed;
     return scripts !== null && typeof scripts === "object"
       ? (scripts as Record<string, unknown>)

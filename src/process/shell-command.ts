@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { Readable } from "node:stream";
+import { closeInputFile, openInputFile } from "./input-file.js";
 import { type LaunchWrapper, unwrapExit } from "./launch.js";
 import { OutputCapture } from "./output-capture.js";
 import {
@@ -51,7 +52,10 @@ export interface CommandOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** False: the command gets `env` alone, not closer's environment plus `env` (default true). */
   readonly inheritEnv?: boolean;
-  /** Written to stdin, which is then closed; without it stdin is empty. */
+  /**
+   * The command's stdin, whole, from a file (never a pipe: docs/loop.md#command-input);
+   * without it stdin is empty.
+   */
   readonly input?: string;
   readonly timeoutMs: number;
   /** Aborting ends the whole process group, like a timeout. */
@@ -114,17 +118,17 @@ function spawnChild(options: CommandOptions, mark: string): ChildProcess {
     env: { ...environmentOf(options), [PROCESS_MARK_VARIABLE]: mark },
   };
   const launch = options.sandbox?.(direct) ?? direct;
-  return spawn(launch.file, launch.args, {
-    cwd: options.cwd,
-    env: launch.env,
-    detached: true,
-    stdio: [
-      options.input === undefined ? "ignore" : "pipe",
-      "pipe",
-      "pipe",
-      ...(options.reportPipe ? ["pipe" as const] : []),
-    ],
-  });
+  const input = options.input === undefined ? undefined : openInputFile(options.input);
+  try {
+    return spawn(launch.file, launch.args, {
+      cwd: options.cwd,
+      env: launch.env,
+      detached: true,
+      stdio: [input ?? "ignore", "pipe", "pipe", ...(options.reportPipe ? ["pipe" as const] : [])],
+    });
+  } finally {
+    closeInputFile(input); // the command has its own copy
+  }
 }
 
 function environmentOf(options: CommandOptions): NodeJS.ProcessEnv {
@@ -155,10 +159,6 @@ export function startCommand(options: CommandOptions): RunningCommand {
   const reportPipe = options.reportPipe ? (child.stdio[3] as Readable | null) : null;
   const report = reportPipe ? new OutputCapture(MAX_BUFFER_BYTES) : undefined;
   reportPipe?.on("data", (chunk: Buffer) => report?.add(chunk));
-  if (child.stdin) {
-    child.stdin.on("error", () => undefined); // a command that never reads its input
-    child.stdin.end(options.input);
-  }
   let stopReason: StopReason | undefined;
   let releaseTimer: NodeJS.Timeout | undefined;
   let spawnError: Error | undefined;

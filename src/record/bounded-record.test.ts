@@ -7,9 +7,35 @@ import { isCloserError } from "../errors.js";
 import { EVENT_FORMAT_VERSION, type RunEvent } from "../events.js";
 import { cutText } from "./bounded-text.js";
 import { createRunRecord } from "./run-record.js";
+import { RUN_STATE_VERSION, type RunState } from "./run-state.js";
 
 function warning(message: string): RunEvent {
   return { v: EVENT_FORMAT_VERSION, at: 1, runId: "run-1", type: "warning", message };
+}
+
+function stateOf(runDir: string): RunState {
+  return {
+    version: RUN_STATE_VERSION,
+    runId: "run-1",
+    agent: "iterator",
+    task: { kind: "text", title: "fix it", body: "" },
+    args: {},
+    cwd: runDir,
+    status: "running",
+    reason: "",
+    iteration: 1,
+    stepId: "initial.issue",
+    counters: { failedChecks: 0, formatRetries: 0, undecidableStreak: 0 },
+    totals: {
+      costUsd: 0,
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
+      backendMs: 0,
+    },
+    startedAt: "2030-01-01T00:00:00.000Z",
+    updatedAt: "2030-01-01T00:00:00.000Z",
+    sideEffects: [],
+    warnings: [],
+  };
 }
 
 describe("the bounded record", () => {
@@ -56,6 +82,8 @@ describe("the bounded record", () => {
     await record.emit(warning("first"));
     await rm(join(runDir, "events.jsonl"));
     await symlink("/dev/full", join(runDir, "events.jsonl"));
+    // The record looks for a replaced events.jsonl when it writes run.json.
+    await record.saveState(stateOf(record.runDir));
     const failed = await record.emit(warning("second")).catch((error: unknown) => error);
     expect(isCloserError(failed) && failed.code).toBe("record_error");
     expect(String((failed as Error).message)).toContain("no space left on the disk (ENOSPC)");

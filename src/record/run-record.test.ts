@@ -55,6 +55,29 @@ describe("createRunRecord", () => {
     expect(lines.map((line) => JSON.parse(line).message)).toEqual(["first", "second", "third"]);
   });
 
+  it("keeps appending after run-end, and after another writer of the same folder", async () => {
+    const record = createRunRecord(runDir, { env: {} });
+    const end: RunEvent = { ...warning("ignored"), type: "run-end" } as unknown as RunEvent;
+    await record.emit(warning("first"));
+    await record.emit(end);
+    const resumed = createRunRecord(runDir, { env: {} });
+    await resumed.emit(warning("resumed"));
+    await record.emit(warning("late"));
+    const lines = (await readFile(join(runDir, "events.jsonl"), "utf8")).trim().split("\n");
+    expect(lines.map((line) => JSON.parse(line).type)).toEqual([
+      "warning",
+      "run-end",
+      "warning",
+      "warning",
+    ]);
+    expect(lines.map((line) => JSON.parse(line).message)).toEqual([
+      "first",
+      "ignored",
+      "resumed",
+      "late",
+    ]);
+  });
+
   it("rewrites run.json whole and leaves no temp file behind", async () => {
     const record = createRunRecord(runDir, { env: {} });
     await record.saveState(makeState({ iteration: 1 }));

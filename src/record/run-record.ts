@@ -1,16 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { CloserError } from "../errors.js";
 import type { RunEvent } from "../events.js";
 import type { RecordSink } from "../ports.js";
+import { openAppendOnly } from "./append-only-file.js";
 import { eventLine, MAX_PAYLOAD_BYTES, type Payload, stringifyBounded } from "./bounded-json.js";
 import { cutText } from "./bounded-text.js";
 import { recordWriteError } from "./record-write-error.js";
 import type { RunState } from "./run-state.js";
 import { makeRedactor } from "./secret-redactor.js";
+import { makeStateText } from "./state-text.js";
 
 export { readRunState } from "./read-run-state.js";
 export { defaultRunsDir } from "./runs-dir.js";
@@ -66,10 +68,12 @@ function iterationFileName(iteration: number, extension: string, label?: string)
  * resume takes the task from there, and `--rebuild` both.
  *
  * Everything is written synchronously, so it is in the file system, and
- * survives the process being killed, once the call returns: an event is an
- * append of a few microseconds, a prompt or transcript a small new file.
- * (Handed to the thread pool, each of those files cost more CPU in the
- * round trips of open, write and close than the write itself.)
+ * survives the process being killed, once the call returns: an event is one
+ * `write` to events.jsonl, which stays open from the first event to
+ * `run-end`; a prompt or transcript is a small new file. Nothing of it is
+ * synced to the disk (docs/record.md#write-path). (Handed to the thread
+ * pool, each of those files cost more CPU in the round trips of open, write
+ * and close than the write itself.)
  *
  * run.json is a temp file written whole, then renamed over the old one: if
  * the process dies, the file holds either the previous state or the new one,
@@ -89,6 +93,8 @@ export function createRunRecord(runDir: string, options: RunRecordOptions): RunR
   const maxFieldBytes = options.maxFieldBytes ?? DEFAULT_MAX_FIELD_BYTES;
   const eventsPath = join(runDir, RUN_FILES.events);
   const statePath = join(runDir, RUN_FILES.state);
+  const events = openAppendOnly(eventsPath);
+  const stateText = makeStateText(redact, maxFieldBytes);
   const payloadFiles = new Map<string, string>();
   let foldersMade = false;
   let failure: unknown;
@@ -154,14 +160,15 @@ export function createRunRecord(runDir: string, options: RunRecordOptions): RunR
   return {
     runDir,
     emit: (event: RunEvent) =>
-      writeNow(eventsPath, () =>
-        appendFileSync(
-          eventsPath,
-          `${eventLine(eventFields(event), redact, maxFieldBytes, spill)}\n`,
-        ),
-      ),
+      writeNow(eventsPath, () => {
+        events.append(`${eventLine(eventFields(event), redact, maxFieldBytes, spill)}\n`);
+        // The last event of a run: nothing follows it but, rarely, a later run's resume.
+        if (event.type === "run-end") events.close();
+      }),
     saveState: async (state: RunState) => {
-      const text = `${stringifyBounded(state, redact, maxFieldBytes, 2)}\n`;
+      // Once an iteration, not once an event: events.jsonl removed or replaced is written anew.
+      writeNow(eventsPath, () => events.closeIfReplaced()).catch(() => undefined);
+      const text = stateText(state);
       // One write after another: a synced write of an ended run may still be under way.
       // After a failed write run.json is still written where it can be, so the end is on record.
       const written = stateWrites.then(() => writeState(state, text));

@@ -108,4 +108,15 @@ describe("makeRedactor: secrets known by their shape or their neighbours", () =>
       }),
     );
   });
+
+  it("redacts a text seen before the same way, also after many others", () => {
+    const redact = makeRedactor({ API_TOKEN: "s3cr3t-value" });
+    const text = "curl -H 'Bearer abcdefgh12345' s3cr3t-value";
+    const first = redact(text);
+    for (let index = 0; index < 5_000; index += 1) redact(`text ${index} s3cr3t-value`);
+    expect(redact(text)).toBe(first);
+    expect(first).toBe("curl -H 'Bearer [redacted]' [redacted]");
+    expect(redact(`${"x".repeat(5_000)} s3cr3t-value`)).not.toContain("s3cr3t");
+    expect(redact(`${"x".repeat(5_000)} s3cr3t-value`)).not.toContain("s3cr3t");
+  });
 });

@@ -52,7 +52,7 @@ function findSecretValues(env: Readonly<Record<string, string | undefined>>): st
 export function makeRedactor(env: Readonly<Record<string, string | undefined>>): Redactor {
   const secrets = findSecretValues(env);
   const tokenShapes = new RegExp(TOKEN_SHAPES, "g");
-  return (text) => {
+  const redact = (text: string) => {
     let result = text;
     for (const secret of secrets) {
       if (result.includes(secret)) result = result.split(secret).join(REDACTED);
@@ -61,7 +61,26 @@ export function makeRedactor(env: Readonly<Record<string, string | undefined>>):
     for (const shape of SECRETS_AFTER) result = result.replace(shape, `$1${REDACTED}`);
     return result.replace(tokenShapes, REDACTED);
   };
+  // run.json repeats most of its strings every iteration: each is redacted once.
+  const known = new Map<string, string>();
+  return (text) => {
+    const seen = known.get(text);
+    if (seen !== undefined) return seen;
+    const result = redact(text);
+    if (text.length <= REMEMBERED_TEXT_CHARS) {
+      if (known.size >= REMEMBERED_TEXTS) known.clear();
+      known.set(text, result);
+    }
+    return result;
+  };
 }
+
+/**
+ * How many short texts a redactor remembers the redaction of, and how long each
+ * may be: at most about 1 MB of memory.
+ */
+const REMEMBERED_TEXTS = 1024;
+const REMEMBERED_TEXT_CHARS = 256;
 
 /** JSON text of a value with every string redacted before it is escaped. */
 export function stringifyRedacted(value: unknown, redact: Redactor, indent?: number): string {
