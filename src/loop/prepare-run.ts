@@ -18,6 +18,7 @@ import {
 } from "../record/run-state.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
 import { runValidator, unknownValidatorOutcome } from "../validators/run-validator.js";
+import { VerdictCache } from "../validators/verdict-cache.js";
 import { emit, type RunContext, saveState, waitForState } from "./run-context.js";
 import type { DefinitionStart, NewRun, RunSettings } from "./run-settings.js";
 import { findStep } from "./start-iteration.js";
@@ -49,6 +50,7 @@ export async function prepareRun(settings: RunSettings): Promise<RunContext> {
       ...(settings.worktree === undefined ? {} : { worktree: settings.worktree }),
       ...(settings.sandbox === undefined ? {} : { sandbox: sandboxRecord(settings.sandbox) }),
     },
+    verdicts: new VerdictCache(),
     stateWritten: Promise.resolve(),
   };
   findStep(run, run.state.stepId);
