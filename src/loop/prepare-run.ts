@@ -116,6 +116,7 @@ export function refuseCompletedRun(state: RunState, runDir: string): void {
 
 function makePorts(settings: RunSettings): LoopPorts {
   const { agent } = settings;
+  const leaving = oneAtATime();
   const sandbox = settings.sandbox?.on === true ? settings.sandbox.sandbox : undefined;
   const schemas = new SchemaResolver(join(agent.dir, "schemas"));
   return {
@@ -138,13 +139,31 @@ function makePorts(settings: RunSettings): LoopPorts {
         ...context,
         processEnv: settings.environments.validators,
         ...(entry === undefined ? {} : { sandbox: entry.wrapper }),
-      }).finally(() => entry?.leave());
-      return withSandboxRefusals(outcome, sandbox);
+      }).catch(async (error: unknown) => {
+        await leaving(async () => entry?.leave());
+        throw error;
+      });
+      // Checks run at once (docs/completion.md#concurrency): each leaves the sandbox and takes
+      // what it was refused in a turn of its own, so a refusal is told to the check it was made to.
+      return leaving(async () => {
+        await entry?.leave();
+        return withSandboxRefusals(outcome, sandbox);
+      });
     },
     schemaValidators: new SchemaValidators(),
     integrity: makeIntegrityProbe(settings.protectedSet),
     ...(sandbox === undefined ? {} : { sandbox }),
     ...settings.ports,
+  };
+}
+
+/** Runs the work it is given one after another, in the order given. */
+function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const result = last.then(work);
+    last = result.catch(() => undefined);
+    return result;
   };
 }
 

@@ -26,15 +26,12 @@ export async function readPhaseFingerprint(
 }
 
 /**
- * How many of a phase's validators run at once (docs/completion.md#concurrency): the
- * completion step's `concurrency`, all by default. Inside the OS sandbox one at a time, since
- * what it refused is told by kind of process, not by check.
+ * How many of a phase's validators run at once (docs/completion.md#concurrency): the lowest
+ * `concurrency` of the completion steps, all by default.
  */
 export function phaseConcurrency(
-  run: RunContext,
   steps: readonly (CompletionStepDefinition | undefined)[],
 ): number | undefined {
-  if (run.ports.sandbox !== undefined) return 1;
   const limits = steps.flatMap((step) =>
     step?.concurrency === undefined ? [] : [step.concurrency],
   );

@@ -38,7 +38,7 @@ export async function takeBaseline(run: RunContext): Promise<void> {
   const inventories: Record<string, TestInventory> = {};
   const names = completionValidators(run.agent);
   const fingerprint = await readPhaseFingerprint(run, names);
-  const concurrency = phaseConcurrency(run, Object.values(run.agent.registry.completionSteps));
+  const concurrency = phaseConcurrency(Object.values(run.agent.registry.completionSteps));
   const outcomes = await runConditions(
     names,
     makeCheckRunner(run, { checkId: BASELINE_CHECK_ID }, fingerprint),

@@ -36,7 +36,7 @@ export async function verifyCompletion(
   const names = conditions.map((condition) => condition.validator);
   const fingerprint = await readPhaseFingerprint(run, names);
   const phase = { checkId: turn.checkId, iteration: turn.iteration };
-  const concurrency = phaseConcurrency(run, [turn.completionStep]);
+  const concurrency = phaseConcurrency([turn.completionStep]);
   const validation = await checkCompletion(
     conditions,
     makeCheckRunner(run, phase, fingerprint),

@@ -491,6 +491,34 @@ describe("The OS sandbox", () => {
 
     fault(
       {
+        what: "two checks run at once in the sandbox and one of them writes outside the working tree (docs/completion.md#concurrency)",
+        does: "only the check that wrote is refused and fails; the other, running beside it, passes with no refusal of its own",
+      },
+      async () => {
+        const target = join(outside, "from-check.txt");
+        repo = await makeFaultRepo({
+          runner: { maxIterations: 2 },
+          validators: {
+            honest: { ...checkRunning("sleep 1; exit 0"), cache: false },
+            "tests-pass": checkRunning(`echo checked > ${target}; exit 0`),
+          },
+          conditions: ["honest", "tests-pass"],
+        });
+        const result = await runSandboxed(repo.dir);
+        const run = await recordOf(repo.dir);
+        expect(result.code, result.stderr).toBe(1);
+        await expect(stat(target)).rejects.toThrow();
+        const honest = ofType(run.events, "validator-end").filter(
+          (event) => event.validator === "honest",
+        );
+        expect(honest.length).toBeGreaterThan(0);
+        for (const end of honest) expect(end).toMatchObject({ valid: true });
+        expectCheckRefused(run, target);
+      },
+    );
+
+    fault(
+      {
         what: "the model writes the user's shell and git settings in $HOME (~/.bashrc, git config --global)",
         does: "the home folder is outside the places the model may write: both files are as they were, the refusals are recorded and refute the declaration",
       },

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeProgressReporter } from "../../src/cli/progress.js";
 import type { RunEvent } from "../../src/events.js";
-import { makeScriptedBackend } from "../../src/testing/index.js";
+import { makeScriptedBackend, type ScriptedStep } from "../../src/testing/index.js";
 import { COMMIT_ALL, DONE, FIXED_PROJECT, makeTaskRepo, runTask } from "./support/task-agent.js";
 
 /** A folder outside the working tree, where the checks leave what the test counts. */
@@ -155,7 +155,7 @@ describe("docs/completion.md#cached-verdicts an unchanged tree keeps its verdict
   });
 
   /** The model's turns: declarations with and without a change between them. */
-  const TURNS = [
+  const TURNS: readonly ScriptedStep[] = [
     { structuredOutput: DONE }, // 1: the tree the baseline checked
     { structuredOutput: DONE }, // 2: unchanged again
     { files: { ".closer/scratch": "ignored\n" }, structuredOutput: DONE }, // 3: an ignored file
