@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeProgressReporter } from "../../src/cli/progress.js";
 import type { RunEvent } from "../../src/events.js";
+import { describeDifference } from "../../src/replay/compare-trails.js";
+import { replayRun } from "../../src/replay/replay-run.js";
 import { makeScriptedBackend, type ScriptedStep } from "../../src/testing/index.js";
 import { COMMIT_ALL, DONE, FIXED_PROJECT, makeTaskRepo, runTask } from "./support/task-agent.js";
 
@@ -179,14 +181,15 @@ describe("docs/completion.md#cached-verdicts an unchanged tree keeps its verdict
     });
     try {
       const run = await runTask(setup, makeScriptedBackend(TURNS));
-      return { ...run, runs: (await linesOf(counter)).length };
+      const replay = await replayRun({ runDir: run.result.runDir, definitionDir: setup.agent.dir });
+      return { ...run, runs: (await linesOf(counter)).length, replay };
     } finally {
       await setup.repo.cleanup();
     }
   }
 
   it("reuses the outcome, spawning nothing, until HEAD, the index or a file changes", async () => {
-    const { log, result, runs } = await runCounted(true);
+    const { log, result, runs, replay } = await runCounted(true);
 
     expect(result).toMatchObject({ status: "completed", iterations: 10 });
     const ends = log.of("validator-end");
@@ -209,6 +212,9 @@ describe("docs/completion.md#cached-verdicts an unchanged tree keeps its verdict
     expect(ends[0]).toMatchObject({ valid: false, cached: true, durationMs: 0 });
     expect(log.of("retry-select")).toHaveLength(9);
     expect(progressOf(log.events)).toContain("  ✗ counted cached");
+    // docs/replay.md: the record's reused verdicts replay as the same decisions.
+    expect(replay.differences.map(describeDifference)).toEqual([]);
+    expect(replay.identical).toBe(true);
   });
 
   it("a validator with cache: false runs on every declaration", async () => {
