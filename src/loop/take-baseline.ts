@@ -14,9 +14,9 @@ export const BASELINE_CHECK_ID = "baseline";
  * The baseline (docs/integrity.md#baseline): before iteration 1, the
  * completion steps' validators run once on the untouched tree (at once, up to
  * the lowest `concurrency` of the steps; their verdicts kept for
- * docs/completion.md#cached-verdicts), the protected
- * paths are hashed, and what they found is kept in run.json (which checks
- * pass, the files dirty at start, every test validator's test inventory).
+ * docs/completion.md#cached-verdicts), the protected paths are hashed, and
+ * what they found is kept in run.json (which checks pass, the files dirty at
+ * start, every test validator's test inventory).
  * A resumed run keeps the baseline its first attempt took.
  */
 export async function takeBaseline(run: RunContext): Promise<void> {

@@ -18,10 +18,10 @@ export type Verification = CompletionVerdict & {
 };
 
 /**
- * The checks a declaration starts (docs/completion.md): the completion
- * step's validators (at once up to its concurrency, judged in condition order;
- * an outcome on a tree already checked is reused), the integrity guards (docs/integrity.md#guards), then (when they
- * pass) the closure review, then the task's external conditions. A validator whose definition is wrong
+ * The checks a declaration starts (docs/completion.md): the completion step's validators (at
+ * once up to its concurrency, judged in condition order; an outcome on a tree already checked
+ * is reused), the integrity guards (docs/integrity.md#guards), then (when they pass) the
+ * closure review, then the task's external conditions. A validator whose definition is wrong
  * (exit 126/127, a bad module) ends the run with `error`.
  */
 export async function verifyCompletion(
