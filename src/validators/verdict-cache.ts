@@ -9,11 +9,16 @@ import type { ValidatorOutcome } from "../ports.js";
 export class VerdictCache {
   private readonly outcomes = new Map<string, ValidatorOutcome>();
 
-  /** The outcome this definition had on a tree with this fingerprint, marked `cached`. */
+  /**
+   * The outcome this definition had on a tree with this fingerprint, marked `cached`: nothing
+   * ran, so it took no time and nothing was re-run (a flaky pass was counted when it ran).
+   */
   find(fingerprint: string, definition: ValidatorDefinition): ValidatorOutcome | undefined {
     if (!definition.cache) return undefined;
     const found = this.outcomes.get(keyOf(fingerprint, definition));
-    return found === undefined ? undefined : { ...found, durationMs: 0, cached: true };
+    if (found === undefined) return undefined;
+    const { flaky: _counted, ...outcome } = found;
+    return { ...outcome, durationMs: 0, cached: true };
   }
 
   /** Keeps an outcome that says something about the tree (see `isVerdictOnTree`). */
