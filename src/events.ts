@@ -122,6 +122,8 @@ export type RunEventBody =
       configError?: string;
       /** The check passed only on a re-run (docs/completion.md#flaky-checks). */
       flaky?: { failures: number; reruns: number };
+      /** The outcome recorded on the same tree earlier in the run; nothing ran (docs/completion.md#cached-verdicts). */
+      cached?: boolean;
     }
   | {
       type: "baseline";

@@ -72,6 +72,8 @@ export interface ValidatorOutcome {
   readonly flaky?: FlakyCheck;
   /** What the OS sandbox refused the check's processes; such a check failed (docs/sandbox.md#refusals). */
   readonly sandboxRefusals?: readonly string[];
+  /** Set when the outcome is the one recorded on the same tree earlier in the run: nothing ran (docs/completion.md#cached-verdicts). */
+  readonly cached?: boolean;
 }
 
 /** How a flaky check came to pass (docs/completion.md#flaky-checks). */

@@ -122,6 +122,22 @@ describe("progress display", () => {
     ]);
   });
 
+  it("docs/completion.md#cached-verdicts says cached, in place of the time, for a reused outcome", () => {
+    const { reporter, output } = capture();
+    const reused = {
+      type: "validator-end",
+      iteration: 2,
+      validator: "tests-pass",
+      params: {},
+    } as const;
+    reporter(event({ ...reused, valid: true, durationMs: 0, cached: true }));
+    reporter(event({ ...reused, valid: true, durationMs: 700 }));
+    expect(output().trimEnd().split("\n")).toEqual([
+      "  ✓ tests-pass cached",
+      "  ✓ tests-pass 0.7s",
+    ]);
+  });
+
   it("colours only when asked", () => {
     const { reporter, output } = capture({ color: true });
     reporter(event(arc[7]!));

@@ -186,7 +186,8 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
           : event.configError
             ? ` ${event.configError}`
             : findingsOf(event.params);
-      return `  ${mark} ${event.validator} ${paint("dim", seconds(event.durationMs))}${detail}`;
+      const took = event.cached ? "cached" : seconds(event.durationMs);
+      return `  ${mark} ${event.validator} ${paint("dim", took)}${detail}`;
     }
     case "guard":
       return event.valid ? undefined : paint("red", `  ✗ ${event.guard}: ${event.detail ?? ""}`);

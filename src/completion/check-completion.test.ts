@@ -9,9 +9,11 @@ function outcome(validator: string, fields: Partial<ValidatorOutcome> = {}): Val
 /** Validators by name; records the order they were asked for. */
 function validators(table: Record<string, Partial<ValidatorOutcome>>) {
   const asked: string[] = [];
-  const runOne = async (name: string) => {
-    asked.push(name);
-    return outcome(name, table[name]);
+  const runOne = {
+    run: async (name: string) => {
+      asked.push(name);
+      return outcome(name, table[name]);
+    },
   };
   return { asked, runOne };
 }
@@ -49,12 +51,15 @@ describe("checkCompletion", () => {
 
   it("docs/completion.md#validators stopAtFirstFailure stops at the first failure", async () => {
     const { asked, runOne } = validators({ "git-clean": { valid: false, pattern: "git-dirty" } });
-    const result = await checkCompletion(conditions, runOne, { stopAtFirstFailure: true });
+    const result = await checkCompletion(conditions, runOne, {
+      stopAtFirstFailure: true,
+      concurrency: 1,
+    });
     expect(asked).toEqual(["git-clean"]);
     expect(result.valid).toBe(false);
   });
 
-  it("docs/completion.md#validators a configuration error (exit 127) stops the check and is flagged", async () => {
+  it("docs/completion.md#validators a configuration error (exit 127) starts no later check and is flagged", async () => {
     const { asked, runOne } = validators({
       "tests-pass": {
         valid: false,
@@ -63,11 +68,12 @@ describe("checkCompletion", () => {
         configError: "command not found: npmm",
       },
     });
-    const result = await checkCompletion(conditions, runOne);
+    const result = await checkCompletion(conditions, runOne, { concurrency: 1 });
     expect(asked).toEqual(["git-clean", "tests-pass"]);
     expect(result.valid).toBe(false);
     if (result.valid) return;
     expect(result.configError).toContain("npmm");
+    expect(result.brokenValidator).toBe("tests-pass");
   });
 
   it("docs/completion.md#validators a configuration error after an ordinary failure is still flagged", async () => {

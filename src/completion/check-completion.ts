@@ -1,4 +1,5 @@
 import type { ValidatorOutcome } from "../ports.js";
+import { type ConditionRunner, runConditions } from "./run-conditions.js";
 
 /** A completion condition: the name of a validator in the registry. */
 export interface CompletionCondition {
@@ -20,39 +21,49 @@ export type CompletionCheck =
       readonly failures: readonly ValidatorOutcome[];
       /** Set when a validator could not run because the definition is wrong: the run ends with `error`. */
       readonly configError?: string;
+      /** The validator whose definition is wrong, with `configError`. */
+      readonly brokenValidator?: string;
     };
-
-/** Runs one validator by name and returns what it found; it never throws for a failing check. */
-export type RunValidatorByName = (validatorName: string) => Promise<ValidatorOutcome>;
 
 export interface CheckCompletionOptions {
   /** Stop at the first failing condition (docs/completion.md#validators) instead of running all. */
   readonly stopAtFirstFailure?: boolean;
+  /** Validators running at once (docs/completion.md#concurrency); default all. */
+  readonly concurrency?: number;
 }
 
 /**
- * CompletionValidator: runs the conditions in order. The first failing
- * condition decides the pattern (docs/completion.md#validators); by default the remaining
- * conditions still run, so the record and the next summary show every unmet
- * condition at once instead of one per iteration. A configuration error
- * stops at once: the later checks could not change the outcome.
+ * CompletionValidator: runs the conditions, up to `concurrency` at once, and
+ * judges their outcomes in condition order. The first failing condition
+ * decides the pattern (docs/completion.md#validators), whichever finished
+ * first; by default every condition runs, so the record and the next summary
+ * show every unmet condition at once instead of one per iteration. A
+ * configuration error starts no later check: they could not change the outcome.
  */
 export async function checkCompletion(
   conditions: readonly CompletionCondition[],
-  runOne: RunValidatorByName,
+  runner: ConditionRunner,
   options: CheckCompletionOptions = {},
 ): Promise<CompletionCheck> {
-  const outcomes: ValidatorOutcome[] = [];
-  for (const condition of conditions) {
-    const outcome = await runOne(condition.validator);
-    outcomes.push(outcome);
-    if (outcome.configError !== undefined) break;
-    if (!outcome.valid && options.stopAtFirstFailure === true) break;
-  }
+  const outcomes = await runConditions(
+    conditions.map((condition) => condition.validator),
+    runner,
+    {
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      endsPhase: (outcome) =>
+        outcome.configError !== undefined ||
+        (!outcome.valid && options.stopAtFirstFailure === true),
+    },
+  );
+  return judgeOutcomes(outcomes);
+}
+
+/** The verdict on a phase's outcomes, in condition order. */
+export function judgeOutcomes(outcomes: readonly ValidatorOutcome[]): CompletionCheck {
   const failures = outcomes.filter((outcome) => !outcome.valid);
   const first = failures[0];
   if (first === undefined) return { valid: true, outcomes };
-  const configError = outcomes.find((outcome) => outcome.configError !== undefined)?.configError;
+  const broken = outcomes.find((outcome) => outcome.configError !== undefined);
   return {
     valid: false,
     pattern: first.pattern ?? "failed",
@@ -60,6 +71,8 @@ export async function checkCompletion(
     validator: first.validator,
     outcomes,
     failures,
-    ...(configError === undefined ? {} : { configError }),
+    ...(broken?.configError === undefined
+      ? {}
+      : { configError: broken.configError, brokenValidator: broken.validator }),
   };
 }

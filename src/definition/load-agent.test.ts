@@ -151,6 +151,7 @@ describe("loadAgent", () => {
       failurePattern: "file-not-exists",
       extractParams: {},
       reruns: 0,
+      cache: true,
     });
     expect(registry.validators["custom-check"]).toMatchObject({
       module: path.join(dir, "checks", "check.js"),

@@ -239,6 +239,7 @@ function normalizeCompletionStep(
     completionConditions: entry.completionConditions.map((condition) => ({
       validator: condition.validator,
     })),
+    ...(entry.concurrency === undefined ? {} : { concurrency: entry.concurrency }),
     ...(entry.closureReview === undefined
       ? {}
       : { closureReview: normalizeClosureReview(entry.closureReview) }),
@@ -269,6 +270,7 @@ function normalizeValidator(
     // A custom module returns its params itself.
     extractParams: validator.type === "custom" ? {} : { ...validator.extractParams },
     reruns: validator.reruns,
+    cache: validator.cache,
   };
   switch (validator.type) {
     case "command": {

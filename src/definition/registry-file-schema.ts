@@ -127,7 +127,16 @@ const completionStepSchema = z
       .describe("Another spelling of responseFormat and maxFormatRetries."),
     completionConditions: z
       .array(conditionSchema)
-      .describe("Validators run in order after a completion signal; the first failure decides."),
+      .describe(
+        "Validators run after a completion signal (at once, up to concurrency); the first failure in this order decides.",
+      ),
+    concurrency: z
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "Validators of completionConditions run at once; default all, 1 = one after another (docs/completion.md#concurrency).",
+      ),
     closureReview: z
       .strictObject({
         c2: word("Folder word 2."),

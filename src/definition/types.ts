@@ -8,6 +8,7 @@
 import type { CliOverrides } from "./apply-cli-overrides.js";
 import type { BACKEND_KINDS } from "./backend-kinds.js";
 import type { RegistryValidator } from "./registry-file-schema.js";
+import type { EXTRACTOR_NAMES } from "./validator-file-schema.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -197,17 +198,7 @@ export type SuccessWhen =
   | { readonly kind: "matches"; readonly regex: string };
 
 /** Extractor names of docs/completion.md#extract-params. */
-export type ExtractorName =
-  | "stdout"
-  | "stderr"
-  | "output"
-  | "exitCode"
-  | "parseChangedFiles"
-  | "parseUntrackedFiles"
-  | "parseTestOutput"
-  | "parseTestInventory"
-  | "parseTypeErrors"
-  | "parseLintErrors";
+export type ExtractorName = (typeof EXTRACTOR_NAMES)[number];
 
 interface ValidatorBase {
   readonly name: string;
@@ -216,6 +207,8 @@ interface ValidatorBase {
   readonly extractParams: Readonly<Record<string, ExtractorName>>;
   /** Times a failing run is repeated to tell a flaky check (docs/completion.md#flaky-checks); default 0. */
   readonly reruns: number;
+  /** false: an outcome is never reused on an unchanged tree (docs/completion.md#cached-verdicts). */
+  readonly cache: boolean;
 }
 
 export interface CommandValidatorDefinition extends ValidatorBase {
@@ -274,6 +267,8 @@ export interface CompletionStepDefinition {
   readonly outputSchemaRef?: OutputSchemaRef;
   readonly responseFormat?: ResponseFormat;
   readonly completionConditions: readonly { readonly validator: string }[];
+  /** How many of the conditions' validators run at once (docs/completion.md#concurrency); absent: all. */
+  readonly concurrency?: number;
   readonly closureReview?: ClosureReviewDefinition;
   readonly onFailure: OnFailure;
   readonly maxFormatRetries: number;

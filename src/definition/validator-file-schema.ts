@@ -5,7 +5,6 @@
 import { z } from "zod";
 import { parseSuccessWhen, SUCCESS_WHEN_GRAMMAR } from "../validators/success-when.js";
 import { insidePath } from "./inside-path.js";
-import type { ExtractorName } from "./types.js";
 
 /** Every extractor of docs/completion.md#extract-params, in the order the docs list them. */
 export const EXTRACTOR_NAMES = [
@@ -19,16 +18,7 @@ export const EXTRACTOR_NAMES = [
   "parseTestInventory",
   "parseTypeErrors",
   "parseLintErrors",
-] as const satisfies readonly ExtractorName[];
-
-// Fails to compile when ExtractorName gains a member the list above lacks.
-const extractorListIsComplete: Exclude<
-  ExtractorName,
-  (typeof EXTRACTOR_NAMES)[number]
-> extends never
-  ? true
-  : false = true;
-void extractorListIsComplete;
+] as const;
 
 const SUCCESS_WHEN_PATTERN = "^(empty|not-empty|exitCode:[0-9]+|contains:.+|matches:.+)$";
 
@@ -77,6 +67,13 @@ const rerunsSchema = z
     "Times a failing run is repeated; a re-run that passes on an unchanged working tree counts, marked flaky (docs/completion.md#flaky-checks).",
   );
 
+const cacheSchema = z
+  .boolean()
+  .default(true)
+  .describe(
+    "false: run on every declaration, even on a working tree this run already checked (docs/completion.md#cached-verdicts).",
+  );
+
 const commandValidatorSchema = z
   .strictObject({
     type: z.literal("command").describe("Run a shell command in the working tree."),
@@ -90,6 +87,7 @@ const commandValidatorSchema = z
     failurePattern: failurePatternSchema,
     extractParams: extractParamsSchema,
     reruns: rerunsSchema,
+    cache: cacheSchema,
   })
   .describe("A command validator.");
 
@@ -107,6 +105,7 @@ const fileValidatorSchema = z
     failurePattern: failurePatternSchema,
     extractParams: extractParamsSchema,
     reruns: rerunsSchema,
+    cache: cacheSchema,
   })
   .describe("A file validator.");
 
@@ -118,6 +117,7 @@ const customValidatorSchema = z
     ),
     failurePattern: failurePatternSchema,
     reruns: rerunsSchema,
+    cache: cacheSchema,
   })
   .describe(
     "A custom validator: its module returns the params itself, so it has no extractParams.",

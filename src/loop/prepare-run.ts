@@ -18,6 +18,7 @@ import {
 } from "../record/run-state.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
 import { runValidator, unknownValidatorOutcome } from "../validators/run-validator.js";
+import { VerdictCache } from "../validators/verdict-cache.js";
 import { emit, type RunContext, saveState, waitForState } from "./run-context.js";
 import type { DefinitionStart, NewRun, RunSettings } from "./run-settings.js";
 import { findStep } from "./start-iteration.js";
@@ -49,6 +50,7 @@ export async function prepareRun(settings: RunSettings): Promise<RunContext> {
       ...(settings.worktree === undefined ? {} : { worktree: settings.worktree }),
       ...(settings.sandbox === undefined ? {} : { sandbox: sandboxRecord(settings.sandbox) }),
     },
+    verdicts: new VerdictCache(),
     stateWritten: Promise.resolve(),
   };
   findStep(run, run.state.stepId);
@@ -114,6 +116,7 @@ export function refuseCompletedRun(state: RunState, runDir: string): void {
 
 function makePorts(settings: RunSettings): LoopPorts {
   const { agent } = settings;
+  const leaving = oneAtATime();
   const sandbox = settings.sandbox?.on === true ? settings.sandbox.sandbox : undefined;
   const schemas = new SchemaResolver(join(agent.dir, "schemas"));
   return {
@@ -136,13 +139,31 @@ function makePorts(settings: RunSettings): LoopPorts {
         ...context,
         processEnv: settings.environments.validators,
         ...(entry === undefined ? {} : { sandbox: entry.wrapper }),
-      }).finally(() => entry?.leave());
-      return withSandboxRefusals(outcome, sandbox);
+      }).catch(async (error: unknown) => {
+        await leaving(async () => entry?.leave());
+        throw error;
+      });
+      // Checks run at once (docs/completion.md#concurrency): each leaves the sandbox and takes
+      // what it was refused in a turn of its own, so a refusal is told to the check it was made to.
+      return leaving(async () => {
+        await entry?.leave();
+        return withSandboxRefusals(outcome, sandbox);
+      });
     },
     schemaValidators: new SchemaValidators(),
     integrity: makeIntegrityProbe(settings.protectedSet),
     ...(sandbox === undefined ? {} : { sandbox }),
     ...settings.ports,
+  };
+}
+
+/** Runs the work it is given one after another, in the order given. */
+function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const result = last.then(work);
+    last = result.catch(() => undefined);
+    return result;
   };
 }
 

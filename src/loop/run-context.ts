@@ -3,6 +3,7 @@ import type { ResolvedAgent } from "../definition/types.js";
 import { EVENT_FORMAT_VERSION, type RunEvent, type RunEventBody } from "../events.js";
 import type { LoopPorts } from "../ports.js";
 import type { RunState } from "../record/run-state.js";
+import type { VerdictCache } from "../validators/verdict-cache.js";
 import type { Declaration } from "./run-settings.js";
 
 /**
@@ -24,6 +25,8 @@ export interface RunContext {
   readonly beforeChecks?: (declaration: Declaration) => Promise<void>;
   /** Clock time this process started (or resumed) the run: the wall-time budget counts from here. */
   readonly startedAtMs: number;
+  /** The checks' outcomes on the trees this process checked (docs/completion.md#cached-verdicts). */
+  readonly verdicts: VerdictCache;
   state: RunState;
   /** The last run.json write (see `saveState`). */
   stateWritten: Promise<void>;

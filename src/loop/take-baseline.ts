@@ -1,8 +1,10 @@
+import { runConditions } from "../completion/run-conditions.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import type { Baseline } from "../integrity/baseline.js";
 import { inventoryOf } from "../integrity/guards.js";
 import type { TestInventory } from "../validators/extract/test-inventory.js";
 import { warn } from "./end-iteration.js";
+import { makeCheckRunner, phaseConcurrency, readPhaseFingerprint } from "./run-checks.js";
 import { emit, isoTime, type RunContext, saveState, updateState } from "./run-context.js";
 
 /** The check id the baseline's validators see in `CLOSER_CHECK_ID`. */
@@ -10,9 +12,11 @@ export const BASELINE_CHECK_ID = "baseline";
 
 /**
  * The baseline (docs/integrity.md#baseline): before iteration 1, the
- * completion steps' validators run once on the untouched tree, the protected
- * paths are hashed, and what they found is kept in run.json (which checks
- * pass, the files dirty at start, every test validator's test inventory).
+ * completion steps' validators run once on the untouched tree (at once, up to
+ * the lowest `concurrency` of the steps; their verdicts kept for
+ * docs/completion.md#cached-verdicts), the protected paths are hashed, and
+ * what they found is kept in run.json (which checks pass, the files dirty at
+ * start, every test validator's test inventory).
  * A resumed run keeps the baseline its first attempt took.
  */
 export async function takeBaseline(run: RunContext): Promise<void> {
@@ -32,19 +36,19 @@ export async function takeBaseline(run: RunContext): Promise<void> {
   const commit = await run.ports.integrity.readHeadCommit().catch(() => "");
   const checks: { validator: string; valid: boolean; durationMs: number; tests?: number }[] = [];
   const inventories: Record<string, TestInventory> = {};
-  for (const validator of completionValidators(run.agent)) {
-    if (run.signal.aborted) return;
-    const outcome = await run.ports.runValidator(validator, {
-      cwd: run.cwd,
-      agentDir: run.agent.dir,
-      checkId: BASELINE_CHECK_ID,
-      env: { CLOSER_CHECK_ID: BASELINE_CHECK_ID, CLOSER_RUN_ID: run.runId },
-      signal: run.signal,
-    });
+  const names = completionValidators(run.agent);
+  const fingerprint = await readPhaseFingerprint(run, names);
+  const concurrency = phaseConcurrency(Object.values(run.agent.registry.completionSteps));
+  const outcomes = await runConditions(
+    names,
+    makeCheckRunner(run, { checkId: BASELINE_CHECK_ID }, fingerprint),
+    concurrency === undefined ? {} : { concurrency },
+  );
+  for (const outcome of outcomes) {
     const inventory = inventoryOf(outcome);
-    if (inventory !== undefined) inventories[validator] = inventory;
+    if (inventory !== undefined) inventories[outcome.validator] = inventory;
     checks.push({
-      validator,
+      validator: outcome.validator,
       valid: outcome.valid,
       durationMs: outcome.durationMs,
       ...(inventory === undefined ? {} : { tests: inventory.tests.length }),

@@ -1,12 +1,12 @@
 import { type CompletionCheck, checkCompletion } from "../completion/check-completion.js";
 import type { ClosureReviewReading } from "../completion/closure-review.js";
 import { type CompletionVerdict, isComplete } from "../completion/is-complete.js";
-import type { ValidatorOutcome } from "../ports.js";
 import type { RunState } from "../record/run-state.js";
 import { checkGuards, guardFailure } from "./check-guards.js";
-import { guardSandbox, recordRefusals } from "./guard-sandbox.js";
+import { guardSandbox } from "./guard-sandbox.js";
 import { reviewClosure } from "./review-closure.js";
-import { emit, type RunContext, updateState } from "./run-context.js";
+import { makeCheckRunner, phaseConcurrency, readPhaseFingerprint } from "./run-checks.js";
+import { type RunContext, updateState } from "./run-context.js";
 import type { Declaration } from "./run-settings.js";
 import type { Turn } from "./start-iteration.js";
 import { abortedWhen, failed, isTerminal, type Terminal } from "./terminal-state.js";
@@ -18,9 +18,10 @@ export type Verification = CompletionVerdict & {
 };
 
 /**
- * The checks a declaration starts (docs/completion.md): the completion
- * step's validators in order, the integrity guards (docs/integrity.md#guards), then (when they
- * pass) the closure review, then the task's external conditions. A validator whose definition is wrong
+ * The checks a declaration starts (docs/completion.md): the completion step's validators (at
+ * once up to its concurrency, judged in condition order; an outcome on a tree already checked
+ * is reused), the integrity guards (docs/integrity.md#guards), then (when they pass) the
+ * closure review, then the task's external conditions. A validator whose definition is wrong
  * (exit 126/127, a bad module) ends the run with `error`.
  */
 export async function verifyCompletion(
@@ -32,13 +33,21 @@ export async function verifyCompletion(
   // The protected paths are hashed while the validators run: the model's turn is over.
   const protectedNow = run.ports.integrity.fingerprintProtected();
   protectedNow.catch(() => undefined);
-  const validation = await checkCompletion(conditions, (name) => runOneValidator(run, turn, name));
+  const names = conditions.map((condition) => condition.validator);
+  const fingerprint = await readPhaseFingerprint(run, names);
+  const phase = { checkId: turn.checkId, iteration: turn.iteration };
+  const concurrency = phaseConcurrency([turn.completionStep]);
+  const validation = await checkCompletion(
+    conditions,
+    makeCheckRunner(run, phase, fingerprint),
+    concurrency === undefined ? {} : { concurrency },
+  );
   if (run.signal.aborted)
     return abortedWhen(run, `during the checks of iteration ${turn.iteration}`);
   if (!validation.valid && validation.configError !== undefined) {
     return failed(
       "config_error",
-      `validator "${validation.validator}" cannot run: ${validation.configError}`,
+      `validator "${validation.brokenValidator ?? validation.validator}" cannot run: ${validation.configError}`,
     );
   }
   recordFlaky(run, turn, validation);
@@ -82,51 +91,4 @@ function recordFlaky(run: RunContext, turn: Turn, validation: CompletionCheck): 
 function passedChecks(validation: CompletionCheck): string[] {
   const passed = validation.outcomes.filter((outcome) => outcome.valid);
   return [...new Set(passed.map((outcome) => outcome.validator))];
-}
-
-async function runOneValidator(
-  run: RunContext,
-  turn: Turn,
-  name: string,
-): Promise<ValidatorOutcome> {
-  const definition = run.agent.registry.validators[name];
-  const command = definition?.type === "command" ? definition.command : undefined;
-  // The run was stopped: the checks left are not run, and none of them failed.
-  if (run.signal.aborted)
-    return { validator: name, valid: false, params: {}, durationMs: 0, aborted: true };
-  emit(run, {
-    type: "validator-start",
-    iteration: turn.iteration,
-    validator: name,
-    ...(command === undefined ? {} : { command }),
-  });
-  const outcome = await run.ports.runValidator(name, {
-    cwd: run.cwd,
-    agentDir: run.agent.dir,
-    checkId: turn.checkId,
-    env: { CLOSER_CHECK_ID: turn.checkId, CLOSER_RUN_ID: run.runId },
-    signal: run.signal,
-  });
-  emit(run, {
-    type: "validator-end",
-    iteration: turn.iteration,
-    validator: name,
-    valid: outcome.valid,
-    ...(outcome.pattern === undefined ? {} : { pattern: outcome.pattern }),
-    ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
-    durationMs: outcome.durationMs,
-    ...(outcome.timedOut === undefined ? {} : { timedOut: outcome.timedOut }),
-    ...(outcome.aborted === true ? { aborted: true } : {}),
-    params: { ...outcome.params },
-    ...(outcome.stdout === undefined ? {} : { stdout: outcome.stdout }),
-    ...(outcome.stderr === undefined ? {} : { stderr: outcome.stderr }),
-    ...(outcome.configError === undefined ? {} : { configError: outcome.configError }),
-    ...(outcome.flaky === undefined ? {} : { flaky: { ...outcome.flaky } }),
-  });
-  if (outcome.sandboxRefusals !== undefined) {
-    const { iteration } = turn;
-    const refusals = outcome.sandboxRefusals;
-    recordRefusals(run, { iteration, kind: "validators", refusals, validator: name });
-  }
-  return outcome;
 }

@@ -111,7 +111,10 @@ function describeReceipt(receipt: Receipt): string {
 function renderCheck(check: CheckView, mark: (valid: boolean) => string, paint: Paint): string[] {
   const facts = [
     check.pattern,
-    check.durationMs === undefined ? undefined : formatDuration(check.durationMs),
+    check.cached === true ? "cached" : undefined,
+    check.durationMs === undefined || check.cached === true
+      ? undefined
+      : formatDuration(check.durationMs),
     check.exitCode === undefined ? undefined : `exit ${check.exitCode}`,
   ].filter((fact) => fact !== undefined);
   const out = [

@@ -105,6 +105,8 @@ export interface CheckView {
   readonly pattern?: string;
   readonly durationMs?: number;
   readonly exitCode?: number;
+  /** The outcome recorded on the same tree earlier in the run: nothing ran (docs/completion.md#cached-verdicts). */
+  readonly cached?: boolean;
   /** What the check found: its output, the guard's detail, the review's pending actions. */
   readonly output?: string;
 }

@@ -28,6 +28,7 @@ export async function validatorCheck(event: Json, runDir: string): Promise<Check
     ...optionalString("pattern", event.pattern),
     ...optionalNumber("durationMs", event.durationMs),
     ...optionalNumber("exitCode", event.exitCode),
+    ...(event.cached === true ? { cached: true } : {}),
     ...(found === "" ? {} : { output: found }),
   };
 }

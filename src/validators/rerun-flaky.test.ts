@@ -45,6 +45,7 @@ function validator(command: string, reruns: number): CommandValidatorDefinition 
     failurePattern: "test-failed",
     extractParams: { output: "stdout" },
     reruns,
+    cache: true,
   };
 }
 

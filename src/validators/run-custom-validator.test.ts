@@ -82,6 +82,7 @@ function customValidator(module: string, timeoutMs = 10_000): CustomValidatorDef
     failurePattern: "review-failed",
     extractParams: {},
     reruns: 0,
+    cache: true,
     module: join(agentDir, module),
     timeoutMs,
   };

@@ -47,6 +47,7 @@ function commandValidator(
     failurePattern: "check-failed",
     extractParams: {},
     reruns: 0,
+    cache: true,
     timeoutMs: 10_000,
     successWhen: parsed.value,
     ...fields,
@@ -227,6 +228,7 @@ function fileValidator(fields: Partial<FileValidatorDefinition> & { path: string
     failurePattern: "file-missing",
     extractParams: {},
     reruns: 0,
+    cache: true,
     ...fields,
   } satisfies FileValidatorDefinition;
 }

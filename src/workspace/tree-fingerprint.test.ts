@@ -5,7 +5,30 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommand } from "../process/shell-command.js";
 import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
 import { isInsideGitRepository } from "./git.js";
-import { readTreeFingerprint } from "./tree-fingerprint.js";
+import { parseStatusV2Paths, readTreeFingerprint } from "./tree-fingerprint.js";
+
+describe("parseStatusV2Paths", () => {
+  it("reads changed, renamed (with the source), unmerged and untracked paths, spaces kept", () => {
+    const hash = "0".repeat(40);
+    const status = [
+      `# branch.oid ${hash}`,
+      "# branch.head main",
+      `1 .M N... 100644 100644 100644 ${hash} ${hash} a file.txt`,
+      `2 R. N... 100644 100644 100644 ${hash} ${hash} R100 new name.txt`,
+      "old name.txt",
+      `u UU N... 100644 100644 100644 100644 ${hash} ${hash} ${hash} both.txt`,
+      "? notes/new.md",
+      "",
+    ].join("\0");
+    expect(parseStatusV2Paths(status)).toEqual([
+      "a file.txt",
+      "new name.txt",
+      "old name.txt",
+      "both.txt",
+      "notes/new.md",
+    ]);
+  });
+});
 
 describe("readTreeFingerprint in a repository", () => {
   let repo: FixtureRepo;
@@ -44,6 +67,17 @@ describe("readTreeFingerprint in a repository", () => {
     await record();
     await repo.commitAll("work");
     await record();
+  });
+
+  it("changes with the index, though the files and the status read the same", async () => {
+    await write("README.md", "# staged once\n");
+    await repo.git("add", "README.md");
+    await write("README.md", "# in the tree\n");
+    const before = await readTreeFingerprint(repo.dir);
+    await write("README.md", "# staged twice\n");
+    await repo.git("add", "README.md");
+    await write("README.md", "# in the tree\n");
+    expect(await readTreeFingerprint(repo.dir)).not.toBe(before);
   });
 
   it("works in a repository without a commit", async () => {

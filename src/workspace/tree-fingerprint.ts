@@ -1,15 +1,16 @@
 /**
  * A fingerprint of a working tree's content: equal fingerprints mean nothing
- * in the tree changed in between (docs/completion.md#flaky-checks). In git
- * it covers HEAD, the status (untracked files included), the diff against
- * HEAD and the content of every file the status lists; ignored files are left
- * out. Outside git it covers every file under the folder but `.git` and
+ * in the tree changed in between (docs/completion.md#flaky-checks,
+ * docs/completion.md#cached-verdicts). In git it covers HEAD, the index (the
+ * object of every entry that differs from HEAD), the status (untracked files
+ * included) and the content of every file the status lists; ignored files are
+ * left out. Outside git it covers every file under the folder but `.git` and
  * `node_modules`.
  */
 import { createHash, type Hash } from "node:crypto";
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
-import { isInsideGitRepository, parseStatusPaths, readGit, runGit } from "./git.js";
+import { readGit, runGit } from "./git.js";
 
 /** Folders a tree outside git is read without. */
 const SKIPPED_FOLDERS = new Set([".git", "node_modules"]);
@@ -33,25 +34,63 @@ async function addPath(hash: Hash, root: string, file: string): Promise<void> {
   }
 }
 
-async function addGitTree(hash: Hash, cwd: string, signal?: AbortSignal): Promise<void> {
-  const options = signal === undefined ? {} : { signal };
-  const root = await readGit(cwd, ["rev-parse", "--show-toplevel"], options);
-  const head = await runGit(root, ["rev-parse", "--verify", "--quiet", "HEAD"], {
-    ...options,
-    allowFailure: true,
-  });
-  addPart(hash, "head", head.stdout.trim());
+/** Space-separated fields before the path, by the kind of a porcelain v2 entry. */
+const FIELDS_BEFORE_PATH: Readonly<Record<string, number>> = { "1": 8, "2": 9, u: 10, "?": 1 };
+
+/**
+ * The paths of a `git status --porcelain=v2 -z` listing, a rename's source
+ * included (it is the NUL-separated entry after the rename's).
+ */
+export function parseStatusV2Paths(status: string): string[] {
+  const entries = status.split("\0");
+  const files: string[] = [];
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index] ?? "";
+    const fields = FIELDS_BEFORE_PATH[entry.slice(0, entry.indexOf(" "))];
+    if (fields === undefined) continue;
+    const pathStart = entry.split(" ", fields).join(" ").length + 1;
+    files.push(entry.slice(pathStart));
+    if (entry.startsWith("2 ")) files.push(entries[++index] ?? "");
+  }
+  return files.filter((file) => file !== "");
+}
+
+/**
+ * HEAD, the index and the working tree in one `git status`: porcelain v2 names
+ * the commit HEAD is at and, for every entry that differs, its object in HEAD
+ * and in the index; the content of every changed and untracked file is hashed here.
+ */
+async function addGitTree(hash: Hash, root: string, signal?: AbortSignal): Promise<void> {
   const status = await readGit(
     root,
-    ["status", "--porcelain=v1", "-z", "--untracked-files=all"],
-    options,
+    [
+      "status",
+      "--porcelain=v2",
+      "-z",
+      "--branch",
+      "--no-ahead-behind",
+      "--untracked-files=all",
+      "--ignore-submodules=none",
+    ],
+    signal === undefined ? {} : { signal },
   );
   addPart(hash, "status", status);
-  if (head.exitCode === 0) {
-    const diff = await readGit(root, ["diff", "HEAD", "--binary", "--no-ext-diff"], options);
-    addPart(hash, "diff", diff);
+  for (const file of parseStatusV2Paths(status)) await addPath(hash, root, file);
+}
+
+/** The top of the repository `cwd` is in; undefined outside git. */
+async function readGitRoot(cwd: string, signal?: AbortSignal): Promise<string | undefined> {
+  const options = signal === undefined ? {} : { signal };
+  try {
+    const result = await runGit(cwd, ["rev-parse", "--show-toplevel"], {
+      ...options,
+      allowFailure: true,
+    });
+    const root = result.stdout.trim();
+    return result.exitCode === 0 && root !== "" ? root : undefined;
+  } catch {
+    return undefined;
   }
-  for (const file of parseStatusPaths(status, { sources: true })) await addPath(hash, root, file);
 }
 
 async function addFolder(hash: Hash, root: string, folder: string): Promise<void> {
@@ -67,7 +106,8 @@ async function addFolder(hash: Hash, root: string, folder: string): Promise<void
 /** The fingerprint of the working tree at `cwd` (a hex digest). Throws when git fails. */
 export async function readTreeFingerprint(cwd: string, signal?: AbortSignal): Promise<string> {
   const hash = createHash("sha256");
-  if (await isInsideGitRepository(cwd)) await addGitTree(hash, cwd, signal);
+  const root = await readGitRoot(cwd, signal);
+  if (root !== undefined) await addGitTree(hash, root, signal);
   else await addFolder(hash, cwd, "");
   return hash.digest("hex");
 }

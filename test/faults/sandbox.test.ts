@@ -478,14 +478,23 @@ describe("The OS sandbox", () => {
         const target = join(outside, "from-check.txt");
         repo = await makeFaultRepo({
           runner: { maxIterations: 2 },
-          validators: { "tests-pass": checkRunning(`echo checked > ${target}; exit 0`) },
-          conditions: ["tests-pass"],
+          validators: {
+            // Runs beside the refused check (docs/completion.md#concurrency): not refused itself.
+            honest: { ...checkRunning("sleep 1; exit 0"), cache: false },
+            "tests-pass": checkRunning(`echo checked > ${target}; exit 0`),
+          },
+          conditions: ["honest", "tests-pass"],
         });
         const result = await runSandboxed(repo.dir);
         const run = await recordOf(repo.dir);
         expect(result.code, result.stderr).toBe(1);
         await expect(stat(target)).rejects.toThrow();
         expectCheckRefused(run, target);
+        const honest = ofType(run.events, "validator-end").filter(
+          (event) => event.validator === "honest",
+        );
+        expect(honest.length).toBeGreaterThan(0);
+        for (const end of honest) expect(end).toMatchObject({ valid: true });
       },
     );
 

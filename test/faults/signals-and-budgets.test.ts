@@ -230,6 +230,8 @@ describe("Signals, budgets and processes", () => {
             successWhen: "exitCode:0",
             failurePattern: "check-failed",
             extractParams: { errorOutput: "stderr" },
+            // It reads an ignored file and the check id (docs/completion.md#cached-verdicts).
+            cache: false,
           },
         },
         conditions: ["holding-check"],
@@ -295,6 +297,8 @@ describe("Signals, budgets and processes", () => {
           successWhen: "exitCode:0",
           failurePattern: "check-failed",
           extractParams: { errorOutput: "stderr" },
+          // It reads an ignored file and the check id (docs/completion.md#cached-verdicts).
+          cache: false,
         },
       },
       conditions: ["holding-check"],

@@ -103,6 +103,7 @@ describe("describeGitNeed", () => {
     failurePattern: "failed",
     extractParams: {},
     reruns: 0,
+    cache: true,
   });
 
   it.each([

@@ -35,7 +35,7 @@ describe("scenarios: how the declaration arrives", () => {
     expect(log.of("format-check").map((event) => event.valid)).toEqual([false, true]);
     expect(log.of("prompt")[1]).toMatchObject({ kind: "format-retry" });
     expect(backend.calls[1]?.prompt).toContain("format-error");
-    expect(log.of("validator-start")).toHaveLength(1);
+    expect(log.of("validator-end")).toHaveLength(1);
     expect(result).toMatchObject({ status: "completed", iterations: 2 });
   });
 
@@ -53,7 +53,7 @@ describe("scenarios: how the declaration arrives", () => {
     const { result, log } = await runTask(setup, backend);
 
     expect(log.of("format-check").map((event) => event.formatRetries)).toEqual([1, 2]);
-    expect(log.of("validator-start").map((event) => event.iteration)).toEqual([2]);
+    expect(log.of("validator-end").map((event) => event.iteration)).toEqual([2]);
     expect(result).toMatchObject({ status: "completed", iterations: 2 });
     expect(result.warnings[0]).toContain("format");
   });
@@ -121,7 +121,7 @@ describe("scenarios: how the declaration arrives", () => {
       path.join(result.runDir, "decision.json"),
     );
     expect(stale?.checkId).not.toBe(fresh?.checkId);
-    expect(log.of("validator-start")).toHaveLength(1);
+    expect(log.of("validator-end")).toHaveLength(1);
     expect(result).toMatchObject({ status: "completed", iterations: 2 });
   });
 
@@ -155,6 +155,8 @@ describe("scenarios: how the declaration arrives", () => {
           command: 'printf %s "$CLOSER_CHECK_ID"',
           successWhen: "not-empty",
           failurePattern: "slow-check",
+          // It reads the check id: its outcome is not the tree's alone (docs/completion.md#cached-verdicts).
+          cache: false,
         },
       },
       conditions: ["check-id-seen", "tests-pass"],
@@ -216,7 +218,7 @@ describe("scenarios: how the declaration arrives", () => {
     const { result, log } = await runTask(setup, backend);
 
     expect(log.of("decision").map((event) => event.decision)).toEqual(["incomplete", "complete"]);
-    expect(log.of("validator-start").map((event) => event.iteration)).toEqual([2]);
+    expect(log.of("validator-end").map((event) => event.iteration)).toEqual([2]);
     expect(result).toMatchObject({ status: "completed", iterations: 2 });
   });
 

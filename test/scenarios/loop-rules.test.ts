@@ -32,7 +32,7 @@ describe("docs/loop.md: the rules the loop keeps", () => {
     ]);
     const { result, log } = await runTask(setup, backend);
 
-    expect(log.of("validator-start").map((event) => event.iteration)).toEqual([2]);
+    expect(log.of("validator-end").map((event) => event.iteration)).toEqual([2]);
     expect(log.of("iteration-start").map((event) => event.step)).toEqual([
       "initial.task",
       "continuation.task",

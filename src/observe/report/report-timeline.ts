@@ -94,7 +94,10 @@ function renderCheck(check: CheckView): Html {
     check.kind === "validator" ? undefined : check.kind,
     check.pattern === undefined ? undefined : `pattern ${check.pattern}`,
     check.exitCode === undefined ? undefined : `exit ${check.exitCode}`,
-    check.durationMs === undefined ? undefined : formatDuration(check.durationMs),
+    check.cached === true ? "cached" : undefined,
+    check.durationMs === undefined || check.cached === true
+      ? undefined
+      : formatDuration(check.durationMs),
   ].filter((fact) => fact !== undefined);
   const output =
     check.output === undefined || check.output === ""
