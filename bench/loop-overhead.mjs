@@ -31,12 +31,13 @@ const agent = {
     entryStep: "work.task",
     completionPatterns: { "git-dirty": { params: ["untrackedFiles"] } },
     validators: {
-      noop: { type: "command", command: COMMANDS[0], failurePattern: "git-dirty" },
+      noop: { type: "command", command: COMMANDS[0], failurePattern: "git-dirty", cache: false },
       "git-clean": {
         type: "command",
         command: COMMANDS[1],
         successWhen: "empty",
         failurePattern: "git-dirty",
+        cache: false,
         extractParams: { untrackedFiles: "parseUntrackedFiles" },
       },
     },
