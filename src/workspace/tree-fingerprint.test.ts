@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -91,6 +91,50 @@ describe("readTreeFingerprint in a repository", () => {
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }
+  });
+});
+
+describe("readTreeFingerprint asking git for the top once", () => {
+  let repo: FixtureRepo;
+  let bin: string;
+  let savedPath: string | undefined;
+  beforeEach(async () => {
+    repo = await makeFixtureRepo({ files: { "README.md": "# demo\n" } });
+    // A git on PATH that logs its arguments, then runs the real one.
+    bin = await realpath(await mkdtemp(path.join(tmpdir(), "closer-logging-git-")));
+    const realGit = (
+      await runCommand({ command: ["sh", "-c", "command -v git"], cwd: bin, timeoutMs: 10_000 })
+    ).stdout.trim();
+    await writeFile(
+      path.join(bin, "git"),
+      `#!/bin/sh\necho "$*" >> "${bin}/calls"\nexec "${realGit}" "$@"\n`,
+      { mode: 0o755 },
+    );
+    savedPath = process.env.PATH;
+    process.env.PATH = `${bin}:${savedPath ?? ""}`;
+  });
+  afterEach(async () => {
+    process.env.PATH = savedPath;
+    await repo.cleanup();
+    await rm(bin, { recursive: true, force: true });
+  });
+  const calls = async () => (await readFile(path.join(bin, "calls"), "utf8")).trim().split("\n");
+
+  it("reads the status alone at the next declaration on the top of a repository", async () => {
+    const first = await readTreeFingerprint(repo.dir);
+    await writeFile(path.join(repo.dir, "README.md"), "# changed\n");
+    expect(await readTreeFingerprint(repo.dir)).not.toBe(first);
+    const made = await calls();
+    expect(made.filter((line) => line.includes("--show-toplevel"))).toHaveLength(1);
+    expect(made.filter((line) => line.includes(" status "))).toHaveLength(2);
+  });
+
+  it("reads the folder itself once its .git is gone", async () => {
+    await readTreeFingerprint(repo.dir);
+    await rm(path.join(repo.dir, ".git"), { recursive: true, force: true });
+    const plain = await readTreeFingerprint(repo.dir);
+    await writeFile(path.join(repo.dir, "README.md"), "# changed\n");
+    expect(await readTreeFingerprint(repo.dir)).not.toBe(plain);
   });
 });
 

@@ -78,8 +78,26 @@ async function addGitTree(hash: Hash, root: string, signal?: AbortSignal): Promi
   for (const file of parseStatusV2Paths(status)) await addPath(hash, root, file);
 }
 
+/**
+ * Folders git named as the top of their own repository. While such a folder
+ * still holds its `.git`, git finds the repository there again, so a loop
+ * that fingerprints its tree at every declaration asks git only once.
+ */
+const knownTops = new Set<string>();
+
+async function holdsGitEntry(folder: string): Promise<boolean> {
+  try {
+    await lstat(path.join(folder, ".git"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The top of the repository `cwd` is in; undefined outside git. */
 async function readGitRoot(cwd: string, signal?: AbortSignal): Promise<string | undefined> {
+  if (knownTops.has(cwd) && (await holdsGitEntry(cwd))) return cwd;
+  knownTops.delete(cwd);
   const options = signal === undefined ? {} : { signal };
   try {
     const result = await runGit(cwd, ["rev-parse", "--show-toplevel"], {
@@ -87,7 +105,9 @@ async function readGitRoot(cwd: string, signal?: AbortSignal): Promise<string | 
       allowFailure: true,
     });
     const root = result.stdout.trim();
-    return result.exitCode === 0 && root !== "" ? root : undefined;
+    if (result.exitCode !== 0 || root === "") return undefined;
+    if (root === cwd) knownTops.add(cwd);
+    return root;
   } catch {
     return undefined;
   }
@@ -107,7 +127,14 @@ async function addFolder(hash: Hash, root: string, folder: string): Promise<void
 export async function readTreeFingerprint(cwd: string, signal?: AbortSignal): Promise<string> {
   const hash = createHash("sha256");
   const root = await readGitRoot(cwd, signal);
-  if (root !== undefined) await addGitTree(hash, root, signal);
-  else await addFolder(hash, cwd, "");
+  if (root === undefined) await addFolder(hash, cwd, "");
+  else {
+    try {
+      await addGitTree(hash, root, signal);
+    } catch (error) {
+      knownTops.delete(cwd);
+      throw error;
+    }
+  }
   return hash.digest("hex");
 }
