@@ -115,6 +115,8 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
       );
       expect(packages.has("zod")).toBe(true);
       expect(loadedOf(packages, ONLY_FOR_GITHUB_AND_CLAUDE)).toEqual([]);
+      // No step of this agent has an output schema: nothing checks one.
+      expect(loadedOf(packages, ["ajv"])).toEqual([]);
     });
   });
 
@@ -130,6 +132,8 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
       const packages = await packagesTheBinLoads(["validate", "example"], EXAMPLE_REPO);
       expect(packages.has("zod")).toBe(true);
       expect(loadedOf(packages, ONLY_FOR_GITHUB_AND_CLAUDE)).toEqual([]);
+      // No step of this agent has an output schema: nothing checks one.
+      expect(loadedOf(packages, ["ajv"])).toEqual([]);
     });
   });
 });
