@@ -13,6 +13,13 @@ import { WORD_PATTERN } from "./path-word.js";
 import { registryFileSchema } from "./registry-file-schema.js";
 import type { ResolvedAgent } from "./types.js";
 
+/**
+ * A definition file is parsed about once per process: zod's compiled fast
+ * path (built on a schema's first parse) costs more than it saves then
+ * (docs/cli.md#start-up).
+ */
+const ONE_PARSE = { jitless: true } as const;
+
 export interface LoadAgentOptions {
   /** The project folder; agents live in `<cwd>/.agent/<name>/`. */
   readonly cwd: string;
@@ -104,7 +111,7 @@ export async function readAgent(name: string, cwd: string, dir?: string): Promis
     const agentData = parseJsonText(await readAgentJson(agentFile, name, cwd), agentFile);
     description = descriptionOf(agentData);
     const problems: CloserError[] = [];
-    const agentResult = agentFileSchema.safeParse(agentData);
+    const agentResult = agentFileSchema.safeParse(agentData, ONE_PARSE);
     if (!agentResult.success) {
       problems.push(...validationErrors(agentResult.error, agentFile, agentData, agentFileSchema));
     }
@@ -192,7 +199,7 @@ async function readRegistry(file: string, problems: CloserError[]) {
   }
   try {
     const data = parseJsonText(text, file);
-    const result = registryFileSchema.safeParse(data);
+    const result = registryFileSchema.safeParse(data, ONE_PARSE);
     if (result.success) return result.data;
     problems.push(...validationErrors(result.error, file, data, registryFileSchema));
   } catch (error) {
