@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCommand } from "../process/shell-command.js";
 import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
 import { readChangesSince, readHeadCommit, splitDiff } from "./changes-since.js";
 import { commitAll } from "./git.js";
@@ -50,6 +51,10 @@ describe("readChangesSince", () => {
     try {
       expect(await readHeadCommit(plain)).toBe("");
       expect(await readChangesSince(plain, "abc")).toEqual({ stat: "", files: [] });
+      await runCommand({ command: ["git", "init", "-q"], cwd: plain, timeoutMs: 10_000 });
+      expect(await readHeadCommit(plain)).toBe("");
+      // Inside the git folder, HEAD resolves but there is no working tree.
+      expect(await readHeadCommit(path.join(repo.dir, ".git"))).toBe("");
     } finally {
       await rm(plain, { recursive: true, force: true });
     }

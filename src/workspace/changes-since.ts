@@ -24,11 +24,18 @@ const PLAIN_PATHS = ["-c", "core.quotePath=false"];
 
 /** The commit HEAD names, or "" outside git or before the first commit. */
 export async function readHeadCommit(cwd: string): Promise<string> {
-  if (!(await isInsideGitRepository(cwd))) return "";
-  const head = await runGit(cwd, ["rev-parse", "--verify", "--quiet", "HEAD"], {
-    allowFailure: true,
-  });
-  return head.exitCode === 0 ? head.stdout.trim() : "";
+  try {
+    // One git process: `true` or `false` on the first line, HEAD's commit on the next when there is one.
+    const answer = await runGit(
+      cwd,
+      ["rev-parse", "--is-inside-work-tree", "--verify", "--quiet", "HEAD"],
+      { allowFailure: true },
+    );
+    const [inside, head] = answer.stdout.split("\n");
+    return answer.exitCode === 0 && inside === "true" ? (head ?? "").trim() : "";
+  } catch {
+    return "";
+  }
 }
 
 /**
