@@ -118,13 +118,23 @@ async function listTreeFiles(cwd: string, globs: readonly string[]): Promise<str
 
 /** The files at the top of the tree whose names match a pattern (`*` within a name). */
 function topFilesMatching(entries: readonly Dirent[], patterns: readonly string[]): string[] {
-  const matchers = patterns.map(
-    (pattern) => new RegExp(`^${pattern.split("*").map(escapeRegExp).join("[^/]*")}$`),
-  );
+  const matchers = patterns.map(topNameMatcher);
   return entries
     .filter((entry) => entry.isFile() || entry.isSymbolicLink())
     .map((entry) => entry.name)
     .filter((name) => matchers.some((matcher) => matcher.test(name)));
+}
+
+/** The globs are checked after every declaration: each is compiled once per process. */
+const topNameMatchers = new Map<string, RegExp>();
+
+function topNameMatcher(pattern: string): RegExp {
+  let matcher = topNameMatchers.get(pattern);
+  if (matcher === undefined) {
+    matcher = new RegExp(`^${pattern.split("*").map(escapeRegExp).join("[^/]*")}$`);
+    topNameMatchers.set(pattern, matcher);
+  }
+  return matcher;
 }
 
 /** The entries of a folder; none when it is missing or unreadable. */

@@ -53,7 +53,8 @@ export function eventLine(
       if (typeof item !== "string") return item;
       const text = redacted.get(item) ?? redact(item);
       if (text.length > MIN_FIELD_BYTES) redacted.set(item, text);
-      if (Buffer.byteLength(text) <= cap) return text;
+      // A UTF-16 unit is at most 3 UTF-8 bytes: most strings fit without being measured.
+      if (text.length * 3 <= cap || Buffer.byteLength(text) <= cap) return text;
       const where = spill({
         field: key,
         text: cutText(text, MAX_PAYLOAD_BYTES),
