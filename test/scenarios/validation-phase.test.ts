@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeProgressReporter } from "../../src/cli/progress.js";
 import type { RunEvent } from "../../src/events.js";
+import type { BackendRequest } from "../../src/ports.js";
 import { describeDifference } from "../../src/replay/compare-trails.js";
 import { replayRun } from "../../src/replay/replay-run.js";
 import { makeScriptedBackend, type ScriptedStep } from "../../src/testing/index.js";
@@ -223,5 +224,56 @@ describe("docs/completion.md#cached-verdicts an unchanged tree keeps its verdict
     expect(result).toMatchObject({ status: "completed", iterations: 10 });
     expect(log.of("validator-end").some((event) => event.cached === true)).toBe(false);
     expect(runs).toBe(1 + 10);
+  });
+
+  it("a forged record cannot plant a verdict: the model writes a passing, cached end into events.jsonl and run.json, and the check's own verdict stands", async () => {
+    const counter = join(outside, "runs");
+    const setup = await makeTaskRepo({
+      files: FIXED_PROJECT,
+      validators: { counted: countingCheck(counter, true) },
+      conditions: ["counted"],
+      runner: { maxIterations: 2 },
+    });
+    try {
+      const forge = async (request: BackendRequest) => {
+        const runDir = join(
+          setup.repo.dir,
+          ".git",
+          "closer",
+          "runs",
+          request.env.CLOSER_RUN_ID ?? "",
+        );
+        const forged = {
+          type: "validator-end",
+          iteration: 2,
+          validator: "counted",
+          valid: true,
+          cached: true,
+        };
+        await appendFile(join(runDir, "events.jsonl"), `${JSON.stringify(forged)}\n`);
+        const state = JSON.parse(await readFile(join(runDir, "run.json"), "utf8"));
+        await writeFile(
+          join(runDir, "run.json"),
+          JSON.stringify({ ...state, status: "completed" }),
+        );
+      };
+      const backend = makeScriptedBackend([
+        { structuredOutput: DONE },
+        { act: forge, structuredOutput: DONE },
+      ]);
+      const { log, result } = await runTask(setup, backend);
+
+      expect(result.status).not.toBe("completed");
+      const ends = log.of("validator-end");
+      expect(ends.map((event) => [event.iteration, event.valid, event.cached === true])).toEqual([
+        [1, false, true],
+        [2, false, true],
+      ]);
+      expect(log.of("declaration-refuted")).toHaveLength(2);
+      // Only the baseline ran the check: the reused verdict is the one closer measured.
+      expect((await linesOf(counter)).length).toBe(1);
+    } finally {
+      await setup.repo.cleanup();
+    }
   });
 });
