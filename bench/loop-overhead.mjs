@@ -28,7 +28,7 @@ const agent = {
   name: "bench",
   agent: { name: "bench", runner: { backend: { kind: "scripted" } } },
   registry: {
-    entryStep: "work.task",
+    entryStep: "do.task",
     completionPatterns: { "git-dirty": { params: ["untrackedFiles"] } },
     validators: {
       noop: { type: "command", command: COMMANDS[0], failurePattern: "git-dirty", cache: false },
@@ -42,7 +42,7 @@ const agent = {
       },
     },
     steps: {
-      "work.task": {
+      "do.task": {
         outputSchemaRef: { file: "step.schema.json", schema: "step" },
         completionStep: "done.task",
       },
@@ -62,7 +62,7 @@ const agent = {
     },
   },
   prompts: {
-    "steps/work/task/f_default.md": "Do {{task.title}} (iteration {{iteration}}).\n",
+    "steps/do/task/f_default.md": "Do {{task.title}} (iteration {{iteration}}).\n",
     "steps/retry/task/f_failed_git-dirty.md":
       "Commit these:\n{{#each untrackedFiles}}- {{this}}\n{{/each}}\n{{previousSummary}}\n",
   },

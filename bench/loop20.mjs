@@ -73,7 +73,7 @@ export async function measureLoop20() {
           "--sandbox",
           "off",
         ],
-        { cwd: repo.dir, env: { ...process.env, BENCH_RSS_FILE: rssFile } },
+        { cwd: repo.dir, env: { BENCH_RSS_FILE: rssFile } },
       );
       const count = Number(readFileSync(counter, "utf8"));
       if (count !== ITERATIONS) throw new Error(`the loop ended after ${count} iterations`);

@@ -1,8 +1,11 @@
 /** What every benchmark shares: medians, rounding, and timing a process from outside. */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { runCommand } from "../dist/process/shell-command.js";
+
+/** A measured process that runs longer than this is stuck, not slow. */
+const PROCESS_TIMEOUT_MS = 120_000;
 
 /**
  * @param {number[]} values
@@ -22,29 +25,29 @@ export const round = (value) => Math.round(value * 1000) / 1000;
 export const megabytes = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 /**
- * Runs a process to its end, its output discarded; its wall time in ms, as
- * its parent sees it (start-up and exit included). A non-zero exit throws,
- * with what it printed on stderr.
+ * Runs a process to its end through closer's own process runner, its output
+ * kept only for an error; its wall time in ms as its parent sees it
+ * (start-up and exit included). A non-zero exit throws, with its stderr.
  * @param {string} file
  * @param {string[]} args
- * @param {{ cwd?: string, env?: NodeJS.ProcessEnv }} [options]
+ * @param {{ cwd?: string, env?: Record<string, string> }} [options]
  * @returns {Promise<number>}
  */
-export function timeProcess(file, args, options = {}) {
-  return new Promise((resolve, reject) => {
-    const startedMs = performance.now();
-    const child = spawn(file, args, { ...options, stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const elapsedMs = performance.now() - startedMs;
-      if (code === 0) resolve(elapsedMs);
-      else reject(new Error(`${file} ${args.join(" ")} exited ${code}: ${stderr.slice(-2000)}`));
-    });
+export async function timeProcess(file, args, options = {}) {
+  const startedMs = performance.now();
+  const result = await runCommand({
+    command: [file, ...args],
+    cwd: options.cwd ?? process.cwd(),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    timeoutMs: PROCESS_TIMEOUT_MS,
   });
+  const elapsedMs = performance.now() - startedMs;
+  if (result.exitCode !== 0) {
+    throw new Error(
+      `${file} ${args.join(" ")} exited ${result.exitCode}: ${result.stderr.slice(-2000)}`,
+    );
+  }
+  return elapsedMs;
 }
 
 /**

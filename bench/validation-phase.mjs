@@ -27,10 +27,10 @@ const agent = {
   name: "phase",
   agent: { name: "phase", runner: { backend: { kind: "scripted" } } },
   registry: {
-    entryStep: "work.task",
+    entryStep: "do.task",
     completionPatterns: { failed: {} },
     validators,
-    steps: { "work.task": { c2: "work", c3: "task", completionStep: "done.task" } },
+    steps: { "do.task": { c2: "do", c3: "task", completionStep: "done.task" } },
     completionSteps: {
       "done.task": {
         c2: "retry",
@@ -40,7 +40,7 @@ const agent = {
       },
     },
   },
-  prompts: { "steps/work/task/f_default.md": "Do {{task.title}}.\n" },
+  prompts: { "steps/do/task/f_default.md": "Do {{task.title}}.\n" },
 };
 
 /** @param {string} dir */

@@ -5,14 +5,14 @@ import { defaultRunsDir } from "../record/runs-dir.js";
 /**
  * The runs folder a command reads (docs/record.md#runs-dir): `--runs-dir`, else the
  * named agent's `runner.logging.runsDir`, else `<git common dir>/closer/runs`, else
- * `<cwd>/.closer/runs`.
+ * `<cwd>/.closer/runs`; `cwd` defaults to the current directory.
  */
 export async function locateRunsDir(options: {
-  readonly cwd: string;
-  readonly runsDir?: string;
-  readonly agent?: string;
+  readonly cwd?: string | undefined;
+  readonly runsDir?: string | undefined;
+  readonly agent?: string | undefined;
 }): Promise<string> {
-  const cwd = resolve(options.cwd);
+  const cwd = resolve(options.cwd ?? process.cwd());
   if (options.runsDir !== undefined) return resolve(cwd, options.runsDir);
   if (options.agent !== undefined) {
     const agent = await loadAgent(options.agent, { cwd });

@@ -38,10 +38,7 @@ export async function replayRecordedRun(wanted: string, flags: ReplayFlags): Pro
 
 /** The run's folder: a run id, a prefix of one or `last` in the runs folder, else a path to one. */
 async function findRunDir(runId: string, flags: ReplayFlags): Promise<string> {
-  const runsDir = await locateRunsDir({
-    cwd: flags.cwd ?? process.cwd(),
-    ...(flags.runsDir === undefined ? {} : { runsDir: flags.runsDir }),
-  });
+  const runsDir = await locateRunsDir({ cwd: flags.cwd, runsDir: flags.runsDir });
   if (
     runId !== LAST_RUN &&
     (await isFolder(resolve(runId))) &&

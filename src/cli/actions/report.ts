@@ -11,10 +11,7 @@ export interface ReportOptions {
 
 /** `closer report`: writes the run's HTML report and prints its path. */
 export async function runReport(runIdOrLast: string, options: ReportOptions): Promise<void> {
-  const runsDir = await locateRunsDir({
-    cwd: options.cwd ?? process.cwd(),
-    ...(options.runsDir === undefined ? {} : { runsDir: options.runsDir }),
-  });
+  const runsDir = await locateRunsDir(options);
   const run = await resolveRunId(runsDir, runIdOrLast);
   const file = await writeRunReport(await readRunView(run.runDir), options.output);
   process.stdout.write(`${file}\n`);

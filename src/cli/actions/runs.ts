@@ -17,11 +17,7 @@ const TASK_WIDTH = 40;
 /** `closer runs` (docs/observe.md#runs): the past runs of the runs folder, newest first. */
 export async function runRuns(options: RunsOptions): Promise<void> {
   const cwd = options.cwd ?? process.cwd();
-  const runsDir = await locateRunsDir({
-    cwd,
-    ...(options.runsDir === undefined ? {} : { runsDir: options.runsDir }),
-    ...(options.agent === undefined ? {} : { agent: options.agent }),
-  });
+  const runsDir = await locateRunsDir({ cwd, runsDir: options.runsDir, agent: options.agent });
   const runs = await listRuns(runsDir, {
     limit: options.limit,
     ...(options.agent === undefined ? {} : { agent: options.agent }),

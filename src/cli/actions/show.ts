@@ -16,11 +16,7 @@ export interface ShowOptions {
 
 /** `closer show <run-id|last>` (docs/observe.md#show): what one run did. */
 export async function runShow(wanted: string, options: ShowOptions): Promise<void> {
-  const runsDir = await locateRunsDir({
-    cwd: options.cwd ?? process.cwd(),
-    ...(options.runsDir === undefined ? {} : { runsDir: options.runsDir }),
-    ...(options.agent === undefined ? {} : { agent: options.agent }),
-  });
+  const runsDir = await locateRunsDir(options);
   const { runDir } = await resolveRunId(runsDir, wanted);
   if (options.iteration !== undefined) {
     process.stdout.write(await describeIteration(runDir, options.iteration));
