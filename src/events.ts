@@ -149,6 +149,8 @@ export type RunEventBody =
       failed: string;
       pattern: string;
       detail: string;
+      /** What the model reported about the checks that failed (docs/completion.md#claims). */
+      claims?: string[];
       refutedDeclarations: number;
     }
   | {

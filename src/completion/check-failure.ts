@@ -28,6 +28,8 @@ export interface CheckFailure {
   readonly params: Readonly<Record<string, unknown>>;
   /** One line: what was found. */
   readonly detail: string;
+  /** For a failed validation: every failing outcome, the deciding one first (claims are read against them). */
+  readonly failedOutcomes?: readonly ValidatorOutcome[];
 }
 
 /** Built-in pattern names (docs/retry.md#builtin-patterns). */
@@ -81,6 +83,7 @@ export function validationFailure(check: FailedCompletionCheck): CheckFailure {
     pattern: check.pattern,
     params: check.params,
     detail: oneLine(`${found}${also.length > 0 ? ` (also failing: ${also.join(", ")})` : ""}`),
+    failedOutcomes: check.failures,
   };
 }
 

@@ -5,6 +5,7 @@ import type { CheckFailure } from "./check-failure.js";
 import { hasDeclaration } from "./completion-signal.js";
 import type { CompletionDecision } from "./decide-completion.js";
 import { type ResponseContent, readStructuredObject } from "./json-in-text.js";
+import { describeRefutedClaims, refutedClaims } from "./refuted-claims.js";
 
 /** The parts of a backend response the summary reads. */
 export interface SummarySubject extends ResponseContent {
@@ -50,6 +51,7 @@ export function summarizeIteration(
     ...(findings.errors ?? []),
   ];
   const { failure } = findings;
+  const claims = describeRefutedClaims(refutedClaims(declaration, failure?.failedOutcomes ?? []));
   return {
     iteration,
     ...(status === undefined ? {} : { status }),
@@ -67,6 +69,7 @@ export function summarizeIteration(
             detail: failure.detail,
           },
         }),
+    ...(claims.length === 0 ? {} : { refutedClaims: claims }),
   };
 }
 

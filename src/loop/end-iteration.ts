@@ -58,7 +58,10 @@ export async function queueRetry(
     patterns: run.agent.registry.completionPatterns,
     params: failure.params,
     attempt: request.attempt,
-    variables: variablesFor(run, turn.iteration + 1, nextCheckId, previousSummary),
+    variables: {
+      ...variablesFor(run, turn.iteration + 1, nextCheckId, previousSummary),
+      refutedClaims: [...(previousSummary.refutedClaims ?? [])],
+    },
     render: run.ports.renderPrompt,
   });
   updateState(run, {

@@ -34,6 +34,7 @@ export async function handleFailedCheck(
   const onFailure = onFailureFor(turn, failure);
   const failedChecks = run.state.counters.failedChecks + 1;
   const refutedDeclarations = (run.state.counters.refutedDeclarations ?? 0) + (declared ? 1 : 0);
+  const previousSummary = summarizeIteration(turn.iteration, response, { failure });
   if (declared) {
     emit(run, {
       type: "declaration-refuted",
@@ -42,6 +43,9 @@ export async function handleFailedCheck(
       failed: failure.name,
       pattern: failure.pattern,
       detail: failure.detail,
+      ...(previousSummary.refutedClaims === undefined
+        ? {}
+        : { claims: [...previousSummary.refutedClaims] }),
       refutedDeclarations,
     });
   }
@@ -49,7 +53,7 @@ export async function handleFailedCheck(
   updateState(run, {
     counters: { ...run.state.counters, failedChecks, refutedDeclarations },
     pendingPrompt: undefined,
-    previousSummary: summarizeIteration(turn.iteration, response, { failure }),
+    previousSummary,
   });
   const found = `${failure.name} failed (${failure.pattern}): ${failure.detail}`;
   const blocked = blockedByReview(run, turn, failure);

@@ -16,7 +16,12 @@ export const RUNNER_VARIABLES: readonly string[] = [
 export const REVIEW_VARIABLES: readonly string[] = ["baseline", "changes", "checks", "declaration"];
 
 /** Names supplied to retry templates on top of the runner's and the extracted params. */
-export const RETRY_VARIABLES: readonly string[] = ["pattern", "attempt", "failureDetails"];
+export const RETRY_VARIABLES: readonly string[] = [
+  "pattern",
+  "attempt",
+  "failureDetails",
+  "refutedClaims",
+];
 
 /** Fields of the `task` variable. */
 export const TASK_FIELDS: readonly string[] = [
@@ -110,6 +115,7 @@ export function renderIterationSummary(summary: IterationSummary | undefined): s
       `- the check "${validator}" failed (pattern "${pattern}")${detail ? `: ${detail}` : ""}`,
     );
   }
+  for (const claim of summary.refutedClaims ?? []) found.push(`- ${claim}`);
   for (const error of summary.errors) found.push(`- error: ${error}`);
   if (found.length === 0) found.push("- no check failed");
   return [

@@ -42,6 +42,8 @@ export interface IterationSummary {
     readonly pattern: string;
     readonly detail: string;
   };
+  /** What the model reported about checks that failed (docs/completion.md#claims), one line each. */
+  readonly refutedClaims?: readonly string[];
 }
 
 export interface TaskInfo {
