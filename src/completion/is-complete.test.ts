@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { ValidatorOutcome } from "../ports.js";
 import type { CompletionCheck } from "./check-completion.js";
-import { type ExternalCondition, isComplete } from "./is-complete.js";
+import { type Declaration, type ExternalCondition, isComplete } from "./is-complete.js";
+
+const declaration: Declaration = {
+  iteration: 3,
+  checkId: "check-0123456789abcdef",
+  status: "completed",
+  structuredOutput: { status: "completed", pr_url: "https://example.invalid/pr/7" },
+  iterationSummary: { iteration: 3, status: "completed", toolsUsed: ["Edit"], errors: [] },
+};
 
 const passed: CompletionCheck = { valid: true, outcomes: [] };
 const failedTests: ValidatorOutcome = {
@@ -39,6 +47,7 @@ function condition(
 describe("isComplete", () => {
   it("docs/completion.md#external-conditions validators passed and every external condition holds: complete", async () => {
     const verdict = await isComplete({
+      declaration,
       validation: passed,
       external: [
         condition("working tree clean", true),
@@ -51,6 +60,7 @@ describe("isComplete", () => {
   it("docs/completion.md#external-conditions a failed validation is the first unmet condition, with its pattern and params", async () => {
     const asked: string[] = [];
     const verdict = await isComplete({
+      declaration,
       validation: failed,
       external: [condition("clean", true, asked)],
     });
@@ -64,6 +74,7 @@ describe("isComplete", () => {
 
   it("docs/completion.md#closure-review a closure review that is not complete yields review-rejected with its pending actions", async () => {
     const verdict = await isComplete({
+      declaration,
       validation: passed,
       closureReview: {
         ok: true,
@@ -90,6 +101,7 @@ describe("isComplete", () => {
 
   it("docs/completion.md#closure-review an unreadable closure review is not complete", async () => {
     const verdict = await isComplete({
+      declaration,
       validation: passed,
       closureReview: { ok: false, error: "the closure review gave no JSON answer" },
       external: [],
@@ -102,6 +114,7 @@ describe("isComplete", () => {
   it("docs/completion.md#external-conditions the first unmet external condition is returned and later ones are not asked", async () => {
     const asked: string[] = [];
     const verdict = await isComplete({
+      declaration,
       validation: passed,
       external: [
         condition("working tree clean", true, asked),
@@ -119,8 +132,41 @@ describe("isComplete", () => {
     });
   });
 
+  it("docs/completion.md#external-conditions each condition is given the declaration being checked, structured output and summary", async () => {
+    const given: Declaration[] = [];
+    const needsPullRequest: ExternalCondition = {
+      name: "a pull request is named",
+      check: async (checked) => {
+        given.push(checked);
+        const output = checked.structuredOutput as { pr_url?: unknown } | undefined;
+        return typeof output?.pr_url === "string"
+          ? { ok: true }
+          : { ok: false, detail: "no pr_url" };
+      },
+    };
+    expect(
+      (await isComplete({ declaration, validation: passed, external: [needsPullRequest] }))
+        .complete,
+    ).toBe(true);
+    const without = { ...declaration, structuredOutput: { status: "completed" } };
+    const verdict = await isComplete({
+      declaration: without,
+      validation: passed,
+      external: [needsPullRequest],
+    });
+    expect(verdict).toMatchObject({
+      complete: false,
+      failure: { params: { detail: "no pr_url" } },
+    });
+    expect(given.map((checked) => checked.iterationSummary.toolsUsed)).toEqual([
+      ["Edit"],
+      ["Edit"],
+    ]);
+  });
+
   it("docs/completion.md#external-conditions an external condition that throws is unmet, not a crash", async () => {
     const verdict = await isComplete({
+      declaration,
       validation: passed,
       external: [
         {

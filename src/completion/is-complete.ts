@@ -5,13 +5,32 @@ import {
   reviewFailure,
   validationFailure,
 } from "./check-failure.js";
+import type { IterationSummary } from "../record/run-state.js";
 import type { ClosureReviewReading } from "./closure-review.js";
+
+/**
+ * The model's declaration of completion, handed to `beforeChecks` and to the
+ * external conditions (docs/completion.md#external-conditions).
+ */
+export interface Declaration {
+  readonly iteration: number;
+  readonly checkId: string;
+  /** The status the model declared. */
+  readonly status?: string;
+  /** The model's own summary of its work (commit messages, the completion comment). */
+  readonly summary?: string;
+  /** The declaring response's structured output, as the model gave it (not a fact: the model wrote it). */
+  readonly structuredOutput?: unknown;
+  /** The iteration as the next prompt's `previousSummary` states it: status, next action, reason, tools. */
+  readonly iterationSummary: IterationSummary;
+}
 
 /** A fact about the outside world that must hold before a run is complete (docs/completion.md#external-conditions). */
 export interface ExternalCondition {
   /** Short name, e.g. "working tree clean". */
   readonly name: string;
-  check(): Promise<{ readonly ok: boolean; readonly detail?: string }>;
+  /** Whether it holds, given the declaration being checked. */
+  check(declaration: Declaration): Promise<{ readonly ok: boolean; readonly detail?: string }>;
 }
 
 export interface CompletionEvidence {
@@ -21,6 +40,8 @@ export interface CompletionEvidence {
   readonly closureReview?: ClosureReviewReading;
   /** Conditions supplied by the task (e.g. an issue run's branch state), checked in order. */
   readonly external: readonly ExternalCondition[];
+  /** The declaration being checked: what the external conditions are given. */
+  readonly declaration: Declaration;
 }
 
 export type CompletionVerdict =
@@ -51,7 +72,7 @@ export async function isComplete(evidence: CompletionEvidence): Promise<Completi
     return { complete: false, failure: reviewFailure(asked, notDone) };
   }
   for (const condition of evidence.external) {
-    const result = await checkSafely(condition);
+    const result = await checkSafely(condition, evidence.declaration);
     if (!result.ok)
       return { complete: false, failure: externalFailure(condition.name, result.detail) };
   }
@@ -60,9 +81,10 @@ export async function isComplete(evidence: CompletionEvidence): Promise<Completi
 
 async function checkSafely(
   condition: ExternalCondition,
+  declaration: Declaration,
 ): Promise<{ readonly ok: boolean; readonly detail?: string }> {
   try {
-    return await condition.check();
+    return await condition.check(declaration);
   } catch (error) {
     return { ok: false, detail: `could not be checked: ${(error as Error).message}` };
   }

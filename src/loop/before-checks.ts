@@ -16,12 +16,17 @@ export async function beforeChecks(
   turn: Turn,
   response: BackendResponse,
 ): Promise<Declaration> {
-  const { summary, status } = summarizeIteration(turn.iteration, response);
+  const iterationSummary = summarizeIteration(turn.iteration, response);
+  const { summary, status } = iterationSummary;
   const declaration: Declaration = {
     iteration: turn.iteration,
     checkId: turn.checkId,
     ...(status === undefined ? {} : { status }),
     ...(summary === undefined ? {} : { summary }),
+    ...(response.structuredOutput === undefined
+      ? {}
+      : { structuredOutput: response.structuredOutput }),
+    iterationSummary,
   };
   try {
     await run.beforeChecks?.(declaration);

@@ -1,4 +1,6 @@
-import type { ExternalCondition } from "../completion/is-complete.js";
+import type { Declaration, ExternalCondition } from "../completion/is-complete.js";
+
+export type { Declaration };
 import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
 import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
@@ -112,15 +114,6 @@ export interface DefinitionStart extends DefinitionStamp {
   readonly previousHash?: string;
 }
 
-/** The model's declaration of completion, handed to `beforeChecks` and the external conditions. */
-export interface Declaration {
-  readonly iteration: number;
-  readonly checkId: string;
-  /** The status the model declared. */
-  readonly status?: string;
-  /** The model's own summary of its work (commit messages, the completion comment). */
-  readonly summary?: string;
-}
 
 /** How a run ended. `success` is true only for `completed`. */
 export interface AgentResult {

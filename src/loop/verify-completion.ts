@@ -75,6 +75,7 @@ export async function verifyCompletion(
     validation,
     ...(closureReview === undefined ? {} : { closureReview }),
     external: run.externalConditions,
+    declaration,
   });
   return { ...verdict, completion };
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLOSURE_REVIEW_SCHEMA } from "../../src/completion/closure-review.js";
 import type { RunEvent } from "../../src/events.js";
+import type { Declaration } from "../../src/index.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";
 import {
   COMMIT_ALL,
@@ -194,5 +195,36 @@ describe("scenarios: external conditions of the task", () => {
     expect(log.of("retry-select")[0]?.pattern).toBe("external-condition");
     expect(backend.calls[1]?.prompt).toContain("origin lacks the branch");
     expect(result).toMatchObject({ status: "completed", iterations: 2 });
+  });
+
+  it("an external condition decides on the iteration's own structured output and summary", async () => {
+    const setup = await makeTaskRepo({ files: FIXED_PROJECT, conditions: ["git-clean"] });
+    cleanup = setup.repo.cleanup;
+    const backend = makeScriptedBackend([
+      { structuredOutput: DONE, toolsUsed: ["Bash"] },
+      { structuredOutput: { ...DONE, pr_url: "https://example.invalid/pull/7" } },
+    ]);
+    const seen: Declaration[] = [];
+    const { result } = await runTask(setup, backend, {
+      externalConditions: [
+        {
+          name: "pull request named",
+          check: async (declaration) => {
+            seen.push(declaration);
+            const output = declaration.structuredOutput as { pr_url?: string };
+            return output.pr_url === undefined ? { ok: false, detail: "no pr_url" } : { ok: true };
+          },
+        },
+      ],
+    });
+
+    expect(result).toMatchObject({ status: "completed", iterations: 2 });
+    expect(seen.map((declaration) => declaration.iteration)).toEqual([1, 2]);
+    expect(seen[0]?.iterationSummary).toMatchObject({
+      status: "completed",
+      nextAction: "complete",
+      toolsUsed: ["Bash"],
+    });
+    expect(backend.calls[1]?.prompt).toContain("no pr_url");
   });
 });
