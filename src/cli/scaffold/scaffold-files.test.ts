@@ -5,8 +5,25 @@ import { renderTemplate } from "../../prompts/render-template.js";
 import { makeVariables } from "../../prompts/variables.js";
 import type { TaskInfo } from "../../record/run-state.js";
 import { makeScaffoldFiles } from "./scaffold-files.js";
+import type { ScaffoldPlan } from "./scaffold-plan.js";
 
-const files = new Map(makeScaffoldFiles("demo").map((file) => [file.path, file.text]));
+/** A plan with a check of every role, each with its findings parser. */
+const EVERY_ROLE: ScaffoldPlan = {
+  checks: [
+    { role: "test", command: "npm test", source: "package.json", parser: "parseTestOutput" },
+    {
+      role: "typecheck",
+      command: "npx tsc --noEmit",
+      source: "tsconfig",
+      parser: "parseTypeErrors",
+    },
+    { role: "lint", command: "npm run lint", source: "package.json", parser: "parseLintErrors" },
+  ],
+  backend: "claude-sdk",
+  schemas: {},
+};
+
+const files = new Map(makeScaffoldFiles("demo", EVERY_ROLE).map((file) => [file.path, file.text]));
 const task: TaskInfo = {
   kind: "issue",
   title: "Add <b>bold</b> & more",
