@@ -127,6 +127,16 @@ describe("detectProject, pytest", () => {
     );
   });
 
+  it("runs pytest through Poetry when there is a poetry.lock", async () => {
+    await project({
+      "pyproject.toml": '[tool.poetry.group.dev.dependencies]\npytest = "^8"\n',
+      "poetry.lock": "",
+    });
+    const result = await chosen();
+    expect(result.found).toEqual(["pyproject.toml", "poetry.lock"]);
+    expect(result.commands).toEqual({ test: "poetry run pytest" });
+  });
+
   it("runs tox when tox.ini defines environments, pytest when it only configures pytest", async () => {
     await project({ "tox.ini": "[testenv]\ncommands = pytest\n" });
     expect((await chosen()).commands).toEqual({ test: "tox" });
