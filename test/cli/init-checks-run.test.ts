@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { symlink, writeFile } from "node:fs/promises";
+import { readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -87,4 +87,75 @@ describe("the checks closer init chose, run for real in the project", () => {
       }
     });
   }
+});
+
+/**
+ * A model for the command backend: declares the work done without doing it, and fixes the
+ * code only once the retry prompt names the failed test. Every prompt goes to .closer/prompts.txt
+ * (ignored by git; the OS sandbox lets the model write only inside the working tree).
+ */
+const MODEL_PROGRAM = `import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+let prompt = "";
+for await (const chunk of process.stdin) prompt += chunk;
+mkdirSync(".closer", { recursive: true });
+appendFileSync(".closer/prompts.txt", prompt + "\\n=====\\n");
+if (prompt.includes("Review before closing")) {
+  console.log(JSON.stringify({ allComplete: true, checklist: [{ item: "add", done: true, evidence: "test/add.test.mjs" }], pendingActions: [] }));
+  process.exit(0);
+}
+if (prompt.includes("- adds two numbers")) {
+  writeFileSync("src/add.mjs", "export const add = (a, b) => a + b;\\n");
+  execFileSync("git", ["commit", "--quiet", "-am", "add adds"]);
+}
+console.log(JSON.stringify({ status: "completed", summary: "done", next_action: { action: "complete", reason: "done" } }));
+`;
+
+describe("closer run with the agent closer init scaffolded", () => {
+  it("npm: the failing test is named in the retry prompt, and the run completes once it passes", async () => {
+    const npm = REAL_PROJECTS.find((project) => project.kind === "npm");
+    if (npm === undefined) throw new Error("no npm project");
+    // Its test fails from the start; its types are fine.
+    repo = await scaffoldIn({
+      ...npm,
+      files: { ...npm.files, "src/add.mjs": npm.broken["src/add.mjs"] ?? "" },
+    });
+    const outside = await makeFixtureRepo({ files: { "model.mjs": MODEL_PROGRAM } });
+    try {
+      const agentJson = join(repo.dir, ".agent/demo/agent.json");
+      const agent = JSON.parse(await readFile(agentJson, "utf8"));
+      agent.runner.backend = {
+        kind: "command",
+        command: ["node", join(outside.dir, "model.mjs")],
+      };
+      await writeFile(agentJson, JSON.stringify(agent, null, 2));
+      await repo.commitAll("the command backend");
+
+      const result = await cli(
+        "run",
+        "demo",
+        "--task",
+        "make add add",
+        "--cwd",
+        repo.dir,
+        "--no-worktree",
+        "--json",
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        success: true,
+        status: "completed",
+        iterations: 2,
+      });
+      const sent = (await readFile(join(repo.dir, ".closer/prompts.txt"), "utf8")).split(
+        "\n=====\n",
+      );
+      const retry = sent.find((prompt) => prompt.includes("# The tests fail"));
+      expect(retry).toContain("You declared the work complete, but `npm test` fails.");
+      expect(retry).toContain("- adds two numbers");
+      expect(sent[0]).toContain("Run the test suite (`npm test`)");
+    } finally {
+      await outside.cleanup();
+    }
+  });
 });

@@ -244,7 +244,10 @@ describe("closer init, validate and list", () => {
   });
 
   it("scaffolds an agent that validates, and prints every file it created", async () => {
-    await writeFile(join(cwd, "package.json"), JSON.stringify({ scripts: { test: "node --test" } }));
+    await writeFile(
+      join(cwd, "package.json"),
+      JSON.stringify({ scripts: { test: "node --test" } }),
+    );
     const init = await cli("init", "demo", "--cwd", cwd);
     expect(init.code).toBe(0);
     const created = init.stdout

@@ -14,7 +14,7 @@ export interface RealProject {
 }
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-const GITIGNORE = "node_modules\n.pytest_cache/\n__pycache__/\ntarget/\n";
+const GITIGNORE = ".closer/\nnode_modules\n.pytest_cache/\n__pycache__/\ntarget/\n";
 
 const ADD_TEST_MJS = `import { test } from "node:test";
 import assert from "node:assert/strict";
