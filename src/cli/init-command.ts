@@ -1,5 +1,11 @@
 import { resolve } from "node:path";
 import { Command } from "commander";
+import { BACKEND_KINDS } from "../definition/backend-kinds.js";
+
+/** The kinds init writes whole; the others need a setting only the user can give, or are for tests. */
+const WRITABLE_KINDS = BACKEND_KINDS.filter(
+  (kind) => kind !== "command" && kind !== "replay" && kind !== "scripted",
+);
 
 interface InitFlags {
   readonly cwd?: string;
@@ -35,7 +41,11 @@ export function makeInitCommand(): Command {
       "project directory to create .agent/<agent>/ in (default: the current directory)",
     )
     .option("--test-command <cmd>", "command that runs the tests (instead of the one found)")
-    .option("--backend <kind>", "backend of the agent (default claude-sdk)")
+    .option(
+      "--backend <kind>",
+      `backend of the agent: ${WRITABLE_KINDS.join(", ")} (default claude-sdk); ` +
+        "a kind that needs settings of its own (command, replay) is refused",
+    )
     .option("--force", "overwrite the scaffold files of an existing agent (other files are kept)")
     .addHelpText("after", EXAMPLES)
     .showHelpAfterError()

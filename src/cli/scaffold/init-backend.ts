@@ -8,7 +8,10 @@ import { makeBackendConfig } from "./definition-files.js";
 export function initBackend(name: string | undefined): BackendKind {
   if (name === undefined) return "claude-sdk";
   const kind = BACKEND_KINDS.find((candidate) => candidate === name);
-  const usable = BACKEND_KINDS.filter((candidate) => writable(candidate) === undefined);
+  // scripted is for agents run from code (closer/testing): it is accepted, not offered.
+  const usable = BACKEND_KINDS.filter(
+    (candidate) => candidate !== "scripted" && writable(candidate) === undefined,
+  );
   if (kind === undefined) {
     throw new CloserError("usage_error", `--backend ${JSON.stringify(name)} is not a backend`, {
       expected: `one of ${usable.join(", ")}`,
