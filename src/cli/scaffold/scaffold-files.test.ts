@@ -126,6 +126,29 @@ describe("the scaffolded issue agent", () => {
     for (const value of expected) expect(text).toContain(value);
   });
 
+  it("shows the output alone for a check closer has no parser for, and names its command", () => {
+    const plan: ScaffoldPlan = {
+      ...EVERY_ROLE,
+      checks: [{ role: "lint", command: "go vet ./...", source: "go.mod" }],
+    };
+    const vetFiles = new Map(makeScaffoldFiles("demo", plan).map((file) => [file.path, file.text]));
+    const source = vetFiles.get("prompts/steps/retry/issue/f_failed_lint-error.md") ?? "";
+    const text = renderTemplate({
+      source,
+      templatePath: "f_failed_lint-error.md",
+      variables: makeVariables({
+        ...base,
+        retry: { pattern: "lint-error", attempt: 1, params: { errorOutput: "vet: x.go:3: bad" } },
+      }),
+    });
+    expect(text).toContain("`go vet ./...` fails");
+    expect(text).toContain("vet: x.go:3: bad");
+    expect(text).not.toContain("## Problems");
+    expect(vetFiles.has("prompts/steps/retry/issue/f_failed_test-failed.md")).toBe(false);
+    const system = vetFiles.get("prompts/system.md") ?? "";
+    expect(system).toContain("a clean git working tree, then `go vet ./...`");
+  });
+
   it("lists each failed test with its error", () => {
     const params = RETRY_PARAMS["test-failed"] ?? {};
     const text = render(
