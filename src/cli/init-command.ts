@@ -1,40 +1,62 @@
 import { resolve } from "node:path";
 import { Command } from "commander";
+import { BACKEND_KINDS } from "../definition/backend-kinds.js";
 
-interface InitOptions {
+/** The kinds init writes whole; the others need a setting only the user can give, or are for tests. */
+const WRITABLE_KINDS = BACKEND_KINDS.filter(
+  (kind) => kind !== "command" && kind !== "replay" && kind !== "scripted",
+);
+
+interface InitFlags {
   readonly cwd?: string;
   readonly force?: boolean;
+  readonly testCommand?: string;
+  readonly backend?: string;
 }
 
 const EXAMPLES = `
 Examples:
   $ closer init iterator                   create .agent/iterator/
   $ closer init iterator --cwd ~/project   create it in another project
+  $ closer init iterator --test-command "npm run test:unit"
+  $ closer init iterator --backend codex   an agent run by another backend
   $ closer init iterator --force           rewrite the scaffold files of an existing agent
 
-The agent works on a GitHub issue (--issue N) or a written task (--task TEXT) until
-\`git status --porcelain\` is empty and \`npm test\` passes. It also defines type-check, lint
-and format-check validators: add them to completionSteps["complete.issue"].completionConditions
-in steps_registry.json to use them.`;
+init reads the project (package.json and its lockfile, pyproject.toml, uv.lock, tox.ini, go.mod,
+Cargo.toml, deno.json, a Makefile's test target) and prints what it found and chose. The agent
+works on a GitHub issue (--issue N) or a written task (--task TEXT) until \`git status --porcelain\`
+is empty and the checks it chose (tests, type check, lint) pass.`;
 
 export function makeInitCommand(): Command {
   return new Command("init")
     .summary("Scaffold a complete, working issue agent under .agent/<agent>/.")
     .description(
       "Scaffold a working issue agent under .agent/<agent>/: agent.json, " +
-        "steps_registry.json, an output schema, and the step, retry and closure review prompts.",
+        "steps_registry.json, an output schema, and the step, retry and closure review prompts. " +
+        "Its checks are the ones the project has: its tests, type check and linter.",
     )
     .argument("<agent>", "name of the new agent (lowercase letters, digits, '.', '_' or '-')")
     .option(
       "--cwd <dir>",
       "project directory to create .agent/<agent>/ in (default: the current directory)",
     )
+    .option("--test-command <cmd>", "command that runs the tests (instead of the one found)")
+    .option(
+      "--backend <kind>",
+      `backend of the agent: ${WRITABLE_KINDS.join(", ")} (default claude-sdk); ` +
+        "a kind that needs settings of its own (command, replay) is refused",
+    )
     .option("--force", "overwrite the scaffold files of an existing agent (other files are kept)")
     .addHelpText("after", EXAMPLES)
     .showHelpAfterError()
     .exitOverride()
-    .action(async (agent: string, options: InitOptions) => {
+    .action(async (agent: string, flags: InitFlags) => {
       const { runInit } = await import("./actions/init.js");
-      await runInit(agent, resolve(options.cwd ?? process.cwd()), options.force === true);
+      await runInit(agent, {
+        cwd: resolve(flags.cwd ?? process.cwd()),
+        force: flags.force === true,
+        testCommand: flags.testCommand,
+        backend: flags.backend,
+      });
     });
 }

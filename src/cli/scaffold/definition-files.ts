@@ -1,13 +1,33 @@
 /** agent.json, steps_registry.json and the output schema of the scaffolded issue agent. */
+import type { BackendKind } from "../../definition/types.js";
+import { extractParamsOf, ROLE_SCAFFOLD, type ScaffoldPlan } from "./scaffold-plan.js";
 
-const EXTRACT_OUTPUT = { errorOutput: "output" } as const;
+/** The Claude backends take Claude Code's tool names and permission modes; other kinds their defaults. */
+const CLAUDE_KINDS: readonly BackendKind[] = ["claude-sdk", "claude-cli"];
 
-export function makeAgentJson(name: string): unknown {
+export function makeBackendConfig(kind: BackendKind): Record<string, unknown> {
+  if (!CLAUDE_KINDS.includes(kind)) return { kind, session: "continue" };
   return {
-    $schema: "../../node_modules/closer/schemas/agent.schema.json",
+    kind,
+    allowedTools: ["Read", "Write", "Edit", "Glob", "Grep", "Bash"],
+    disallowedTools: ["Bash(gh issue close:*)", "Bash(gh api:*)"],
+    permissionMode: "acceptEdits",
+    session: "continue",
+  };
+}
+
+function describeAgent(plan: ScaffoldPlan): string {
+  const until = plan.checks.some((check) => check.role === "test")
+    ? "until the working tree is clean and the project's checks pass."
+    : "until the working tree is clean.";
+  return `Works on a GitHub issue or a written task ${until}`;
+}
+
+export function makeAgentJson(name: string, plan: ScaffoldPlan): unknown {
+  return {
+    ...(plan.schemas.agent === undefined ? {} : { $schema: plan.schemas.agent }),
     name,
-    description:
-      "Works on a GitHub issue or a written task until the working tree is clean and the tests pass.",
+    description: describeAgent(plan),
     parameters: {
       issue: {
         type: "number",
@@ -17,13 +37,7 @@ export function makeAgentJson(name: string): unknown {
       },
     },
     runner: {
-      backend: {
-        kind: "claude-sdk",
-        allowedTools: ["Read", "Write", "Edit", "Glob", "Grep", "Bash"],
-        disallowedTools: ["Bash(gh issue close:*)", "Bash(gh api:*)"],
-        permissionMode: "acceptEdits",
-        session: "continue",
-      },
+      backend: makeBackendConfig(plan.backend),
       systemPrompt: "prompts/system.md",
       registry: "steps_registry.json",
       maxIterations: 20,
@@ -44,9 +58,39 @@ export function makeAgentJson(name: string): unknown {
   };
 }
 
-export function makeRegistryJson(name: string): unknown {
+/** The patterns and validators of the plan's checks, besides git-clean. */
+function checkDefinitions(plan: ScaffoldPlan) {
+  const patterns: Record<string, unknown> = {};
+  const validators: Record<string, unknown> = {};
+  for (const check of plan.checks) {
+    const role = ROLE_SCAFFOLD[check.role];
+    const extractParams = extractParamsOf(check);
+    patterns[role.pattern] = {
+      description: role.description,
+      edition: "failed",
+      adaptation: role.pattern,
+      params: Object.keys(extractParams),
+    };
+    validators[role.validator] = {
+      type: "command",
+      command: check.command,
+      successWhen: "exitCode:0",
+      ...(check.role === "test" ? { timeoutMs: 600_000 } : {}),
+      failurePattern: role.pattern,
+      extractParams,
+    };
+  }
+  return { patterns, validators };
+}
+
+export function makeRegistryJson(name: string, plan: ScaffoldPlan): unknown {
+  const { patterns, validators } = checkDefinitions(plan);
+  const conditions = [
+    "git-clean",
+    ...plan.checks.map((check) => ROLE_SCAFFOLD[check.role].validator),
+  ];
   return {
-    $schema: "../../node_modules/closer/schemas/steps_registry.schema.json",
+    ...(plan.schemas.registry === undefined ? {} : { $schema: plan.schemas.registry }),
     agentId: name,
     c1: "steps",
     entryStep: "initial.issue",
@@ -58,30 +102,7 @@ export function makeRegistryJson(name: string): unknown {
         adaptation: "git-dirty",
         params: ["changedFiles", "untrackedFiles"],
       },
-      "test-failed": {
-        description: "the test suite fails",
-        edition: "failed",
-        adaptation: "test-failed",
-        params: ["failedTests", "errorOutput"],
-      },
-      "type-error": {
-        description: "the type check fails",
-        edition: "failed",
-        adaptation: "type-error",
-        params: ["typeErrors", "errorOutput"],
-      },
-      "lint-error": {
-        description: "the linter reports problems",
-        edition: "failed",
-        adaptation: "lint-error",
-        params: ["lintErrors", "errorOutput"],
-      },
-      unformatted: {
-        description: "files are not formatted (uses the generic f_failed.md)",
-        edition: "failed",
-        adaptation: "unformatted",
-        params: ["errorOutput"],
-      },
+      ...patterns,
     },
     validators: {
       "git-clean": {
@@ -91,35 +112,7 @@ export function makeRegistryJson(name: string): unknown {
         failurePattern: "git-dirty",
         extractParams: { changedFiles: "parseChangedFiles", untrackedFiles: "parseUntrackedFiles" },
       },
-      "tests-pass": {
-        type: "command",
-        command: "npm test",
-        successWhen: "exitCode:0",
-        timeoutMs: 600_000,
-        failurePattern: "test-failed",
-        extractParams: { failedTests: "parseTestOutput", ...EXTRACT_OUTPUT },
-      },
-      "type-check": {
-        type: "command",
-        command: "npx tsc --noEmit",
-        successWhen: "exitCode:0",
-        failurePattern: "type-error",
-        extractParams: { typeErrors: "parseTypeErrors", ...EXTRACT_OUTPUT },
-      },
-      lint: {
-        type: "command",
-        command: "npx eslint .",
-        successWhen: "exitCode:0",
-        failurePattern: "lint-error",
-        extractParams: { lintErrors: "parseLintErrors", ...EXTRACT_OUTPUT },
-      },
-      "format-check": {
-        type: "command",
-        command: "npx prettier --check .",
-        successWhen: "exitCode:0",
-        failurePattern: "unformatted",
-        extractParams: { ...EXTRACT_OUTPUT },
-      },
+      ...validators,
     },
     steps: {
       "initial.issue": {
@@ -146,7 +139,7 @@ export function makeRegistryJson(name: string): unknown {
         c2: "retry",
         c3: "issue",
         responseFormat: { type: "json", requiredFields: ["status", "summary", "next_action"] },
-        completionConditions: [{ validator: "git-clean" }, { validator: "tests-pass" }],
+        completionConditions: conditions.map((validator) => ({ validator })),
         closureReview: { c2: "complete", c3: "issue" },
         onFailure: { action: "retry", maxAttempts: 3 },
       },

@@ -5,8 +5,25 @@ import { renderTemplate } from "../../prompts/render-template.js";
 import { makeVariables } from "../../prompts/variables.js";
 import type { TaskInfo } from "../../record/run-state.js";
 import { makeScaffoldFiles } from "./scaffold-files.js";
+import type { ScaffoldPlan } from "./scaffold-plan.js";
 
-const files = new Map(makeScaffoldFiles("demo").map((file) => [file.path, file.text]));
+/** A plan with a check of every role, each with its findings parser. */
+const EVERY_ROLE: ScaffoldPlan = {
+  checks: [
+    { role: "test", command: "npm test", source: "package.json", parser: "parseTestOutput" },
+    {
+      role: "typecheck",
+      command: "npx tsc --noEmit",
+      source: "tsconfig",
+      parser: "parseTypeErrors",
+    },
+    { role: "lint", command: "npm run lint", source: "package.json", parser: "parseLintErrors" },
+  ],
+  backend: "claude-sdk",
+  schemas: {},
+};
+
+const files = new Map(makeScaffoldFiles("demo", EVERY_ROLE).map((file) => [file.path, file.text]));
 const task: TaskInfo = {
   kind: "issue",
   title: "Add <b>bold</b> & more",
@@ -107,6 +124,29 @@ describe("the scaffolded issue agent", () => {
     const text = render(path, makeVariables({ ...base, retry: { pattern, attempt: 2, params } }));
     expect(text).not.toMatch(/\{\{|\[object Object\]/);
     for (const value of expected) expect(text).toContain(value);
+  });
+
+  it("shows the output alone for a check closer has no parser for, and names its command", () => {
+    const plan: ScaffoldPlan = {
+      ...EVERY_ROLE,
+      checks: [{ role: "lint", command: "go vet ./...", source: "go.mod" }],
+    };
+    const vetFiles = new Map(makeScaffoldFiles("demo", plan).map((file) => [file.path, file.text]));
+    const source = vetFiles.get("prompts/steps/retry/issue/f_failed_lint-error.md") ?? "";
+    const text = renderTemplate({
+      source,
+      templatePath: "f_failed_lint-error.md",
+      variables: makeVariables({
+        ...base,
+        retry: { pattern: "lint-error", attempt: 1, params: { errorOutput: "vet: x.go:3: bad" } },
+      }),
+    });
+    expect(text).toContain("`go vet ./...` fails");
+    expect(text).toContain("vet: x.go:3: bad");
+    expect(text).not.toContain("## Problems");
+    expect(vetFiles.has("prompts/steps/retry/issue/f_failed_test-failed.md")).toBe(false);
+    const system = vetFiles.get("prompts/system.md") ?? "";
+    expect(system).toContain("a clean git working tree, then `go vet ./...`");
   });
 
   it("lists each failed test with its error", () => {

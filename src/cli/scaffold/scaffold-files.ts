@@ -1,5 +1,6 @@
 import { makeAgentJson, makeIssueSchemaJson, makeRegistryJson } from "./definition-files.js";
-import { PROMPT_FILES } from "./prompt-files.js";
+import { makePromptFiles } from "./prompt-files.js";
+import type { ScaffoldPlan } from "./scaffold-plan.js";
 
 /** One file `closer init` writes, by path relative to the agent folder. */
 export interface ScaffoldFile {
@@ -7,13 +8,13 @@ export interface ScaffoldFile {
   readonly text: string;
 }
 
-/** Every file of a working issue agent named `name`. */
-export function makeScaffoldFiles(name: string): ScaffoldFile[] {
+/** Every file of a working issue agent named `name` that checks what `plan` says. */
+export function makeScaffoldFiles(name: string, plan: ScaffoldPlan): ScaffoldFile[] {
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   return [
-    { path: "agent.json", text: json(makeAgentJson(name)) },
-    { path: "steps_registry.json", text: json(makeRegistryJson(name)) },
+    { path: "agent.json", text: json(makeAgentJson(name, plan)) },
+    { path: "steps_registry.json", text: json(makeRegistryJson(name, plan)) },
     { path: "schemas/issue.schema.json", text: json(makeIssueSchemaJson()) },
-    ...Object.entries(PROMPT_FILES).map(([path, text]) => ({ path, text })),
+    ...Object.entries(makePromptFiles(plan)).map(([path, text]) => ({ path, text })),
   ];
 }

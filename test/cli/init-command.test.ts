@@ -1,0 +1,162 @@
+import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { type FixtureRepo, makeFixtureRepo } from "../../src/testing/index.js";
+import { cli } from "./support/cli-repo.js";
+import { INIT_PROJECTS } from "./support/init-projects.js";
+
+const SCHEMAS = fileURLToPath(new URL("../../schemas/", import.meta.url));
+
+let repo: FixtureRepo | undefined;
+afterEach(async () => {
+  await repo?.cleanup();
+  repo = undefined;
+});
+
+async function readJson(path: string) {
+  return JSON.parse(await readFile(path, "utf8"));
+}
+
+/** The completion conditions of the scaffolded agent, each with its command. */
+async function conditions(dir: string): Promise<Record<string, string>> {
+  const registry = await readJson(join(dir, ".agent/demo/steps_registry.json"));
+  const names: { validator: string }[] =
+    registry.completionSteps["complete.issue"].completionConditions;
+  return Object.fromEntries(
+    names.map(({ validator }) => [validator, registry.validators[validator].command]),
+  );
+}
+
+describe("closer init on fixture projects of each kind", () => {
+  it.each(INIT_PROJECTS)(
+    "$kind: scaffolds an agent that validates and checks what the project has",
+    async (project) => {
+      repo = await makeFixtureRepo({ files: project.files });
+      const init = await cli("init", "demo", "--cwd", repo.dir);
+      expect(init.stderr).toBe("");
+      expect(init.code).toBe(0);
+      expect(await conditions(repo.dir)).toEqual({
+        "git-clean": "git status --porcelain",
+        ...project.checks,
+      });
+      for (const [validator, command] of Object.entries(project.checks)) {
+        expect(init.stdout).toMatch(
+          new RegExp(
+            `^chose   ${validator}: ${command.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(`,
+            "m",
+          ),
+        );
+      }
+      const validate = await cli("validate", "demo", "--cwd", repo.dir);
+      expect(validate.stdout).toContain("✓ demo is valid");
+      expect(validate.stdout).not.toContain("warning:");
+      expect(validate.code).toBe(0);
+    },
+  );
+
+  it("names the checks in the prompts, and writes a retry prompt for each check only", async () => {
+    const go = INIT_PROJECTS.find((project) => project.kind === "go");
+    repo = await makeFixtureRepo({ files: go?.files ?? {} });
+    await cli("init", "demo", "--cwd", repo.dir);
+    const agentDir = join(repo.dir, ".agent/demo");
+    const system = await readFile(join(agentDir, "prompts/system.md"), "utf8");
+    expect(system).toContain("`go test ./...` and `go vet ./...`");
+    expect(system).not.toContain("npm");
+    const retry = join(agentDir, "prompts/steps/retry/issue");
+    expect(await readFile(join(retry, "f_failed_test-failed.md"), "utf8")).toContain(
+      "`go test ./...` fails",
+    );
+    // go vet's output has no parser in closer: its retry prompt shows the output alone.
+    const vet = await readFile(join(retry, "f_failed_lint-error.md"), "utf8");
+    expect(vet).toContain("`go vet ./...` fails");
+    expect(vet).not.toContain("lintErrors");
+    await expect(readFile(join(retry, "f_failed_type-error.md"), "utf8")).rejects.toThrow();
+  });
+
+  it("scaffolds git-clean alone in a project it cannot read, and says how to give a test command", async () => {
+    repo = await makeFixtureRepo({ files: { "README.md": "notes\n" } });
+    const init = await cli("init", "demo", "--cwd", repo.dir);
+    expect(init.code).toBe(0);
+    expect(init.stdout).toContain("found   nothing closer knows how to check");
+    expect(init.stdout).toContain(
+      'closer init demo --force --test-command "<command that runs the tests>"',
+    );
+    expect(await conditions(repo.dir)).toEqual({ "git-clean": "git status --porcelain" });
+    const prompt = await readFile(
+      join(repo.dir, ".agent/demo/prompts/steps/initial/issue/f_default.md"),
+      "utf8",
+    );
+    expect(prompt).not.toContain("npm test");
+
+    const forced = await cli(
+      "init",
+      "demo",
+      "--cwd",
+      repo.dir,
+      "--force",
+      "--test-command",
+      "./check {{all}}",
+    );
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain("chose   tests-pass: ./check {{all}} (--test-command)");
+    expect(await conditions(repo.dir)).toEqual({
+      "git-clean": "git status --porcelain",
+      "tests-pass": "./check {{all}}",
+    });
+    // The command is text of the prompts, not a template expression.
+    expect((await cli("validate", "demo", "--cwd", repo.dir)).code).toBe(0);
+  });
+
+  it("--test-command wins over the project's test script, which is reported as skipped", async () => {
+    repo = await makeFixtureRepo({ files: { "package.json": '{"scripts":{"test":"jest"}}' } });
+    const init = await cli("init", "demo", "--cwd", repo.dir, "--test-command", "npm run test:ci");
+    expect(init.code).toBe(0);
+    expect((await conditions(repo.dir))["tests-pass"]).toBe("npm run test:ci");
+    expect(init.stdout).toContain(
+      "skipped npm test (package.json scripts.test): the test check is already npm run test:ci (--test-command)",
+    );
+  });
+
+  it("--backend writes the kind, and refuses one it cannot write or does not know", async () => {
+    repo = await makeFixtureRepo({});
+    expect((await cli("init", "demo", "--cwd", repo.dir, "--backend", "codex")).code).toBe(0);
+    const agent = await readJson(join(repo.dir, ".agent/demo/agent.json"));
+    expect(agent.runner.backend).toEqual({ kind: "codex", session: "continue" });
+    expect((await cli("validate", "demo", "--cwd", repo.dir)).code).toBe(0);
+
+    const command = await cli("init", "other", "--cwd", repo.dir, "--backend", "command");
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain('the command backend needs "command"');
+    const unknown = await cli("init", "other", "--cwd", repo.dir, "--backend", "gpt");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('--backend "gpt" is not a backend');
+    await expect(readFile(join(repo.dir, ".agent/other/agent.json"), "utf8")).rejects.toThrow();
+  });
+});
+
+describe("the $schema closer init writes", () => {
+  it("points into the project's node_modules/closer when closer is a dependency", async () => {
+    repo = await makeFixtureRepo({});
+    const installed = join(repo.dir, "node_modules", "closer");
+    await mkdir(installed, { recursive: true });
+    await writeFile(join(installed, "package.json"), '{"name":"closer"}');
+    await cp(SCHEMAS, join(installed, "schemas"), { recursive: true });
+    await cli("init", "demo", "--cwd", repo.dir);
+    const agentDir = join(repo.dir, ".agent/demo");
+    const agent = await readJson(join(agentDir, "agent.json"));
+    const registry = await readJson(join(agentDir, "steps_registry.json"));
+    expect(agent.$schema).toBe("../../node_modules/closer/schemas/agent.schema.json");
+    expect(registry.$schema).toBe("../../node_modules/closer/schemas/steps_registry.schema.json");
+    expect((await readJson(resolve(agentDir, agent.$schema))).properties).toHaveProperty("runner");
+  });
+
+  it("is the file URL of the running closer's schema when the project has no closer (global, npx)", async () => {
+    repo = await makeFixtureRepo({});
+    await cli("init", "demo", "--cwd", repo.dir);
+    const agent = await readJson(join(repo.dir, ".agent/demo/agent.json"));
+    expect(agent.$schema).toMatch(/^file:\/\//);
+    const schema = await readJson(fileURLToPath(agent.$schema));
+    expect(schema).toEqual(await readJson(join(SCHEMAS, "agent.schema.json")));
+  });
+});
