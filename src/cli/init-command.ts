@@ -12,6 +12,7 @@ interface InitFlags {
   readonly force?: boolean;
   readonly testCommand?: string;
   readonly backend?: string;
+  readonly withEvidence?: boolean;
 }
 
 const EXAMPLES = `
@@ -20,6 +21,7 @@ Examples:
   $ closer init iterator --cwd ~/project   create it in another project
   $ closer init iterator --test-command "npm run test:unit"
   $ closer init iterator --backend codex   an agent run by another backend
+  $ closer init iterator --with-evidence   the answer reports each check's result and output
   $ closer init iterator --force           rewrite the scaffold files of an existing agent
 
 init reads the project (package.json and its lockfile, pyproject.toml, uv.lock, tox.ini, go.mod,
@@ -46,6 +48,11 @@ export function makeInitCommand(): Command {
       `backend of the agent: ${WRITABLE_KINDS.join(", ")} (default claude-sdk); ` +
         "a kind that needs settings of its own (command, replay) is refused",
     )
+    .option(
+      "--with-evidence",
+      "the answer also reports each check's result (validation) and output (evidence); " +
+        "closer names every report its own checks contradict",
+    )
     .option("--force", "overwrite the scaffold files of an existing agent (other files are kept)")
     .addHelpText("after", EXAMPLES)
     .showHelpAfterError()
@@ -57,6 +64,7 @@ export function makeInitCommand(): Command {
         force: flags.force === true,
         testCommand: flags.testCommand,
         backend: flags.backend,
+        withEvidence: flags.withEvidence === true,
       });
     });
 }

@@ -42,11 +42,11 @@ async function runChecks(dir: string): Promise<Record<string, ValidatorOutcome>>
 const verdicts = (outcomes: Record<string, ValidatorOutcome>) =>
   Object.fromEntries(Object.entries(outcomes).map(([name, outcome]) => [name, outcome.valid]));
 
-async function scaffoldIn(project: RealProject): Promise<FixtureRepo> {
+async function scaffoldIn(project: RealProject, ...flags: string[]): Promise<FixtureRepo> {
   const fixture = await makeFixtureRepo({ files: project.files });
   // The npm project's typescript: the one closer itself is built with, linked, not installed.
   if (project.kind === "npm") await symlink(NODE_MODULES, join(fixture.dir, "node_modules"), "dir");
-  const init = await cli("init", "demo", "--cwd", fixture.dir);
+  const init = await cli("init", "demo", "--cwd", fixture.dir, ...flags);
   expect(init.code, init.stderr).toBe(0);
   await fixture.commitAll("add the demo agent");
   return fixture;
@@ -108,54 +108,69 @@ if (prompt.includes("- adds two numbers")) {
   writeFileSync("src/add.mjs", "export const add = (a, b) => a + b;\\n");
   execFileSync("git", ["commit", "--quiet", "-am", "add adds"]);
 }
-console.log(JSON.stringify({ status: "completed", summary: "done", next_action: { action: "complete", reason: "done" } }));
+const report = prompt.includes("validation")
+  ? { validation: { git_clean: true, tests_passed: true, type_check_passed: true }, evidence: { tests_output: "# pass 1" } }
+  : {};
+console.log(JSON.stringify({ status: "completed", summary: "done", next_action: { action: "complete", reason: "done" }, ...report }));
 `;
+
+/** The npm project with its test failing from the start (its types are fine), scaffolded with `flags`, run by MODEL_PROGRAM. */
+async function runBrokenNpm(...flags: string[]) {
+  const npm = REAL_PROJECTS.find((project) => project.kind === "npm");
+  if (npm === undefined) throw new Error("no npm project");
+  repo = await scaffoldIn(
+    { ...npm, files: { ...npm.files, "src/add.mjs": npm.broken["src/add.mjs"] ?? "" } },
+    ...flags,
+  );
+  const outside = await makeFixtureRepo({ files: { "model.mjs": MODEL_PROGRAM } });
+  try {
+    const agentJson = join(repo.dir, ".agent/demo/agent.json");
+    const agent = JSON.parse(await readFile(agentJson, "utf8"));
+    agent.runner.backend = { kind: "command", command: ["node", join(outside.dir, "model.mjs")] };
+    await writeFile(agentJson, JSON.stringify(agent, null, 2));
+    await repo.commitAll("the command backend");
+    const result = await cli(
+      "run",
+      "demo",
+      "--task",
+      "make add add",
+      "--cwd",
+      repo.dir,
+      "--no-worktree",
+      "--json",
+    );
+    const sent = (await readFile(join(repo.dir, ".closer/prompts.txt"), "utf8")).split("\n=====\n");
+    return { result, sent };
+  } finally {
+    await outside.cleanup();
+  }
+}
 
 describe("closer run with the agent closer init scaffolded", () => {
   it("npm: the failing test is named in the retry prompt, and the run completes once it passes", async () => {
-    const npm = REAL_PROJECTS.find((project) => project.kind === "npm");
-    if (npm === undefined) throw new Error("no npm project");
-    // Its test fails from the start; its types are fine.
-    repo = await scaffoldIn({
-      ...npm,
-      files: { ...npm.files, "src/add.mjs": npm.broken["src/add.mjs"] ?? "" },
+    const { result, sent } = await runBrokenNpm();
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      success: true,
+      status: "completed",
+      iterations: 2,
     });
-    const outside = await makeFixtureRepo({ files: { "model.mjs": MODEL_PROGRAM } });
-    try {
-      const agentJson = join(repo.dir, ".agent/demo/agent.json");
-      const agent = JSON.parse(await readFile(agentJson, "utf8"));
-      agent.runner.backend = {
-        kind: "command",
-        command: ["node", join(outside.dir, "model.mjs")],
-      };
-      await writeFile(agentJson, JSON.stringify(agent, null, 2));
-      await repo.commitAll("the command backend");
+    const retry = sent.find((prompt) => prompt.includes("# The tests fail"));
+    expect(retry).toContain("You declared the work complete, but `npm test` fails.");
+    expect(retry).toContain("- adds two numbers");
+    expect(sent[0]).toContain("Run the test suite (`npm test`)");
+    expect(sent[0]).not.toContain("`validation`");
+  });
 
-      const result = await cli(
-        "run",
-        "demo",
-        "--task",
-        "make add add",
-        "--cwd",
-        repo.dir,
-        "--no-worktree",
-        "--json",
-      );
-      expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({
-        success: true,
-        status: "completed",
-        iterations: 2,
-      });
-      const sent = (await readFile(join(repo.dir, ".closer/prompts.txt"), "utf8")).split(
-        "\n=====\n",
-      );
-      const retry = sent.find((prompt) => prompt.includes("# The tests fail"));
-      expect(retry).toContain("You declared the work complete, but `npm test` fails.");
-      expect(retry).toContain("- adds two numbers");
-      expect(sent[0]).toContain("Run the test suite (`npm test`)");
-    } finally {
-      await outside.cleanup();
-    }
+  it("--with-evidence: the answer reports each check, and the retry names the reports npm test contradicts", async () => {
+    const { result, sent } = await runBrokenNpm("--with-evidence");
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: "completed", iterations: 2 });
+    expect(sent[0]).toContain("`git_clean`, `tests_passed`, `type_check_passed`");
+    const retry = sent.find((prompt) => prompt.includes("# The tests fail")) ?? "";
+    expect(retry).toContain("you reported validation.tests_passed: true; `npm test` failed:");
+    expect(retry).toContain('you reported evidence.tests_output: "# pass 1"; `npm test` failed:');
+    expect(retry).not.toContain("validation.git_clean");
+    expect(retry).not.toContain("validation.type_check_passed");
   });
 });

@@ -18,6 +18,8 @@ export interface InitOptions {
   readonly testCommand?: string;
   /** `--backend`: the backend kind of agent.json. */
   readonly backend?: string;
+  /** `--with-evidence`: the answer reports each check's result and output. */
+  readonly withEvidence?: boolean;
 }
 
 /** `closer init`: reads the project, then writes the scaffold of a new agent (docs/cli.md#init). */
@@ -53,6 +55,7 @@ export async function runInit(agent: string, options: InitOptions): Promise<void
   const plan: ScaffoldPlan = {
     checks: chosen,
     backend,
+    ...(options.withEvidence === true ? { withEvidence: true } : {}),
     schemas: {
       agent: await schemaReference(agentDir, SCHEMA_FILES.agent, packageRoot),
       registry: await schemaReference(agentDir, SCHEMA_FILES.registry, packageRoot),

@@ -1,5 +1,6 @@
 /** agent.json, steps_registry.json and the output schema of the scaffolded issue agent. */
 import type { BackendKind } from "../../definition/types.js";
+import { evidenceProperties } from "./evidence-schema.js";
 import { extractParamsOf, ROLE_SCAFFOLD, type ScaffoldPlan } from "./scaffold-plan.js";
 
 /** The Claude backends take Claude Code's tool names and permission modes; other kinds their defaults. */
@@ -163,7 +164,7 @@ function nextAction(actions: readonly string[]): unknown {
   };
 }
 
-export function makeIssueSchemaJson(): unknown {
+export function makeIssueSchemaJson(plan: ScaffoldPlan): unknown {
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     $defs: {
@@ -178,6 +179,7 @@ export function makeIssueSchemaJson(): unknown {
           },
           summary: { type: "string", description: "What was done in this iteration." },
           next_action: nextAction(["continue", "complete", "closing"]),
+          ...(plan.withEvidence === true ? evidenceProperties(plan) : {}),
         },
       },
     },

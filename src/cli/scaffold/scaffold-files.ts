@@ -14,7 +14,7 @@ export function makeScaffoldFiles(name: string, plan: ScaffoldPlan): ScaffoldFil
   return [
     { path: "agent.json", text: json(makeAgentJson(name, plan)) },
     { path: "steps_registry.json", text: json(makeRegistryJson(name, plan)) },
-    { path: "schemas/issue.schema.json", text: json(makeIssueSchemaJson()) },
+    { path: "schemas/issue.schema.json", text: json(makeIssueSchemaJson(plan)) },
     ...Object.entries(makePromptFiles(plan)).map(([path, text]) => ({ path, text })),
   ];
 }

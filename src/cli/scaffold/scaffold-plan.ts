@@ -8,6 +8,8 @@ export interface ScaffoldPlan {
   readonly backend: BackendKind;
   /** `$schema` of agent.json and of steps_registry.json; absent: none written. */
   readonly schemas: { readonly agent?: string; readonly registry?: string };
+  /** The answer also reports each check's result and output (docs/cli.md#init-evidence). */
+  readonly withEvidence?: boolean;
 }
 
 /** How each role appears in steps_registry.json and in the retry prompts. */

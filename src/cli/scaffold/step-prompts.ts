@@ -1,4 +1,5 @@
 /** The system prompt and the step prompts of the scaffolded issue agent; they name the agent's checks. */
+import { evidenceInstructions } from "./evidence-schema.js";
 import { checkOf, literal, type ScaffoldPlan } from "./scaffold-plan.js";
 
 /** `` `npm test` `` and `` `npm run lint` ``: the plan's commands, quoted and joined. */
@@ -49,7 +50,7 @@ Answer in the structured format:
 - \`summary\`: what you did in this iteration.
 - \`next_action\`: \`action\` "complete" to have closer verify the work, "continue" to keep working;
   \`reason\`: why.
-
+${plan.withEvidence === true ? evidenceInstructions(plan) : ""}
 When you declare completion, closer checks that \`git status --porcelain\` prints nothing${pass}.
 If a check fails, you will be told exactly what failed.
 `;
