@@ -49,6 +49,27 @@ describe("refutedClaims", () => {
     ]);
   });
 
+  it("matches a claim named after the first words of the validator's command", () => {
+    const found = refutedClaims(DECLARATION, [
+      outcome("clean-tree", false, { command: "git status --porcelain", stdout: " M src/a.ts\n" }),
+    ]);
+    expect(found).toEqual([
+      {
+        claim: "evidence.git_status_output",
+        reported: "",
+        validator: "clean-tree",
+        command: "git status --porcelain",
+        found: "M src/a.ts",
+      },
+    ]);
+    // One word is not enough: `npm_passed` does not name every command that starts with `npm`.
+    expect(
+      refutedClaims({ validation: { npm_passed: true } }, [
+        outcome("x", false, { command: "npm test" }),
+      ]),
+    ).toEqual([]);
+  });
+
   it("matches a validator named with an ending of its own", () => {
     const found = refutedClaims(DECLARATION, [outcome("tests-pass", false, { stderr: "boom" })]);
     expect(found.map((claim) => claim.claim)).toEqual(["validation.tests_passed"]);

@@ -48,7 +48,7 @@ export function refutedClaims(
     if (!isRecord(claims)) continue;
     for (const [key, reported] of Object.entries(claims)) {
       if (typeof reported !== wanted || reported === false) continue;
-      const outcome = failed.find((candidate) => claimNames(key, candidate.validator));
+      const outcome = failed.find((candidate) => claimNames(key, candidate));
       if (outcome === undefined) continue;
       refuted.push({
         claim: `${section}.${key}`,
@@ -72,13 +72,17 @@ export function describeRefutedClaims(claims: readonly RefutedClaim[]): string[]
 
 /**
  * Whether a claim's key names the validator, both without a "this check"
- * ending and one plural s: `type_check_passed` ↔ `type-check`,
- * `tests_passed` ↔ `test` or `tests-pass`.
+ * ending and one plural s (`type_check_passed` ↔ `type-check`, `tests_passed`
+ * ↔ `test` or `tests-pass`), or names the first two or more words of its
+ * command (`git_status_output` ↔ `git status --porcelain`).
  */
-function claimNames(key: string, validator: string): boolean {
+function claimNames(key: string, outcome: ValidatorOutcome): boolean {
   const claimed = comparable(key);
-  const named = comparable(validator);
-  return claimed === named || claimed === `${named}s` || `${claimed}s` === named;
+  const named = comparable(outcome.validator);
+  if (claimed === named || claimed === `${named}s` || `${claimed}s` === named) return true;
+  const words = claimed.split("-");
+  const command = outcome.command?.trim().toLowerCase().split(/\s+/) ?? [];
+  return words.length >= 2 && command.slice(0, words.length).join("-") === claimed;
 }
 
 function comparable(name: string): string {
