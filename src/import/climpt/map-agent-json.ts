@@ -37,7 +37,9 @@ export function mapAgentJson(
   name: string,
   mapping: FileMapping,
 ): { agentJson: Json; facts: AgentJsonFacts } {
-  mapping.used(["name"]);
+  if (source.name !== undefined) {
+    mapping.mapped(["name"], "agent.json name", "the name of the folder written");
+  }
   const agentJson: Json = { name };
   if (typeof source.description === "string") {
     agentJson.description = source.description;
@@ -66,7 +68,13 @@ export function mapAgentJson(
   };
   const verdict = isPlainObject(runner.verdict) ? runner.verdict : {};
   const verdictType = typeof verdict.type === "string" ? verdict.type : undefined;
-  if (verdictType !== undefined) mapping.used(["runner", "verdict", "type"]);
+  if (verdictType !== undefined) {
+    mapping.mapped(
+      ["runner", "verdict", "type"],
+      "steps_registry.json entryStep",
+      "the step entryStepMapping names for it",
+    );
+  }
   const verdictConfig = isPlainObject(verdict.config) ? verdict.config : {};
   if (Number.isInteger(verdictConfig.maxIterations) && Number(verdictConfig.maxIterations) >= 1) {
     closerRunner.maxIterations = verdictConfig.maxIterations;

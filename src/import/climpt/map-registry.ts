@@ -39,8 +39,9 @@ export function mapRegistry(
   mapping: FileMapping,
 ): { registry: Json; renamed: RenamedPattern[] } {
   const registry: Json = { agentId: name };
-  mapping.used(["agentId"]);
-  mapping.used(["$schema"]);
+  if (source.agentId !== undefined) {
+    mapping.mapped(["agentId"], "steps_registry.json agentId", "the name of the folder written");
+  }
   if (typeof source.c1 === "string" && WORD_PATTERN.test(source.c1)) {
     registry.c1 = source.c1;
     mapping.mapped(["c1"], "steps_registry.json c1");

@@ -45,15 +45,19 @@ export function mapSteps(source: Json, validators: Set<string>, mapping: FileMap
   const stepSources = sectionEntries(source, "steps").filter(
     (entry) => !("completionConditions" in entry.value),
   );
-  const flowSteps = stepSources.filter((entry) => keepStep(entry, mapping));
+  // The seeds' steps have neither: there every step counts.
+  const hasFlow = stepSources.some(({ value }) => "stepKind" in value || "transitions" in value);
+  const flowSteps = stepSources.filter((entry) => keepStep(entry, hasFlow, mapping));
   const stepIds = new Set(flowSteps.map((entry) => entry.id));
   const closureIds = new Set(flowSteps.filter(isClosure).map((entry) => entry.id));
   const steps: Json = {};
   for (const entry of flowSteps) {
     const step = mapStep(entry, mapping);
-    const completionStep = closureIds.has(entry.id)
-      ? linkClosure(entry, completionSteps, mapping)
-      : linkHandoff(entry, closureIds, mapping);
+    const completionStep =
+      givenCompletionStep(entry, completionSteps, mapping) ??
+      (closureIds.has(entry.id)
+        ? linkClosure(entry, completionSteps, mapping)
+        : linkHandoff(entry, closureIds, mapping));
     if (completionStep !== undefined) step.completionStep = completionStep;
     const next = nextOf(entry, stepIds, mapping);
     if (next !== undefined) step.next = next;
@@ -82,7 +86,7 @@ function mapCompletionStep(entry: Source, validators: Set<string>, mapping: File
   const { id, at, value } = entry;
   const target = `steps_registry.json completionSteps["${id}"]`;
   const step: Json = {};
-  if (value.stepId === id) mapping.used([...at, "stepId"]);
+  if (value.stepId === id) mapping.mapped([...at, "stepId"], `${target} (its key)`);
   for (const field of COMPLETION_FIELDS) {
     if (value[field] === undefined) continue;
     step[field] = value[field];
@@ -103,8 +107,8 @@ function mapCompletionStep(entry: Source, validators: Set<string>, mapping: File
   return step;
 }
 
-/** A step closer can send: prompt words it can read, and a place in the flow. */
-function keepStep({ at, value }: Source, mapping: FileMapping): boolean {
+/** A step closer can send: prompt words it can read, and (in climpt's spelling) a place in the flow. */
+function keepStep({ at, value }: Source, hasFlow: boolean, mapping: FileMapping): boolean {
   const badWord = STEP_WORDS.find(
     (field) => value[field] !== undefined && !WORD_PATTERN.test(String(value[field])),
   );
@@ -112,7 +116,7 @@ function keepStep({ at, value }: Source, mapping: FileMapping): boolean {
     mapping.dropped(at, `its ${badWord} is not a prompt path word`);
     return false;
   }
-  if (value.stepKind === undefined && value.transitions === undefined) {
+  if (hasFlow && value.stepKind === undefined && value.transitions === undefined) {
     mapping.dropped(at, "not a flow step (no stepKind, no transitions)");
     return false;
   }
@@ -122,7 +126,7 @@ function keepStep({ at, value }: Source, mapping: FileMapping): boolean {
 function mapStep({ id, at, value }: Source, mapping: FileMapping): Json {
   const target = `steps_registry.json steps["${id}"]`;
   const step: Json = {};
-  if (value.stepId === id) mapping.used([...at, "stepId"]);
+  if (value.stepId === id) mapping.mapped([...at, "stepId"], `${target} (its key)`);
   for (const field of ["name", ...STEP_WORDS, "outputSchemaRef", "model"] as const) {
     if (value[field] === undefined) continue;
     step[field] = value[field];
@@ -144,15 +148,26 @@ function targets(value: Json): [string, string | null | undefined][] {
   });
 }
 
+/** The seeds' spelling: the step names its completion step itself. */
+function givenCompletionStep(
+  { id, at, value }: Source,
+  completionSteps: Json,
+  mapping: FileMapping,
+) {
+  const named = value.completionStep;
+  if (typeof named !== "string" || !(named in completionSteps)) return undefined;
+  mapping.mapped([...at, "completionStep"], `steps_registry.json steps["${id}"].completionStep`);
+  return named;
+}
+
 function linkClosure({ id, at, value }: Source, completionSteps: Json, mapping: FileMapping) {
-  if (value.stepKind !== undefined) mapping.used([...at, "stepKind"]);
-  for (const [intent, target] of targets(value)) {
-    if (target === null) {
-      mapping.mapped(
-        [...at, "transitions", intent],
-        `steps_registry.json steps["${id}"].completionStep`,
-        "the model declares completion, closer checks it",
-      );
+  const target = `steps_registry.json steps["${id}"].completionStep`;
+  if (value.stepKind !== undefined) {
+    mapping.mapped([...at, "stepKind"], target, "a closure step: a declaration ends it");
+  }
+  for (const [intent, to] of targets(value)) {
+    if (to === null) {
+      mapping.mapped([...at, "transitions", intent], target, "the model declares completion");
     }
   }
   if (!(id in completionSteps)) {
@@ -163,7 +178,9 @@ function linkClosure({ id, at, value }: Source, completionSteps: Json, mapping: 
 }
 
 function linkHandoff({ id, at, value }: Source, closureIds: Set<string>, mapping: FileMapping) {
-  if (value.stepKind !== undefined) mapping.used([...at, "stepKind"]);
+  if (value.stepKind !== undefined) {
+    mapping.mapped([...at, "stepKind"], `steps_registry.json steps["${id}"]`, "a work step");
+  }
   const handoff = targets(value).find(([, target]) => target != null && closureIds.has(target));
   if (handoff === undefined) return undefined;
   mapping.mapped(

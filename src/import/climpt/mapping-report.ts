@@ -16,7 +16,7 @@ type JsonPath = readonly PropertyKey[];
 
 /**
  * What an import did with each key of one climpt file. Every key the mapping does not take
- * (`mapped`, `dropped` or `used`) is listed as having no equivalent by `finish`, so the report
+ * (`mapped` or `dropped`) is listed as having no equivalent by `finish`, so the report
  * names every key that was not carried over, whatever the file holds.
  */
 export class FileMapping {
@@ -43,11 +43,6 @@ export class FileMapping {
   dropped(path: JsonPath, note: string): void {
     this.take(path);
     this.entries.push({ file: this.file, from: formatJsonPath(path), note });
-  }
-
-  /** `path` was read to decide something else and needs no line of its own. */
-  used(path: JsonPath): void {
-    this.take(path);
   }
 
   /** The entries, with a "no equivalent" entry for each key nothing took (the topmost of a subtree). */
