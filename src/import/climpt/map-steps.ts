@@ -73,7 +73,7 @@ function sectionEntries(source: Json, section: string): Source[] {
     .map(([id, value]) => ({ id, at: [section, id], value }));
 }
 
-/** climpt's validationSteps, the seeds' completionSteps, and seed 000's completion steps in steps. */
+/** climpt's validationSteps, and completionSteps and completion steps inside steps (docs/definition.md#seed-spellings). */
 function completionStepSources(source: Json): Source[] {
   return [
     ...sectionEntries(source, "validationSteps"),

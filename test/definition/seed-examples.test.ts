@@ -1,17 +1,17 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cwd, useTempCwd } from "../../test/support/agent-folder.js";
+import { checkAgentFolder } from "../../src/check/index.js";
+import { loadAgent } from "../../src/definition/load-agent.js";
+import { SchemaResolver } from "../../src/definition/schema-resolver.js";
+import { cwd, useTempCwd } from "../support/agent-folder.js";
 import {
   completeRegistry,
   mergeRegistries,
   readSeedExamples,
   type SeedExample,
   writeStubs,
-} from "../../test/support/seed-examples.js";
-import { checkAgentFolder } from "../check/index.js";
-import { loadAgent } from "./load-agent.js";
-import { SchemaResolver } from "./schema-resolver.js";
+} from "../support/seed-examples.js";
 
 useTempCwd();
 
