@@ -101,6 +101,8 @@ describe("closer import climpt (docs/cli.md#import-climpt)", () => {
     expect(agent.get("runner.integrations.github.defaultClosureAction")?.to).toBe(
       "agent.json runner.github.closeAction",
     );
+    // climpt's --branch is closer's own option: closer run --branch sets the worktree's branch.
+    expect(agent.get("parameters.branch")?.to).toBe("closer run --branch");
     const unmapped = report.unmapped.map((entry) => `${entry.file} ${entry.from}`);
     expect(unmapped).toEqual(
       expect.arrayContaining([
@@ -114,6 +116,13 @@ describe("closer import climpt (docs/cli.md#import-climpt)", () => {
       ]),
     );
     const written = JSON.parse(await readFile(join(project, ".agent/iterator/agent.json"), "utf8"));
+    expect(Object.keys(written.parameters)).toEqual(
+      expect.arrayContaining(["issue", "iterateMax", "project_title"]),
+    );
+    expect(written.parameters).not.toHaveProperty("branch");
+    expect(written.parameters.project_title).toEqual(
+      expect.objectContaining({ type: "string", default: "", flag: "--project-title" }),
+    );
     expect(written.runner).toMatchObject({
       backend: { kind: "claude-sdk", permissionMode: "acceptEdits" },
       maxIterations: 500,

@@ -3,6 +3,7 @@ import { formatProblem, makeProblemCollector } from "../../check/problem.js";
 import { readAgent } from "../../definition/load-agent.js";
 import { type ImportClimptOptions, importClimpt } from "../../import/climpt/import-climpt.js";
 import { describeImportReport } from "../../import/climpt/mapping-report.js";
+import { RUN_OPTIONS } from "../run/run-help.js";
 
 export interface ImportClimptRun extends ImportClimptOptions {
   readonly json: boolean;
@@ -10,7 +11,8 @@ export interface ImportClimptRun extends ImportClimptOptions {
 
 /** `closer import climpt`: write the agent, print what each key became, check the result. */
 export async function runImportClimpt(options: ImportClimptRun): Promise<void> {
-  const report = await importClimpt(options);
+  const closerFlags = RUN_OPTIONS.map((option) => option.flags.split(" ")[0] ?? "");
+  const report = await importClimpt({ ...options, closerFlags });
   const check = await checkWritten(report.name, report.out, options.cwd);
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ ...report, validation: check }, null, 2)}\n`);

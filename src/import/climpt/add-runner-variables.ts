@@ -12,6 +12,7 @@ export async function addRunnerVariables(
   out: string,
   agentJson: Json,
   registry: Json,
+  closerFlags: ReadonlySet<string>,
 ): Promise<MappingEntry[]> {
   const parameters = isPlainObject(agentJson.parameters) ? agentJson.parameters : {};
   const patterns = isPlainObject(registry.completionPatterns) ? registry.completionPatterns : {};
@@ -23,10 +24,11 @@ export async function addRunnerVariables(
     ...patternParams,
   ]);
   for (const { name, files } of variables) {
+    const flag = `--${name.replace(/_/g, "-")}`;
     parameters[name] = {
       type: "string",
       default: "",
-      flag: `--${name.replace(/_/g, "-")}`,
+      flag: closerFlags.has(flag) ? `--climpt-${flag.slice(2)}` : flag,
       description: `Filled by climpt's runner in ${files.join(", ")}; empty unless given.`,
     };
     entries.push({

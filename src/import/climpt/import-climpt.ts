@@ -17,6 +17,11 @@ export interface ImportClimptOptions {
   /** The closer agent folder to write; default `<cwd>/.agent/<climpt agent's name>`. */
   readonly out?: string;
   readonly cwd: string;
+  /**
+   * Flags of closer's own (`--branch`, `--resume`, …): a climpt parameter read from one of them
+   * is left to that option, and no added parameter takes one.
+   */
+  readonly closerFlags?: readonly string[];
 }
 
 /**
@@ -32,7 +37,8 @@ export async function importClimpt(options: ImportClimptOptions): Promise<Import
   const name = agentName(options, agentData, source);
   const out = path.resolve(options.cwd, options.out ?? path.join(".agent", name));
   const agentMapping = new FileMapping("agent.json", agentData);
-  const { agentJson, facts } = mapAgentJson(agentData, name, agentMapping);
+  const closerFlags = new Set(options.closerFlags ?? []);
+  const { agentJson, facts } = mapAgentJson(agentData, name, agentMapping, closerFlags);
   const registryFile = path.resolve(source, facts.registryFile);
   const registryData = await readJsonObject(registryFile, facts.registryFile);
   const registryMapping = new FileMapping(facts.registryFile, registryData);
@@ -42,7 +48,7 @@ export async function importClimpt(options: ImportClimptOptions): Promise<Import
   const fileEntries = await copyAgentFiles(source, out, facts.parameterNames);
   fileEntries.push(...(await renameTemplates(out, renamed)));
   fileEntries.push(...(await writeCommandPrompts(registryData, registry, out, registryMapping)));
-  fileEntries.push(...(await addRunnerVariables(out, agentJson, registry)));
+  fileEntries.push(...(await addRunnerVariables(out, agentJson, registry, closerFlags)));
   await writeJson(path.join(out, "agent.json"), agentJson);
   await writeJson(path.join(out, "steps_registry.json"), registry);
   const entries = [...agentMapping.finish(), ...registryMapping.finish(), ...fileEntries];

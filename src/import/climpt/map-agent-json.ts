@@ -15,6 +15,7 @@ const PERMISSION_MODES = new Set([
   "dontAsk",
 ]);
 const CLOSE_ACTIONS = new Set(["close", "label-only", "label-and-close"]);
+const DEFAULT_SYSTEM_PROMPT = "prompts/system.md";
 
 /** What the registry mapping needs from agent.json. */
 export interface AgentJsonFacts {
@@ -22,8 +23,6 @@ export interface AgentJsonFacts {
   readonly verdictType?: string;
   /** The registry file, relative to the climpt agent folder. */
   readonly registryFile: string;
-  /** The system prompt file, relative to the climpt agent folder. */
-  readonly systemPrompt: string;
   readonly parameterNames: readonly string[];
 }
 
@@ -36,6 +35,7 @@ export function mapAgentJson(
   source: Json,
   name: string,
   mapping: FileMapping,
+  closerFlags: ReadonlySet<string>,
 ): { agentJson: Json; facts: AgentJsonFacts } {
   if (source.name !== undefined) {
     mapping.mapped(["name"], "agent.json name", "the name of the folder written");
@@ -45,7 +45,7 @@ export function mapAgentJson(
     agentJson.description = source.description;
     mapping.mapped(["description"], "agent.json description");
   }
-  const parameters = mapParameters(source.parameters, mapping);
+  const parameters = mapParameters(source.parameters, mapping, closerFlags);
   agentJson.parameters = parameters;
   const runner = isPlainObject(source.runner) ? source.runner : {};
   const flow = isPlainObject(runner.flow) ? runner.flow : {};
@@ -58,14 +58,12 @@ export function mapAgentJson(
       "steps_registry.json (read and mapped)",
     );
   }
-  const systemPrompt =
-    typeof flow.systemPromptPath === "string" ? flow.systemPromptPath : "prompts/system.md";
-  if (typeof flow.systemPromptPath === "string") {
-    mapping.mapped(["runner", "flow", "systemPromptPath"], "prompts/system.md (copied)");
-  }
   const closerRunner: Json = {
     backend: { kind: "claude-sdk", ...mapBoundaries(runner.boundaries, mapping) },
   };
+  if (typeof flow.systemPromptPath === "string") {
+    mapSystemPrompt(flow.systemPromptPath, closerRunner, mapping);
+  }
   const verdict = isPlainObject(runner.verdict) ? runner.verdict : {};
   const verdictType = typeof verdict.type === "string" ? verdict.type : undefined;
   if (verdictType !== undefined) {
@@ -89,13 +87,33 @@ export function mapAgentJson(
   const facts = {
     ...(verdictType === undefined ? {} : { verdictType }),
     registryFile,
-    systemPrompt,
     parameterNames: Object.keys(parameters),
   };
   return { agentJson, facts };
 }
 
-function mapParameters(source: unknown, mapping: FileMapping): Json {
+/** A system prompt inside prompts/ is copied with it; closer reads prompts/system.md unless told. */
+function mapSystemPrompt(file: string, closerRunner: Json, mapping: FileMapping): void {
+  const at = ["runner", "flow", "systemPromptPath"];
+  const words = file.split("/");
+  if (file === DEFAULT_SYSTEM_PROMPT) {
+    mapping.mapped(at, "prompts/system.md (copied)");
+  } else if (words[0] === "prompts" && !words.includes("..") && !words.includes("")) {
+    closerRunner.systemPrompt = file;
+    mapping.mapped(at, "agent.json runner.systemPrompt (the file copied)");
+  } else {
+    mapping.dropped(at, "only prompts/ is copied; put the system prompt in prompts/system.md");
+  }
+}
+
+/** The one closer option whose value a parameter of the same flag also gets. */
+const SHARED_FLAG = "--issue";
+
+function mapParameters(
+  source: unknown,
+  mapping: FileMapping,
+  closerFlags: ReadonlySet<string>,
+): Json {
   if (!isPlainObject(source)) return {};
   const reserved = new Set([...RUNNER_VARIABLES, ...RETRY_VARIABLES]);
   const parameters: Json = {};
@@ -110,6 +128,11 @@ function mapParameters(source: unknown, mapping: FileMapping): Json {
         at,
         "the name is not free for a closer parameter (docs/definition.md#parameters)",
       );
+      continue;
+    }
+    const flag = typeof value.cli === "string" ? value.cli : `--${key}`;
+    if (closerFlags.has(flag) && flag !== SHARED_FLAG) {
+      mapping.mapped(at, `closer run ${flag}`, "closer's own option of that flag");
       continue;
     }
     const parameter: Json = { type: value.type };
