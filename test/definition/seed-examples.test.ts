@@ -56,7 +56,11 @@ describe("the JSON examples of the seed documents (docs/definition.md#seed-spell
     "passes closer validate with every example of %s in one agent",
     async (seed) => {
       const ofSeed = examples.filter((example) => example.seed === seed);
-      const agent = await writeSeedAgent(completeRegistry(mergeRegistries(ofSeed), true));
+      const agentJson = ofSeed.find((example) => example.kind === "agent")?.value;
+      const agent = await writeSeedAgent(
+        completeRegistry(mergeRegistries(ofSeed), true),
+        agentJson,
+      );
       await writeStubs(
         agent,
         ofSeed.filter((example) => example.kind === "schema"),

@@ -130,7 +130,8 @@ function mapParameters(
       );
       continue;
     }
-    const flag = typeof value.cli === "string" ? value.cli : `--${key}`;
+    const given = value.cli ?? value.flag;
+    const flag = typeof given === "string" ? given : `--${key}`;
     if (closerFlags.has(flag) && flag !== SHARED_FLAG) {
       mapping.mapped(at, `closer run ${flag}`, "closer's own option of that flag");
       continue;
@@ -149,9 +150,10 @@ function mapParameters(
         mapping.mapped([...at, field], `agent.json parameters.${key}.${field}`);
       }
     }
-    if (typeof value.cli === "string" && FLAG.test(value.cli)) {
-      parameter.flag = value.cli;
-      mapping.mapped([...at, "cli"], `agent.json parameters.${key}.flag`);
+    const flagKey = typeof value.cli === "string" ? "cli" : "flag";
+    if (FLAG.test(String(value[flagKey]))) {
+      parameter.flag = value[flagKey];
+      mapping.mapped([...at, flagKey], `agent.json parameters.${key}.flag`);
     }
     parameters[key] = parameter;
   }
