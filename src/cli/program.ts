@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { CloserError, exitCodeFor } from "../errors.js";
+import { makeImportCommand } from "./import-command.js";
 import { makeInitCommand } from "./init-command.js";
 import { makeListCommand } from "./list-command.js";
 import { makeReplayCommand } from "./replay-command.js";
@@ -36,6 +37,7 @@ export function makeProgram(): Command {
   program.addCommand(makeListCommand());
   program.addCommand(makeValidateCommand());
   program.addCommand(makeInitCommand());
+  program.addCommand(makeImportCommand());
   program.addCommand(makeRunCommand());
   program.addCommand(makeWorktreesCommand());
   program.addCommand(makeReplayCommand());

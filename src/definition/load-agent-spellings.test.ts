@@ -11,6 +11,7 @@ import {
   writeAgent,
 } from "../../test/support/agent-folder.js";
 import { loadAgent } from "./load-agent.js";
+import type { CompletionStepDefinition } from "./types.js";
 
 useTempCwd();
 
@@ -20,7 +21,17 @@ describe("loadAgent: the spellings of docs/definition.md#completion-step-spellin
     const fromSteps = await loadAgent("iterator", { cwd });
     await writeAgent("iterator", { agent: iteratorAgent, registry: registryInCompletionSteps });
     const fromCompletionSteps = await loadAgent("iterator", { cwd });
-    expect(fromSteps).toEqual(fromCompletionSteps);
+    const { prompt, ...completionStep } = fromCompletionSteps.registry.completionSteps[
+      "complete.issue"
+    ] as CompletionStepDefinition;
+    expect(prompt).toEqual({ c2: "closure", c3: "issue" });
+    expect(fromSteps).toEqual({
+      ...fromCompletionSteps,
+      registry: {
+        ...fromCompletionSteps.registry,
+        completionSteps: { "complete.issue": completionStep },
+      },
+    });
     expect(Object.keys(fromSteps.registry.steps)).toEqual(["initial.issue", "continuation.issue"]);
     expect(fromSteps.registry.completionSteps["complete.issue"]).toEqual({
       id: "complete.issue",
@@ -118,11 +129,61 @@ describe("loadAgent: the spellings of docs/definition.md#completion-step-spellin
     });
     const step = (await loadAgent("iterator", { cwd })).registry.completionSteps["closure.issue"];
     expect(step).toMatchObject({
-      c2: "closure",
+      c2: "retry",
       c3: "issue",
+      prompt: { c2: "closure", c3: "issue" },
       outputSchemaRef: { file: "issue.schema.json", schema: "closure.issue" },
       onFailure: { action: "retry", maxAttempts: 2 },
     });
+  });
+
+  it("keeps c2/c3 as the retry folder beside the step's own prompt (docs/definition.md#seed-spellings)", async () => {
+    await writeAgent("iterator", {
+      agent: iteratorAgent,
+      registry: {
+        validators,
+        steps: { "initial.issue": {} },
+        completionSteps: {
+          "closure.issue": {
+            c2: "retry",
+            c3: "closing",
+            prompt: { c2: "closure", c3: "issue" },
+            completionConditions: [{ validator: "git-clean" }],
+          },
+        },
+      },
+    });
+    const step = (await loadAgent("iterator", { cwd })).registry.completionSteps["closure.issue"];
+    expect(step).toMatchObject({
+      c2: "retry",
+      c3: "closing",
+      prompt: { c2: "closure", c3: "issue" },
+    });
+  });
+
+  it("carries a condition's params (docs/definition.md#seed-spellings) into the definition", async () => {
+    await writeAgent("iterator", {
+      agent: iteratorAgent,
+      registry: {
+        validators,
+        steps: { "initial.issue": { completionStep: "complete.issue" } },
+        completionSteps: {
+          "complete.issue": {
+            c2: "retry",
+            c3: "issue",
+            completionConditions: [
+              { validator: "git-clean", params: { paths: ["src"], strict: true } },
+              { validator: "tests-pass" },
+            ],
+          },
+        },
+      },
+    });
+    const step = (await loadAgent("iterator", { cwd })).registry.completionSteps["complete.issue"];
+    expect(step?.completionConditions).toEqual([
+      { validator: "git-clean", params: { paths: ["src"], strict: true } },
+      { validator: "tests-pass" },
+    ]);
   });
 
   it("reads the format check in the spelling of docs/definition.md#completion-step-spellings (check.responseFormat, check.onFail.maxRetries)", async () => {

@@ -2,7 +2,12 @@ import path from "node:path";
 import { CloserError } from "../errors.js";
 import { parseSuccessWhen } from "../validators/success-when.js";
 import { formatJsonPath } from "./json-path.js";
-import { normalizeClosureReview } from "./normalize-closure-review.js";
+import {
+  checkStepId,
+  normalizeCompletionStep,
+  type Report,
+  type StepContext,
+} from "./normalize-completion-step.js";
 import { WORD_PATTERN } from "./path-word.js";
 import type {
   RegistryCompletionStep,
@@ -140,26 +145,8 @@ function normalizeSteps(file: RegistryFile, report: Report) {
   return { steps, completionSteps };
 }
 
-type Report = (jsonPath: PropertyKey[], message: string, fix: string) => void;
-
-/** What a step is read against: the registry's c1, and where problems go. */
-interface StepContext {
-  readonly c1: string;
-  readonly report: Report;
-}
-
 function isCompletionStep(entry: RegistryStepEntry): entry is RegistryCompletionStep {
   return "completionConditions" in entry;
-}
-
-function checkStepId(id: string, stepId: string | undefined, at: PropertyKey[], report: Report) {
-  if (stepId !== undefined && stepId !== id) {
-    report(
-      [...at, "stepId"],
-      `stepId "${stepId}" differs from the step's key "${id}"`,
-      `set "stepId" to "${id}" or remove it`,
-    );
-  }
 }
 
 function normalizeStep(
@@ -201,62 +188,6 @@ function wordsOfId(id: string): [string | undefined, string | undefined] {
   const c2 = id.slice(0, dot);
   const c3 = id.slice(dot + 1);
   return WORD_PATTERN.test(c2) && WORD_PATTERN.test(c3) ? [c2, c3] : [undefined, undefined];
-}
-
-function normalizeCompletionStep(
-  id: string,
-  entry: RegistryCompletionStep,
-  at: PropertyKey[],
-  { c1, report }: StepContext,
-): CompletionStepDefinition {
-  checkStepId(id, entry.stepId, at, report);
-  if (entry.prompt?.c1 !== undefined && entry.prompt.c1 !== c1) {
-    report(
-      [...at, "prompt", "c1"],
-      `prompt.c1 "${entry.prompt.c1}" differs from the registry's c1 "${c1}"`,
-      `remove prompt.c1 or set it to "${c1}"`,
-    );
-  }
-  const c2 = entry.c2 ?? entry.prompt?.c2;
-  const c3 = entry.c3 ?? entry.prompt?.c3;
-  if (c2 === undefined || c3 === undefined) {
-    report(
-      at,
-      `completion step "${id}" names no ${c2 === undefined ? "c2" : "c3"}`,
-      'add "c2" and "c3", the folder of its retry prompts (e.g. "c2": "retry", "c3": "issue")',
-    );
-  }
-  const responseFormat = entry.responseFormat ?? entry.check?.responseFormat;
-  return {
-    id,
-    name: entry.name ?? id,
-    c2: c2 ?? "",
-    c3: c3 ?? "",
-    ...(entry.outputSchemaRef === undefined
-      ? {}
-      : { outputSchemaRef: { ...entry.outputSchemaRef } }),
-    ...(responseFormat === undefined ? {} : { responseFormat: copyResponseFormat(responseFormat) }),
-    completionConditions: entry.completionConditions.map((condition) => ({
-      validator: condition.validator,
-    })),
-    ...(entry.concurrency === undefined ? {} : { concurrency: entry.concurrency }),
-    ...(entry.closureReview === undefined
-      ? {}
-      : { closureReview: normalizeClosureReview(entry.closureReview) }),
-    onFailure: entry.onFailure
-      ? { action: entry.onFailure.action, maxAttempts: entry.onFailure.maxAttempts }
-      : entry.onFail
-        ? { action: entry.onFail.retry ? "retry" : "abort", maxAttempts: entry.onFail.maxAttempts }
-        : { action: "retry", maxAttempts: 3 },
-    maxFormatRetries: entry.maxFormatRetries ?? entry.check?.onFail?.maxRetries ?? 3,
-  };
-}
-
-function copyResponseFormat(
-  format: NonNullable<RegistryCompletionStep["responseFormat"]>,
-): NonNullable<CompletionStepDefinition["responseFormat"]> {
-  if (format.type === "json") return { type: "json", requiredFields: [...format.requiredFields] };
-  return { ...format };
 }
 
 function normalizeValidator(

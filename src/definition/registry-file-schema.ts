@@ -90,6 +90,12 @@ const responseFormatSchema = z
 const conditionSchema = z
   .strictObject({
     validator: z.string().min(1).describe("A key of validators."),
+    params: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "Seed spelling: values for this condition; kept in the definition, no validator reads them (docs/definition.md#seed-spellings).",
+      ),
   })
   .describe("A completion condition.");
 
@@ -102,11 +108,13 @@ const completionStepSchema = z
     prompt: z
       .strictObject({
         c1: word("Must equal the registry's c1.").optional(),
-        c2: word("Folder word 2 of this step's retry prompts."),
-        c3: word("Folder word 3 of this step's retry prompts."),
+        c2: word("Folder word 2 of this step's own prompt (e.g. closure)."),
+        c3: word("Folder word 3 of this step's own prompt (e.g. issue)."),
       })
       .optional()
-      .describe("Another spelling of c2/c3."),
+      .describe(
+        "Seed spelling: the folder of this step's own prompt, kept but not sent; without c2/c3 the retry prompts are in retry/<prompt.c3> (docs/definition.md#seed-spellings).",
+      ),
     outputSchemaRef: outputSchemaRefSchema.optional(),
     responseFormat: responseFormatSchema.optional(),
     maxFormatRetries: z
@@ -190,7 +198,6 @@ const completionStepSchema = z
         "maxFormatRetries",
         "check.onFail.maxRetries",
       ],
-      [step.c2 ?? step.c3, step.prompt, "c2/c3", "prompt"],
     ];
     for (const [first, second, firstName, secondName] of conflicts) {
       if (first !== undefined && second !== undefined) {

@@ -266,7 +266,12 @@ export interface CompletionStepDefinition {
   /** Output schema of this step's own prompt (e.g. a closure review), when it names one. */
   readonly outputSchemaRef?: OutputSchemaRef;
   readonly responseFormat?: ResponseFormat;
-  readonly completionConditions: readonly { readonly validator: string }[];
+  /** Seed spellings, kept, not read: this `prompt` and a condition's `params` (docs/definition.md#seed-spellings). */
+  readonly prompt?: { readonly c2: string; readonly c3: string };
+  readonly completionConditions: readonly {
+    readonly validator: string;
+    readonly params?: Readonly<Record<string, unknown>>;
+  }[];
   /** How many of the conditions' validators run at once (docs/completion.md#concurrency); absent: all. */
   readonly concurrency?: number;
   readonly closureReview?: ClosureReviewDefinition;

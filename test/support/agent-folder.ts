@@ -85,7 +85,11 @@ export const registryInSteps = {
   },
 };
 
-/** Another spelling (docs/definition.md#completion-step-spellings): `completionSteps`, `prompt: {c1, c2, c3}` and `onFail: {retry, maxAttempts}`. */
+/**
+ * Another spelling (docs/definition.md#completion-step-spellings): `completionSteps` and
+ * `onFail: {retry, maxAttempts}`; its `prompt` (docs/definition.md#seed-spellings) leaves the
+ * retry folder at retry/<prompt.c3>.
+ */
 export const registryInCompletionSteps = {
   agentId: "iterator",
   entryStep: "initial.issue",
@@ -95,7 +99,7 @@ export const registryInCompletionSteps = {
   completionSteps: {
     "complete.issue": {
       name: "Issue Complete Step",
-      prompt: { c1: "steps", c2: "retry", c3: "issue" },
+      prompt: { c1: "steps", c2: "closure", c3: "issue" },
       completionConditions: conditions,
       onFail: { retry: true, maxAttempts: 2 },
     },
