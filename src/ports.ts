@@ -45,6 +45,8 @@ export interface CheckContext {
   readonly signal: AbortSignal;
   /** Starts the check's processes inside the run's OS sandbox (docs/sandbox.md), when it is on. */
   readonly sandbox?: LaunchWrapper;
+  /** The completion condition's `params` (docs/completion.md#condition-params). */
+  readonly conditionParams?: Readonly<Record<string, unknown>>;
 }
 
 /** What one validator found. A failing check is data, not an exception. */

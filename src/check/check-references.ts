@@ -8,6 +8,7 @@ import type {
 import { findBadWords } from "../prompts/c3l.js";
 import { stepWords } from "../prompts/prompt-words.js";
 import { RETRY_VARIABLES, RUNNER_VARIABLES } from "../prompts/variables.js";
+import { applyConditionParams } from "../validators/condition-params.js";
 import { checkModuleImports } from "./check-module-import.js";
 import { keyPath, type ProblemCollector } from "./problem.js";
 
@@ -15,6 +16,9 @@ import { keyPath, type ProblemCollector } from "./problem.js";
 export function quoteList(names: readonly string[]): string {
   return names.map((name) => `"${name}"`).join(", ");
 }
+
+const PARAMS_FIX =
+  'give the condition "params" with a value for each {{name}} of the validator (docs/completion.md#condition-params)';
 
 /** Validators whose failurePattern is the given pattern. */
 function validatorsForPattern(agent: ResolvedAgent, pattern: string): ValidatorDefinition[] {
@@ -50,7 +54,16 @@ export function checkTargets(agent: ResolvedAgent, problems: ProblemCollector): 
   }
   for (const [id, completionStep] of Object.entries(registry.completionSteps)) {
     completionStep.completionConditions.forEach((condition, index) => {
-      if (condition.validator in registry.validators) return;
+      const validator = registry.validators[condition.validator];
+      if (validator !== undefined) {
+        const applied = applyConditionParams(validator, condition.params);
+        if (!applied.ok) {
+          const at = `${keyPath("completionSteps", id)}.completionConditions[${index}]`;
+          const [what = applied.error] = applied.error.split(" — ");
+          problems.error({ file, jsonPath: `${at}.params` }, what, PARAMS_FIX);
+        }
+        return;
+      }
       problems.error(
         {
           file,

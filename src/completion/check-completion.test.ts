@@ -10,7 +10,7 @@ function outcome(validator: string, fields: Partial<ValidatorOutcome> = {}): Val
 function validators(table: Record<string, Partial<ValidatorOutcome>>) {
   const asked: string[] = [];
   const runOne = {
-    run: async (name: string) => {
+    run: async ({ validator: name }: { validator: string }) => {
       asked.push(name);
       return outcome(name, table[name]);
     },

@@ -1,10 +1,7 @@
 import type { ValidatorOutcome } from "../ports.js";
-import { type ConditionRunner, runConditions } from "./run-conditions.js";
+import { type CompletionCondition, type ConditionRunner, runConditions } from "./run-conditions.js";
 
-/** A completion condition: the name of a validator in the registry. */
-export interface CompletionCondition {
-  readonly validator: string;
-}
+export type { CompletionCondition };
 
 /** Result of a completion step's conditions (docs/completion.md#validators). */
 export type CompletionCheck =
@@ -45,16 +42,11 @@ export async function checkCompletion(
   runner: ConditionRunner,
   options: CheckCompletionOptions = {},
 ): Promise<CompletionCheck> {
-  const outcomes = await runConditions(
-    conditions.map((condition) => condition.validator),
-    runner,
-    {
-      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-      endsPhase: (outcome) =>
-        outcome.configError !== undefined ||
-        (!outcome.valid && options.stopAtFirstFailure === true),
-    },
-  );
+  const outcomes = await runConditions(conditions, runner, {
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    endsPhase: (outcome) =>
+      outcome.configError !== undefined || (!outcome.valid && options.stopAtFirstFailure === true),
+  });
   return judgeOutcomes(outcomes);
 }
 

@@ -1,3 +1,4 @@
+import type { IterationSummary } from "../record/run-state.js";
 import type { CompletionCheck } from "./check-completion.js";
 import {
   type CheckFailure,
@@ -5,7 +6,6 @@ import {
   reviewFailure,
   validationFailure,
 } from "./check-failure.js";
-import type { IterationSummary } from "../record/run-state.js";
 import type { ClosureReviewReading } from "./closure-review.js";
 
 /**

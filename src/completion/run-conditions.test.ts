@@ -17,7 +17,7 @@ function heldValidators(table: Record<string, Partial<ValidatorOutcome>> = {}) {
   let running = 0;
   let mostAtOnce = 0;
   const runner: ConditionRunner = {
-    run: (name) =>
+    run: ({ validator: name }) =>
       new Promise((resolve) => {
         log.push(`run ${name}`);
         running++;
@@ -51,7 +51,7 @@ async function until(condition: () => boolean): Promise<void> {
   if (!condition()) throw new Error("the scheduler never got there");
 }
 
-const NAMES = ["a", "b", "c"];
+const NAMES = ["a", "b", "c"].map((validator) => ({ validator }));
 
 describe("docs/completion.md#concurrency runConditions", () => {
   it("runs every validator at once by default and reports them in condition order", async () => {
@@ -60,7 +60,7 @@ describe("docs/completion.md#concurrency runConditions", () => {
     await until(() => held.running() === 3);
     await held.finish("c", "b", "a");
     const outcomes = await done;
-    expect(outcomes.map((found) => found.validator)).toEqual(NAMES);
+    expect(outcomes.map((found) => found.validator)).toEqual(["a", "b", "c"]);
     expect(held.mostAtOnce()).toBe(3);
     expect(held.log.filter((line) => !line.startsWith("run"))).toEqual([
       "start a",
@@ -111,7 +111,8 @@ describe("docs/completion.md#concurrency runConditions", () => {
     const held = heldValidators();
     const runner = {
       ...held.runner,
-      reuse: (name: string) => (name === "b" ? outcome("b") : undefined),
+      reuse: ({ validator }: { validator: string }) =>
+        validator === "b" ? outcome("b") : undefined,
     };
     const done = runConditions(NAMES, runner);
     await held.finish("c", "a");
@@ -144,10 +145,7 @@ describe("docs/completion.md#concurrency checkCompletion", () => {
       a: { valid: false, pattern: "slow-failure" },
       c: { valid: false, pattern: "fast-failure" },
     });
-    const done = checkCompletion(
-      NAMES.map((validator) => ({ validator })),
-      held.runner,
-    );
+    const done = checkCompletion(NAMES, held.runner);
     await held.finish("c", "b", "a");
     const result = await done;
     if (result.valid) throw new Error("expected a failure");

@@ -1,11 +1,18 @@
 import type { ValidatorOutcome } from "../ports.js";
 
+/** A completion condition: the name of a validator in the registry, and its params. */
+export interface CompletionCondition {
+  readonly validator: string;
+  /** Put into the validator's command, path or module input (docs/completion.md#condition-params). */
+  readonly params?: Readonly<Record<string, unknown>>;
+}
+
 /** How the checks of one phase reach their validators (docs/completion.md#concurrency). */
 export interface ConditionRunner {
-  /** An outcome already known for this validator on this tree: nothing runs for it. */
-  readonly reuse?: (validatorName: string) => ValidatorOutcome | undefined;
-  /** Runs the validator; it never throws for a failing check. */
-  readonly run: (validatorName: string) => Promise<ValidatorOutcome>;
+  /** An outcome already known for this condition on this tree: nothing runs for it. */
+  readonly reuse?: (condition: CompletionCondition) => ValidatorOutcome | undefined;
+  /** Runs the condition's validator; it never throws for a failing check. */
+  readonly run: (condition: CompletionCondition) => Promise<ValidatorOutcome>;
   /** Told, in condition order, that a validator runs (never for a reused outcome). */
   readonly started?: (validatorName: string) => void;
   /** Told every outcome, in condition order, whatever finished first. */
@@ -22,7 +29,7 @@ export interface RunConditionsOptions {
 }
 
 /**
- * Runs the validators of `names` up to `concurrency` at once, starting them in
+ * Runs the validators of `conditions` up to `concurrency` at once, starting them in
  * condition order, and returns their outcomes in that order. What is reported
  * does not depend on which finished first: `ended` is called in condition
  * order, and `started` for a condition `i` at or past the limit right after the
@@ -32,10 +39,11 @@ export interface RunConditionsOptions {
  * are reported.
  */
 export function runConditions(
-  names: readonly string[],
+  conditions: readonly CompletionCondition[],
   runner: ConditionRunner,
   options: RunConditionsOptions = {},
 ): Promise<ValidatorOutcome[]> {
+  const names = conditions.map((condition) => condition.validator);
   const limit = Math.max(1, Math.min(options.concurrency ?? names.length, names.length));
   const outcomes: (ValidatorOutcome | undefined)[] = [];
   const ran: boolean[] = [];
@@ -60,8 +68,9 @@ export function runConditions(
     const launch = () => {
       while (launched < names.length && running < limit && !ended && runner.stopped?.() !== true) {
         const index = launched++;
-        const name = names[index] as string;
-        const reused = runner.reuse?.(name);
+        const condition = conditions[index] as CompletionCondition;
+        const name = condition.validator;
+        const reused = runner.reuse?.(condition);
         if (reused !== undefined) {
           finish(index, reused);
           continue;
@@ -69,7 +78,7 @@ export function runConditions(
         ran[index] = true;
         running++;
         if (index < limit || index < reported + limit) runner.started?.(name);
-        runner.run(name).then((outcome) => {
+        runner.run(condition).then((outcome) => {
           running--;
           finish(index, outcome);
           launch();

@@ -52,22 +52,23 @@ export function makeCheckRunner(
   const definitionOf = (name: string) => run.agent.registry.validators[name];
   const { iteration } = phase;
   return {
-    reuse(name) {
-      const definition = definitionOf(name);
+    reuse({ validator, params }) {
+      const definition = definitionOf(validator);
       if (fingerprint === undefined || definition === undefined) return undefined;
-      return run.verdicts.find(fingerprint, definition);
+      return run.verdicts.find(fingerprint, definition, params);
     },
-    async run(name) {
-      const outcome = await run.ports.runValidator(name, {
+    async run({ validator, params }) {
+      const outcome = await run.ports.runValidator(validator, {
         cwd: run.cwd,
         agentDir: run.agent.dir,
         checkId: phase.checkId,
         env: { CLOSER_CHECK_ID: phase.checkId, CLOSER_RUN_ID: run.runId },
         signal: run.signal,
+        ...(params === undefined ? {} : { conditionParams: params }),
       });
-      const definition = definitionOf(name);
+      const definition = definitionOf(validator);
       if (fingerprint !== undefined && definition !== undefined)
-        run.verdicts.keep(fingerprint, definition, outcome);
+        run.verdicts.keep(fingerprint, definition, outcome, params);
       return outcome;
     },
     stopped: () => run.signal.aborted,

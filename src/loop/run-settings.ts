@@ -1,6 +1,7 @@
 import type { Declaration, ExternalCondition } from "../completion/is-complete.js";
 
 export type { Declaration };
+
 import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
 import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
@@ -113,7 +114,6 @@ export interface DefinitionStart extends DefinitionStamp {
   readonly how: "taken" | "reloaded" | "kept";
   readonly previousHash?: string;
 }
-
 
 /** How a run ended. `success` is true only for `completed`. */
 export interface AgentResult {

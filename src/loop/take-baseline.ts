@@ -1,4 +1,4 @@
-import { runConditions } from "../completion/run-conditions.js";
+import { type CompletionCondition, runConditions } from "../completion/run-conditions.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import type { Baseline } from "../integrity/baseline.js";
 import { inventoryOf } from "../integrity/guards.js";
@@ -36,11 +36,14 @@ export async function takeBaseline(run: RunContext): Promise<void> {
   const commit = await run.ports.integrity.readHeadCommit().catch(() => "");
   const checks: { validator: string; valid: boolean; durationMs: number; tests?: number }[] = [];
   const inventories: Record<string, TestInventory> = {};
-  const names = completionValidators(run.agent);
-  const fingerprint = await readPhaseFingerprint(run, names);
+  const conditions = baselineConditions(run.agent);
+  const fingerprint = await readPhaseFingerprint(
+    run,
+    conditions.map((condition) => condition.validator),
+  );
   const concurrency = phaseConcurrency(Object.values(run.agent.registry.completionSteps));
   const outcomes = await runConditions(
-    names,
+    conditions,
     makeCheckRunner(run, { checkId: BASELINE_CHECK_ID }, fingerprint),
     concurrency === undefined ? {} : { concurrency },
   );
@@ -78,11 +81,17 @@ export async function takeBaseline(run: RunContext): Promise<void> {
   });
 }
 
-/** Every validator a completion step of the agent names, once, in order. */
-export function completionValidators(agent: ResolvedAgent): string[] {
+/**
+ * Every validator a completion step of the agent names, once, in order, with the params of the
+ * first condition that names it (docs/completion.md#condition-params).
+ */
+export function baselineConditions(agent: ResolvedAgent): CompletionCondition[] {
   const steps = Object.values(agent.registry.completionSteps);
-  const names = steps.flatMap((step) => step.completionConditions.map((c) => c.validator));
-  return [...new Set(names)];
+  const first = new Map<string, CompletionCondition>();
+  for (const condition of steps.flatMap((step) => step.completionConditions)) {
+    if (!first.has(condition.validator)) first.set(condition.validator, condition);
+  }
+  return [...first.values()];
 }
 
 /**

@@ -24,6 +24,8 @@ export interface CustomValidatorInput {
   readonly env: Readonly<Record<string, string>>;
   /** Aborts when the check times out or the run stops. */
   readonly signal: AbortSignal;
+  /** The completion condition's `params` (docs/completion.md#condition-params); `{}` when it has none. */
+  readonly params: Readonly<Record<string, unknown>>;
 }
 
 /** What a custom validator module's function returns (or resolves to). */
@@ -94,7 +96,13 @@ export async function runCustomValidator(
   const startedMs = performance.now();
   const nonce = randomBytes(16).toString("hex");
   const env = makeCheckAdditions(context);
-  const input = { cwd: context.cwd, agentDir: context.agentDir, checkId: context.checkId, env };
+  const input = {
+    cwd: context.cwd,
+    agentDir: context.agentDir,
+    checkId: context.checkId,
+    env,
+    params: context.conditionParams ?? {},
+  };
   const result = await runCommand({
     command: [process.execPath, "--input-type=module", "--eval", CUSTOM_VALIDATOR_PROGRAM],
     cwd: context.cwd,

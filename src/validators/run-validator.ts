@@ -1,9 +1,11 @@
 import type { ValidatorDefinition } from "../definition/types.js";
 import type { CheckContext, ValidatorOutcome } from "../ports.js";
+import { applyConditionParams } from "./condition-params.js";
 import { runWithReruns } from "./rerun-flaky.js";
 import { runCommandValidator } from "./run-command-validator.js";
 import { runCustomValidator } from "./run-custom-validator.js";
 import { runFileValidator } from "./run-file-validator.js";
+import { makeConfigErrorOutcome } from "./validator-outcome.js";
 
 /**
  * Runs one validator of docs/completion.md#validator-types and says what it found. A failing check is
@@ -12,10 +14,13 @@ import { runFileValidator } from "./run-file-validator.js";
  * a broken module) carries `configError`. Never throws for either. A failure
  * is run again up to `reruns` times (docs/completion.md#flaky-checks).
  */
-export function runValidator(
-  definition: ValidatorDefinition,
+export async function runValidator(
+  declared: ValidatorDefinition,
   context: CheckContext,
 ): Promise<ValidatorOutcome> {
+  const applied = applyConditionParams(declared, context.conditionParams);
+  if (!applied.ok) return makeConfigErrorOutcome(declared, applied.error, 0);
+  const { definition } = applied;
   // Each runner takes its own type's definition; the map's type pairs them.
   const run = RUNNERS[definition.type] as ValidatorRunnerOf<ValidatorDefinition["type"]>;
   return runWithReruns(definition, context, () => run(definition, context));

@@ -13,18 +13,27 @@ export class VerdictCache {
    * The outcome this definition had on a tree with this fingerprint, marked `cached`: nothing
    * ran, so it took no time and nothing was re-run (a flaky pass was counted when it ran).
    */
-  find(fingerprint: string, definition: ValidatorDefinition): ValidatorOutcome | undefined {
+  find(
+    fingerprint: string,
+    definition: ValidatorDefinition,
+    params?: ConditionParams,
+  ): ValidatorOutcome | undefined {
     if (!definition.cache) return undefined;
-    const found = this.outcomes.get(keyOf(fingerprint, definition));
+    const found = this.outcomes.get(keyOf(fingerprint, definition, params));
     if (found === undefined) return undefined;
     const { flaky: _counted, ...outcome } = found;
     return { ...outcome, durationMs: 0, cached: true };
   }
 
   /** Keeps an outcome that says something about the tree (see `isVerdictOnTree`). */
-  keep(fingerprint: string, definition: ValidatorDefinition, outcome: ValidatorOutcome): void {
+  keep(
+    fingerprint: string,
+    definition: ValidatorDefinition,
+    outcome: ValidatorOutcome,
+    params?: ConditionParams,
+  ): void {
     if (definition.cache && isVerdictOnTree(outcome)) {
-      this.outcomes.set(keyOf(fingerprint, definition), outcome);
+      this.outcomes.set(keyOf(fingerprint, definition, params), outcome);
     }
   }
 }
@@ -43,7 +52,16 @@ function isVerdictOnTree(outcome: ValidatorOutcome): boolean {
   );
 }
 
-/** The definition as the run loaded it (from its snapshot): its command, params, timeout, … */
-function keyOf(fingerprint: string, definition: ValidatorDefinition): string {
-  return `${fingerprint}\0${JSON.stringify(definition)}`;
+/**
+ * The definition as the run loaded it (from its snapshot): its command, extractors, timeout, …,
+ * and the params its condition gives it.
+ */
+function keyOf(
+  fingerprint: string,
+  definition: ValidatorDefinition,
+  params: ConditionParams | undefined,
+): string {
+  return `${fingerprint}\0${JSON.stringify(definition)}\0${JSON.stringify(params ?? {})}`;
 }
+
+type ConditionParams = Readonly<Record<string, unknown>>;

@@ -81,6 +81,11 @@ const BROKEN_CASES: readonly {
     names: ['"start.issue"', '"initial.issue"'],
   },
   {
+    name: "condition-param-missing",
+    where: `${REGISTRY}: completionSteps["complete.issue"].completionConditions[1].params: `,
+    names: ['validator "notes-exist" uses {{changelog}}', "docs/completion.md#condition-params"],
+  },
+  {
     name: "condition-validator-missing",
     where: `${REGISTRY}: completionSteps["complete.issue"].completionConditions[1].validator: `,
     names: ['validator "tests-pass"', '"git-clean"'],
