@@ -47,6 +47,7 @@ export type {
   DecisionSource,
   EventListener,
   RunEvent,
+  RunEventOf,
   RunEventType,
   TerminalStatus,
 } from "./events.js";
