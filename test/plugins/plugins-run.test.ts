@@ -3,9 +3,11 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type CheckContext,
+  type Hook,
+  type HookName,
+  type HookView,
   type LogEntry,
   type Plugin,
-  type PluginHooks,
   type RunEvent,
   readRunState,
 } from "../../src/index.js";
@@ -109,7 +111,8 @@ describe("plugins through the library's run (docs/plugins.md)", () => {
     const views: Record<string, unknown[]> = {};
     const recorder = (label: string, delayMs = 0): Plugin => {
       const hook =
-        (name: keyof PluginHooks, line: (view: never) => string) => async (view: never) => {
+        <H extends HookName>(name: H, line: (view: HookView<H>) => string): Hook<HookView<H>> =>
+        async (view) => {
           if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
           calls.push(`${label} ${name} ${line(view)}`);
           if (label === "quick") views[name] = [...(views[name] ?? []), view];
@@ -119,26 +122,16 @@ describe("plugins through the library's run (docs/plugins.md)", () => {
         hooks: {
           beforeQuery: hook(
             "beforeQuery",
-            (v: { iteration: number; kind: string; pattern?: string }) =>
-              `${v.iteration} ${v.kind}${v.pattern ? ` ${v.pattern}` : ""}`,
+            (v) => `${v.iteration} ${v.kind}${v.pattern ? ` ${v.pattern}` : ""}`,
           ),
-          afterResponse: hook("afterResponse", (v: { iteration: number }) => `${v.iteration}`),
-          beforeChecks: hook(
-            "beforeChecks",
-            (v: { iteration: number; validators: string[] }) =>
-              `${v.iteration} ${v.validators.join(",")}`,
-          ),
+          afterResponse: hook("afterResponse", (v) => `${v.iteration}`),
+          beforeChecks: hook("beforeChecks", (v) => `${v.iteration} ${v.validators.join(",")}`),
           afterChecks: hook(
             "afterChecks",
-            (v: { iteration: number; complete: boolean; failure?: { pattern: string } }) =>
-              `${v.iteration} ${v.complete ? "complete" : v.failure?.pattern}`,
+            (v) => `${v.iteration} ${v.complete ? "complete" : v.failure?.pattern}`,
           ),
-          onRetry: hook(
-            "onRetry",
-            (v: { pattern: string; attempt: number; maxAttempts: number }) =>
-              `${v.pattern} ${v.attempt}/${v.maxAttempts}`,
-          ),
-          onEnd: hook("onEnd", (v: { result: { status: string } }) => v.result.status),
+          onRetry: hook("onRetry", (v) => `${v.pattern} ${v.attempt}/${v.maxAttempts}`),
+          onEnd: hook("onEnd", (v) => v.result.status),
         },
       };
     };
