@@ -242,7 +242,7 @@ describe("a plugin's failure (docs/plugins.md#failures)", () => {
     expect(output()).toBe(
       [
         '  plugin "notifier" failed in hooks.onEnd: the webhook answered 500 (the run goes on)',
-        '  plugin "notifier" failed in hooks.onEnd: refused',
+        '  plugin "notifier" failed in hooks.onEnd: refused …',
         "",
       ].join("\n"),
     );
