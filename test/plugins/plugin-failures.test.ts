@@ -127,6 +127,33 @@ describe("a plugin that fails (docs/plugins.md#failures)", () => {
     ]);
   });
 
+  it("ends the run when the record sink of a required plugin fails; two failing sinks do not feed each other", async () => {
+    const setup = await setUp();
+    const failingSink = (name: string, required: boolean): Plugin => ({
+      name,
+      required,
+      ports: {
+        recordSink: (event) => {
+          throw new Error(`${name} refused ${event.type}`);
+        },
+      },
+    });
+    const backend = makeScriptedBackend([FIX_AND_DECLARE]);
+    const { result, of } = await runWithPlugins(setup, backend, [
+      failingSink("audit-log", true),
+      failingSink("mirror", false),
+    ]);
+
+    expect(result).toMatchObject({ status: "error", errorCode: "plugin_error" });
+    expect(result.reason).toContain(
+      'plugin "audit-log" failed in ports.recordSink: audit-log refused run-start',
+    );
+    expect(of("plugin-error").map((event) => [event.plugin, event.endsRun])).toEqual([
+      ["audit-log", true],
+      ["mirror", false],
+    ]);
+  });
+
   it("is refused before the run starts when closer could not use it as given", async () => {
     const setup = await setUp();
     const answer = async () => ({ validator: "x", valid: true, params: {}, durationMs: 0 });
