@@ -45,7 +45,7 @@ function mockChecks(seen: CheckContext[]): Plugin {
   };
 }
 
-/** Step prompts of its own; the retry prompts left to closer's templates. */
+/** Step prompts of its own; the retry prompts are closer's templates, with a line added. */
 const mockPrompts: Plugin = {
   name: "mock-prompts",
   ports: {
@@ -54,6 +54,11 @@ const mockPrompts: Plugin = {
       const task = request.variables.task as { title: string };
       const { c2, c3 } = request.words;
       return { text: `MOCK STEP ${c2}/${c3}: ${task.title}`, templatePath: "plugin:mock-prompts" };
+    },
+    // closer's retry prompt, with a line of its own on top.
+    async retryPromptBuilder(request, next) {
+      const retry = await next(request);
+      return { ...retry, text: `Attempt ${request.attempt} of the fix.\n${retry.text}` };
     },
   },
 };
@@ -77,7 +82,7 @@ describe("plugins through the library's run (docs/plugins.md)", () => {
     expect(result).toMatchObject({ status: "completed", success: true, iterations: 2 });
     expect(backend.calls[0]?.prompt).toContain(`MOCK STEP initial/task: ${TASK.title}`);
     // The mock's finding reaches the model through closer's own retry template.
-    expect(backend.calls[1]?.prompt).toContain("## Tests are failing");
+    expect(backend.calls[1]?.prompt).toMatch(/^Attempt 1 of the fix\.\n## Tests are failing/);
     expect(backend.calls[1]?.prompt).toContain("`mock: adds two numbers`");
     expect(of("prompt").map((event) => [event.kind, event.templatePath])).toEqual([
       ["step", "plugin:mock-prompts"],
@@ -101,7 +106,12 @@ describe("plugins through the library's run (docs/plugins.md)", () => {
     expect((await readRunState(result.runDir)).warnings).toContain(replaced);
     expect(of("plugins")[0]?.plugins).toEqual([
       { name: "mock-checks", required: false, hooks: [], ports: ["validatorRunner"] },
-      { name: "mock-prompts", required: false, hooks: [], ports: ["promptResolver"] },
+      {
+        name: "mock-prompts",
+        required: false,
+        hooks: [],
+        ports: ["promptResolver", "retryPromptBuilder"],
+      },
     ]);
   });
 
