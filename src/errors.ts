@@ -15,6 +15,7 @@ export type CloserErrorCode =
   | "workspace_error"
   | "lock_error"
   | "record_error"
+  | "plugin_error"
   | "internal_error";
 
 export interface CloserErrorFields {

@@ -55,6 +55,21 @@ export type RunEventBody =
       refusals: string[];
       validator?: string;
     }
+  /** The caller's plugins, with the hooks and ports each supplies (docs/plugins.md#record). */
+  | {
+      type: "plugins";
+      plugins: { name: string; required: boolean; hooks: string[]; ports: string[] }[];
+    }
+  /** A plugin threw; `where` is `hooks.<name>` or `ports.<name>` (docs/plugins.md#failures). */
+  | {
+      type: "plugin-error";
+      plugin: string;
+      where: string;
+      message: string;
+      /** The run ends for it: a required plugin, or a port whose answer the run needed. */
+      endsRun: boolean;
+      iteration?: number;
+    }
   | { type: "definition-snapshot"; hash: string; files: number }
   | { type: "definition-reloaded"; previousHash: string; hash: string; files: number }
   | { type: "iteration-start"; iteration: number; step: string }

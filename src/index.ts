@@ -8,6 +8,9 @@
  * const outcome = await runTask({ agent, cwd, task: { kind: "text", title, body } });
  * ```
  *
+ * Each takes `plugins` (docs/plugins.md): hooks at the loop's seams and ports that replace
+ * the loop's own (a mock validator, a prompt resolver, a logger, an extra record sink).
+ *
  * `runTask`, `runIssue` and `resumeRun` add the worktree, the locks, the
  * definition snapshot (docs/integrity.md) and the GitHub side effects around
  * the loop; `runAgent(await resolveRunSettings(…))` is the loop alone.
@@ -44,6 +47,7 @@ export type {
   DecisionSource,
   EventListener,
   RunEvent,
+  RunEventOf,
   RunEventType,
   TerminalStatus,
 } from "./events.js";
@@ -53,9 +57,13 @@ export {
   type RunSettings,
   runAgent,
 } from "./loop/index.js";
+export * from "./plugins/index.js";
 export type * from "./ports.js";
+export type { PromptRenderer } from "./prompts/make-prompt-renderer.js";
+export type { PromptRequest, RenderedPrompt } from "./prompts/render-prompt.js";
 export { createRunRecord, defaultRunsDir, readRunState } from "./record/run-record.js";
 export type { IterationSummary, RunState, TaskInfo } from "./record/run-state.js";
+export type { RetryPrompt, RetryPromptRequest } from "./retry/retry-prompt.js";
 export {
   AgentRunner,
   type AgentRunOptions,

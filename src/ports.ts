@@ -15,6 +15,7 @@ import type { LaunchWrapper } from "./process/launch.js";
 import type { PromptRenderer } from "./prompts/make-prompt-renderer.js";
 import type { FileSnapshot } from "./record/read-optional-file.js";
 import type { RunState } from "./record/run-state.js";
+import type { RetryPrompt, RetryPromptRequest } from "./retry/retry-prompt.js";
 import type { TreeChanges } from "./workspace/changes-since.js";
 
 // ── Backend: src/backend-port.ts ───────────────────────────────────────────
@@ -138,6 +139,8 @@ export interface LoopPorts {
   readonly resolveSchema: (ref: OutputSchemaRef) => Promise<JsonSchema>;
   /** Renders a prompt from the agent's templates (each read and compiled once per run). */
   readonly renderPrompt: PromptRenderer;
+  /** Builds the retry prompt of a failed check (docs/retry.md#retry-prompt). */
+  readonly buildRetryPrompt: (request: RetryPromptRequest) => Promise<RetryPrompt>;
   /** Reads a file that may not exist (the decision file). */
   readonly readFile: (path: string) => Promise<FileSnapshot | undefined>;
   readonly runValidator: ValidatorRunner;

@@ -232,3 +232,19 @@ describe("a refused GitHub command", () => {
     expect(output()).toContain("refused: gh issue close 7");
   });
 });
+
+describe("a plugin's failure (docs/plugins.md#failures)", () => {
+  it("names the plugin and where it failed, and whether the run goes on", () => {
+    const { reporter, output } = capture();
+    const failure = { type: "plugin-error", plugin: "notifier", where: "hooks.onEnd" } as const;
+    reporter(event({ ...failure, message: "the webhook answered 500", endsRun: false }));
+    reporter(event({ ...failure, message: "refused\nsecond line", endsRun: true }));
+    expect(output()).toBe(
+      [
+        '  plugin "notifier" failed in hooks.onEnd: the webhook answered 500 (the run goes on)',
+        '  plugin "notifier" failed in hooks.onEnd: refused …',
+        "",
+      ].join("\n"),
+    );
+  });
+});

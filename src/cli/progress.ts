@@ -132,6 +132,8 @@ function queryLine(event: RunEvent, { paint, verbose, live }: LineStyle): string
         "yellow",
         `  definition reloaded: sha256 ${event.previousHash.slice(0, 12)} → ${event.hash.slice(0, 12)} (${event.files} files)`,
       );
+    case "plugins":
+      return paint("dim", `  plugins: ${event.plugins.map((plugin) => plugin.name).join(", ")}`);
     case "iteration-start":
       return paint("bold", `▸ iteration ${event.iteration} · step ${event.step}`);
     case "prompt":
@@ -207,6 +209,11 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
       return event.exhausted ? paint("red", `  budget exhausted (${event.exhausted})`) : undefined;
     case "warning":
       return paint("yellow", `  warning: ${event.message}`);
+    case "plugin-error":
+      return paint(
+        event.endsRun ? "red" : "yellow",
+        `  plugin "${event.plugin}" failed in ${event.where}: ${firstLine(event.message)}${event.endsRun ? "" : " (the run goes on)"}`,
+      );
     case "boundary-attempt":
       return paint("yellow", `  refused: ${event.command} (closer performs GitHub side effects)`);
     case "side-effect":

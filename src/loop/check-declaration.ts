@@ -4,6 +4,7 @@ import type { CheckingDeclaration } from "../record/run-state.js";
 import { beforeChecks } from "./before-checks.js";
 import { acceptCompletion } from "./end-iteration.js";
 import { handleFailedCheck } from "./handle-failed-check.js";
+import { checkedView, checksView } from "./plugin-views.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
 import type { Declaration } from "./run-settings.js";
 import { findStep, type Turn } from "./start-iteration.js";
@@ -27,9 +28,11 @@ export async function checkDeclaration(
   declaration: Declaration,
 ): Promise<Terminal | undefined> {
   markChecking(run, turn, response);
+  await run.plugins.call("beforeChecks", checksView(turn, declaration)); // docs/plugins.md#hooks
   const verdict = await verifyCompletion(run, turn, declaration);
   if (isTerminal(verdict)) return verdict;
   updateState(run, { checking: undefined });
+  await run.plugins.call("afterChecks", checkedView(turn, declaration, verdict));
   if (verdict.complete) return acceptCompletion(run, turn, response, verdict.completion);
   return handleFailedCheck(run, turn, response, verdict);
 }

@@ -3,7 +3,6 @@ import { makeCheckId } from "../completion/decide-completion.js";
 import { type IterationFindings, summarizeIteration } from "../completion/summarize-iteration.js";
 import type { BackendResponse } from "../ports.js";
 import type { RunState } from "../record/run-state.js";
-import { buildRetryPrompt } from "../retry/retry-prompt.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";
 import { completed, type Terminal } from "./terminal-state.js";
@@ -50,7 +49,7 @@ export async function queueRetry(
   const { failure, findings = {} } = request;
   const previousSummary = summarizeIteration(turn.iteration, response, { ...findings, failure });
   const nextCheckId = makeCheckId(run.ports.clock.randomId);
-  const retry = await buildRetryPrompt({
+  const retry = await run.ports.buildRetryPrompt({
     agentDir: run.agent.dir,
     c1: run.agent.registry.c1,
     completionStep: turn.completionStep ?? { c2: "retry", c3: turn.step.c3 },
@@ -83,6 +82,14 @@ export async function queueRetry(
     maxAttempts: request.maxAttempts,
   });
   saveState(run);
+  await run.plugins.call("onRetry", {
+    iteration: turn.iteration,
+    pattern: retry.pattern,
+    attempt: request.attempt,
+    maxAttempts: request.maxAttempts,
+    templatePath: retry.templatePath,
+    prompt: retry.text,
+  });
 }
 
 /** Adds a warning to the run state and the event stream. */

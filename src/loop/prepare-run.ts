@@ -6,6 +6,9 @@ import { SchemaResolver } from "../definition/schema-resolver.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import { makeIntegrityProbe } from "../integrity/integrity-probe.js";
+import { makePluginHost, type PluginHost } from "../plugins/plugin-host.js";
+import { withPluginPorts } from "../plugins/plugin-ports.js";
+import { pluginWarnings } from "../plugins/plugin-warnings.js";
 import type { LoopPorts, SandboxPort, ValidatorOutcome } from "../ports.js";
 import { passedNames } from "../process/child-environment.js";
 import { makePromptRenderer } from "../prompts/make-prompt-renderer.js";
@@ -16,6 +19,7 @@ import {
   type RunState,
   type SandboxRecord,
 } from "../record/run-state.js";
+import { buildRetryPrompt } from "../retry/retry-prompt.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
 import { runValidator, unknownValidatorOutcome } from "../validators/run-validator.js";
 import { VerdictCache } from "../validators/verdict-cache.js";
@@ -31,11 +35,13 @@ import { rebaseDefinition } from "./take-baseline.js";
  */
 export async function prepareRun(settings: RunSettings): Promise<RunContext> {
   const { agent, start } = settings;
+  const plugins = makePluginHost(settings.plugins ?? []);
   const state =
     "resumed" in start ? resumedState(settings, start.resumed) : newState(settings, start);
   const run: RunContext = {
     agent,
-    ports: makePorts(settings),
+    ports: makePorts(settings, plugins),
+    plugins,
     cwd: settings.cwd,
     runId: settings.runId,
     runDir: settings.runDir,
@@ -47,6 +53,10 @@ export async function prepareRun(settings: RunSettings): Promise<RunContext> {
     startedAtMs: settings.clock.now(),
     state: {
       ...state,
+      warnings: [
+        ...state.warnings,
+        ...pluginWarnings(plugins.listing).filter((line) => !state.warnings.includes(line)),
+      ],
       ...(settings.worktree === undefined ? {} : { worktree: settings.worktree }),
       ...(settings.sandbox === undefined ? {} : { sandbox: sandboxRecord(settings.sandbox) }),
     },
@@ -54,6 +64,9 @@ export async function prepareRun(settings: RunSettings): Promise<RunContext> {
     stateWritten: Promise.resolve(),
   };
   findStep(run, run.state.stepId);
+  plugins.reportTo((failure) =>
+    emit(run, { type: "plugin-error", ...failure, iteration: run.state.iteration }),
+  );
   return run;
 }
 
@@ -73,6 +86,9 @@ export async function startRun(run: RunContext, settings: RunSettings): Promise<
     resumed: "resumed" in settings.start,
   });
   emit(run, { type: "environment", ...passedNames(settings.environments) });
+  if (run.plugins.listing.length > 0) {
+    emit(run, { type: "plugins", plugins: run.plugins.listing.map((plugin) => ({ ...plugin })) });
+  }
   if (run.state.sandbox !== undefined) emit(run, { type: "sandbox", ...run.state.sandbox });
   const { definition } = settings;
   if (definition?.how === "taken") {
@@ -82,7 +98,8 @@ export async function startRun(run: RunContext, settings: RunSettings): Promise<
     const { previousHash = "", hash, files } = definition;
     emit(run, { type: "definition-reloaded", previousHash, hash, files });
   }
-  for (const message of settings.warnings ?? []) emit(run, { type: "warning", message });
+  const warnings = [...(settings.warnings ?? []), ...pluginWarnings(run.plugins.listing)];
+  for (const message of warnings) emit(run, { type: "warning", message });
   // A resumed run that took its definition anew compares the protected paths with that one.
   if ("resumed" in settings.start && definition !== undefined && definition.how !== "kept") {
     await rebaseDefinition(run);
@@ -114,12 +131,12 @@ export function refuseCompletedRun(state: RunState, runDir: string): void {
   );
 }
 
-function makePorts(settings: RunSettings): LoopPorts {
+function makePorts(settings: RunSettings, plugins: PluginHost): LoopPorts {
   const { agent } = settings;
   const leaving = oneAtATime();
   const sandbox = settings.sandbox?.on === true ? settings.sandbox.sandbox : undefined;
   const schemas = new SchemaResolver(join(agent.dir, "schemas"));
-  return {
+  const ports: LoopPorts = {
     backend: settings.backend,
     ...(settings.reviewBackend === undefined ? {} : { reviewBackend: settings.reviewBackend }),
     record: settings.record,
@@ -130,6 +147,7 @@ function makePorts(settings: RunSettings): LoopPorts {
       (ref) => schemas.resolve(ref),
     ),
     renderPrompt: makePromptRenderer(),
+    buildRetryPrompt,
     readFile: readUntrustedFile,
     runValidator: async (name, context) => {
       const definition = agent.registry.validators[name];
@@ -155,6 +173,7 @@ function makePorts(settings: RunSettings): LoopPorts {
     ...(sandbox === undefined ? {} : { sandbox }),
     ...settings.ports,
   };
+  return withPluginPorts(ports, plugins);
 }
 
 /** Runs the work it is given one after another, in the order given. */

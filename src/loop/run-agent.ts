@@ -83,14 +83,36 @@ async function endRun(
     outcome = undefined;
   }
   stopRecordingAbort();
+  if (bug === undefined && !isRecordFailure(terminal)) {
+    // The plugins see the result the caller gets; a required one that fails here makes it `error`.
+    const failed = await tellPluginsTheEnd(run, outcome ?? resultOf(run, terminal));
+    if (failed !== undefined) {
+      terminal = failed;
+      outcome = undefined;
+    }
+  }
   // The end is written where it can be; a record that can't take it ends the run as record_error.
   await recordRunEnd(run, terminal).catch((error: unknown) => {
     if (isRecordFailure(terminal)) return;
     terminal = recordFailed(error);
     outcome = undefined;
   });
+  await run.plugins.drain(); // their record sinks have the run's events, run-end included
   if (bug !== undefined) throw bug.error;
   return outcome ?? resultOf(run, terminal);
+}
+
+/** The plugins' `onEnd` hooks (docs/plugins.md#hooks); the end of the run when a required one failed. */
+async function tellPluginsTheEnd(
+  run: RunContext,
+  result: AgentResult,
+): Promise<Terminal | undefined> {
+  try {
+    await run.plugins.call("onEnd", { result });
+    return undefined;
+  } catch (error) {
+    return terminalFromError(error);
+  }
 }
 
 function isRecordWriteError(error: unknown): boolean {

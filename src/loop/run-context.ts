@@ -1,6 +1,7 @@
 import type { ExternalCondition } from "../completion/is-complete.js";
 import type { ResolvedAgent } from "../definition/types.js";
 import { EVENT_FORMAT_VERSION, type RunEvent, type RunEventBody } from "../events.js";
+import type { PluginHost } from "../plugins/plugin-host.js";
 import type { LoopPorts } from "../ports.js";
 import type { RunState } from "../record/run-state.js";
 import type { VerdictCache } from "../validators/verdict-cache.js";
@@ -14,6 +15,8 @@ import type { Declaration } from "./run-settings.js";
 export interface RunContext {
   readonly agent: ResolvedAgent;
   readonly ports: LoopPorts;
+  /** The caller's plugins: their hooks are called at the loop's seams (docs/plugins.md#hooks). */
+  readonly plugins: PluginHost;
   readonly cwd: string;
   readonly runId: string;
   readonly runDir: string;
@@ -55,6 +58,7 @@ export function emitWritten(run: RunContext, body: RunEventBody): Promise<void> 
   } catch {
     // A failing display must not end the run; the event is in the record.
   }
+  run.plugins.deliver(event);
   return written;
 }
 

@@ -8,6 +8,7 @@ import { goToNextStep } from "./end-iteration.js";
 import { guardGitState, restoreGitStateBeforeFinish } from "./guard-git-state.js";
 import { guardSandbox } from "./guard-sandbox.js";
 import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
+import { queryView, responseView } from "./plugin-views.js";
 import { queryBackend } from "./query-backend.js";
 import { readDeclaration } from "./read-declaration.js";
 import type { RunContext } from "./run-context.js";
@@ -43,9 +44,11 @@ async function iterate(run: RunContext): Promise<Terminal> {
     if (limit) return limit;
 
     const turn = await startIteration(run); // pending retry prompt ?? step prompt (rules 2, 3)
+    await run.plugins.call("beforeQuery", queryView(run, turn)); // docs/plugins.md#hooks
     const answer = await queryBackend(run, turn.query); // waits out rate limits (rules 4, 5)
     if (answer.terminal) return answer.terminal;
     const { response } = answer;
+    await run.plugins.call("afterResponse", responseView(turn, response));
     // Before closer's own git runs again: the git state put back (docs/integrity.md#git-state);
     // then what the OS sandbox refused the model's processes (docs/sandbox.md#refusals).
     const gitChanged = await guardGitState(run, turn.iteration);

@@ -6,6 +6,7 @@ import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
 import type { CloserErrorCode } from "../errors.js";
 import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
 import type { ProtectedSet } from "../integrity/protected-files.js";
+import type { Plugin } from "../plugins/plugin.js";
 import type { Backend, Clock, LoopPorts, RecordSink } from "../ports.js";
 import type { ChildEnvironments } from "../process/child-environment.js";
 import type { CostByReason } from "../record/receipt-reason.js";
@@ -83,6 +84,8 @@ export interface RunSettings {
    * tree is looked at, how the decision file is read, the sandbox. Absent: today's defaults.
    */
   readonly ports?: PortOverrides;
+  /** The caller's plugins, called in this order (docs/plugins.md). */
+  readonly plugins?: readonly Plugin[];
 }
 
 /** The loop's ports a caller may supply instead of the defaults (docs/loop.md#port-overrides). */

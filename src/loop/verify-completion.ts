@@ -1,6 +1,7 @@
 import { type CompletionCheck, checkCompletion } from "../completion/check-completion.js";
 import type { ClosureReviewReading } from "../completion/closure-review.js";
 import { type CompletionVerdict, isComplete } from "../completion/is-complete.js";
+import type { ValidatorOutcome } from "../ports.js";
 import type { RunState } from "../record/run-state.js";
 import { checkGuards, guardFailure } from "./check-guards.js";
 import { guardSandbox } from "./guard-sandbox.js";
@@ -15,6 +16,8 @@ import { abortedWhen, failed, isTerminal, type Terminal } from "./terminal-state
 export type Verification = CompletionVerdict & {
   /** The declaration's summary and the validators that passed, for run.json's `completion`. */
   readonly completion: NonNullable<RunState["completion"]>;
+  /** Each validator's outcome, in condition order (for the plugins' afterChecks: docs/plugins.md#hooks). */
+  readonly outcomes?: readonly ValidatorOutcome[];
 };
 
 /**
@@ -52,11 +55,12 @@ export async function verifyCompletion(
   }
   recordFlaky(run, turn, validation);
   const completion = { summary: declaration.summary ?? "", checksPassed: passedChecks(validation) };
+  const { outcomes } = validation;
   const guarded = guardFailure(
     await checkGuards(run, turn, { validation, protectedNow }),
     validation,
   );
-  if (guarded !== undefined) return { complete: false, failure: guarded, completion };
+  if (guarded !== undefined) return { complete: false, failure: guarded, completion, outcomes };
   let closureReview: ClosureReviewReading | undefined;
   const review = turn.completionStep?.closureReview;
   if (validation.valid && review !== undefined) {
@@ -69,7 +73,7 @@ export async function verifyCompletion(
     closureReview = reading;
     // The reviewer runs in the sandbox too: what it was refused fails this declaration.
     const refused = await guardSandbox(run, turn.iteration);
-    if (refused !== undefined) return { complete: false, failure: refused, completion };
+    if (refused !== undefined) return { complete: false, failure: refused, completion, outcomes };
   }
   const verdict = await isComplete({
     validation,
@@ -77,7 +81,7 @@ export async function verifyCompletion(
     external: run.externalConditions,
     declaration,
   });
-  return { ...verdict, completion };
+  return { ...verdict, completion, outcomes };
 }
 
 /** A check that failed and then passed on an unchanged tree is flaky: kept in run.json (docs/integrity.md#flaky-checks). */

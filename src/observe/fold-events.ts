@@ -180,6 +180,12 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
     fold.warnings.push(message);
     at?.warnings.push(message);
   },
+  // A plugin's failure is shown with the warnings (docs/plugins.md#failures).
+  "plugin-error": (fold, event, at) => {
+    const message = `plugin "${str(event.plugin) ?? ""}" failed in ${str(event.where) ?? ""}: ${str(event.message) ?? ""}`;
+    fold.warnings.push(message);
+    at?.warnings.push(message);
+  },
   "side-effect": (fold, event) => {
     fold.sideEffects.push({
       action: str(event.action) ?? "",

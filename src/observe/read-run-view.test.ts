@@ -131,6 +131,29 @@ describe("readRunView on recorded runs", () => {
     const view = await readRunView(dir);
     expect(view.receipts[0]?.reason).toBe("named");
   });
+
+  it("shows a plugin's failure with the warnings of its iteration (docs/plugins.md#failures)", async () => {
+    const dir = await copyOf("max-iterations");
+    const events = (await readFile(join(dir, "events.jsonl"), "utf8")).trimEnd().split("\n");
+    const start = events.findIndex((line) => line.includes('"type":"iteration-start"'));
+    const failure = JSON.stringify({
+      v: 1,
+      at: 0,
+      runId: "r",
+      type: "plugin-error",
+      plugin: "webhook-notifier",
+      where: "hooks.beforeQuery",
+      message: "the webhook answered 500",
+      endsRun: false,
+      iteration: 1,
+    });
+    events.splice(start + 1, 0, failure);
+    await writeFile(join(dir, "events.jsonl"), `${events.join("\n")}\n`);
+    const view = await readRunView(dir);
+    expect(view.timeline[0]?.warnings).toContain(
+      'plugin "webhook-notifier" failed in hooks.beforeQuery: the webhook answered 500',
+    );
+  });
 });
 
 describe("readRunView on damaged runs", () => {

@@ -1,6 +1,7 @@
 import type { ResolvedAgent } from "../definition/types.js";
 import type { EventListener } from "../events.js";
 import type { AgentResult } from "../loop/index.js";
+import type { Plugin } from "../plugins/plugin.js";
 import type { Backend, Clock, GithubClient } from "../ports.js";
 
 /** closer's own environment (GITHUB_TOKEN, API keys): never the record's, never the model's to read back. */
@@ -48,6 +49,12 @@ export interface RunBaseOptions {
    * merging worktrees) one at a time; a batch passes one for all its runs.
    */
   readonly serialize?: Serializer;
+  /**
+   * Hooks at the loop's seams and ports that replace the loop's own, called in this order
+   * (docs/plugins.md). A plugin's throw is recorded; it ends the run only when the plugin is
+   * `required` or the port it replaces is needed for an answer.
+   */
+  readonly plugins?: readonly Plugin[];
 }
 
 /** Options of a run that talks to GitHub. */

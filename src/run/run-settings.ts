@@ -8,6 +8,8 @@ import type { EventListener } from "../events.js";
 import { protectedSetFor } from "../integrity/protected-set.js";
 import type { Declaration, DefinitionStart, RunSettings, RunStart } from "../loop/index.js";
 import { refuseCompletedRun } from "../loop/prepare-run.js";
+import { checkPlugins } from "../plugins/check-plugins.js";
+import type { Plugin } from "../plugins/plugin.js";
 import type { Backend, Clock } from "../ports.js";
 import { rebuildRunState } from "../record/rebuild-run-state.js";
 import { createRunRecord, defaultRunsDir, readRunState } from "../record/run-record.js";
@@ -41,6 +43,7 @@ export interface RunBase {
   readonly signal: AbortSignal;
   readonly serialize: Serializer;
   readonly onEvent?: EventListener;
+  readonly plugins: readonly Plugin[];
 }
 
 /**
@@ -62,6 +65,8 @@ export async function resolveRunBase(options: RunBaseOptions): Promise<RunBase> 
   const env = resolveEnvironment(options);
   const clock = options.clock ?? makeSystemClock();
   const { agent } = options;
+  const plugins = options.plugins ?? [];
+  checkPlugins(plugins); // before any folder, lock or worktree is made
   return {
     agent,
     cwd,
@@ -74,6 +79,7 @@ export async function resolveRunBase(options: RunBaseOptions): Promise<RunBase> 
     signal: options.signal ?? new AbortController().signal,
     serialize: options.serialize ?? makeSerializer(),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    plugins,
   };
 }
 
@@ -188,6 +194,7 @@ export function settingsFor(base: RunBase, place: RunPlace): RunSettings {
     externalConditions: place.externalConditions ?? [],
     ...(base.onEvent === undefined ? {} : { onEvent: base.onEvent }),
     ...(place.beforeChecks === undefined ? {} : { beforeChecks: place.beforeChecks }),
+    plugins: base.plugins,
   };
 }
 

@@ -1,0 +1,62 @@
+import type { LoopPorts, ValidatorOutcome } from "../ports.js";
+import type { Plugin } from "./plugin.js";
+import type { PluginHost } from "./plugin-host.js";
+
+/**
+ * The loop's ports with those the plugins replace (docs/plugins.md#ports): each plugin's port
+ * gets the port it replaces as `next`. The run needs the answer of these ports, so a throw
+ * of one ends the run with status `error` naming the plugin, required or not.
+ */
+export function withPluginPorts(ports: LoopPorts, host: PluginHost): LoopPorts {
+  let { runValidator, renderPrompt, buildRetryPrompt } = ports;
+  for (const plugin of host.plugins) {
+    const { validatorRunner, promptResolver, retryPromptBuilder } = plugin.ports ?? {};
+    if (validatorRunner !== undefined) {
+      const next = runValidator;
+      runValidator = answeredBy(host, plugin, "ports.validatorRunner", async (name, context) =>
+        checkedOutcome(name, await validatorRunner(name, context, next)),
+      );
+    }
+    if (promptResolver !== undefined) {
+      const next = renderPrompt;
+      renderPrompt = answeredBy(host, plugin, "ports.promptResolver", (request) =>
+        promptResolver(request, next),
+      );
+    }
+    if (retryPromptBuilder !== undefined) {
+      const next = buildRetryPrompt;
+      buildRetryPrompt = answeredBy(host, plugin, "ports.retryPromptBuilder", (request) =>
+        retryPromptBuilder(request, next),
+      );
+    }
+  }
+  return { ...ports, runValidator, renderPrompt, buildRetryPrompt };
+}
+
+function answeredBy<Args extends unknown[], Answer>(
+  host: PluginHost,
+  plugin: Plugin,
+  where: string,
+  port: (...args: Args) => Promise<Answer>,
+): (...args: Args) => Promise<Answer> {
+  return async (...args) => {
+    try {
+      return await port(...args);
+    } catch (error) {
+      throw host.fail(plugin, where, error, true);
+    }
+  };
+}
+
+/** A plugin's outcome as the loop reads it: a verdict it can trust the type of, under the check's name. */
+function checkedOutcome(name: string, outcome: ValidatorOutcome): ValidatorOutcome {
+  if (typeof outcome?.valid !== "boolean") {
+    throw new Error(`its outcome for "${name}" has no boolean \`valid\``);
+  }
+  return {
+    ...outcome,
+    validator: name,
+    params: outcome.params ?? {},
+    durationMs: outcome.durationMs ?? 0,
+  };
+}
