@@ -115,6 +115,13 @@ describe("closer import climpt (docs/cli.md#import-climpt)", () => {
         'steps_registry.json steps["section.projectcontext"]',
       ]),
     );
+    const filesNotRead = report.unmapped.filter((entry) => entry.from === "").map((e) => e.file);
+    expect(filesNotRead).toEqual([
+      "README.md",
+      "config.json",
+      "frontmatter-to-schema",
+      "registry.json",
+    ]);
     const written = JSON.parse(await readFile(join(project, ".agent/iterator/agent.json"), "utf8"));
     expect(Object.keys(written.parameters)).toEqual(
       expect.arrayContaining(["issue", "iterateMax", "project_title"]),
