@@ -144,6 +144,8 @@ describe("closer import climpt (docs/cli.md#import-climpt)", () => {
       await readFile(join(project, ".agent/iterator/steps_registry.json"), "utf8"),
     );
     expect(registry.entryStep).toBe("initial.polling");
+    // climpt's status is every step's progress; its flow ends on these intents.
+    expect(registry.completionSignal).toEqual({ status: [], action: ["closing", "handoff"] });
     expect(registry.steps["initial.issue"]).toMatchObject({ next: "continuation.issue" });
     expect(registry.steps["continuation.issue"]).toMatchObject({ completionStep: "closure.issue" });
     expect(registry.completionSteps["closure.issue"]).toMatchObject({

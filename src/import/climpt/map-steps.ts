@@ -24,7 +24,7 @@ const COMPLETION_FIELDS = [
 /** The retry folder of a closure step that has no validation step of its own. */
 const RETRY_C2 = "retry";
 
-interface Source {
+export interface Source {
   readonly id: string;
   readonly at: PropertyKey[];
   readonly value: Json;
@@ -63,7 +63,7 @@ export function mapSteps(source: Json, validators: Set<string>, mapping: FileMap
     if (next !== undefined) step.next = next;
     steps[entry.id] = step;
   }
-  return { steps, completionSteps };
+  return { steps, completionSteps, flow: { steps: hasFlow ? flowSteps : [], closureIds } };
 }
 
 function sectionEntries(source: Json, section: string): Source[] {
@@ -140,7 +140,7 @@ function isClosure({ value }: Source): boolean {
 }
 
 /** The transitions of a step as [intent, target]; target null ends the flow. */
-function targets(value: Json): [string, string | null | undefined][] {
+export function targets(value: Json): [string, string | null | undefined][] {
   const transitions = isPlainObject(value.transitions) ? value.transitions : {};
   return Object.entries(transitions).map(([intent, transition]) => {
     const target = isPlainObject(transition) ? transition.target : undefined;
