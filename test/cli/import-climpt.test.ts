@@ -115,6 +115,13 @@ describe("closer import climpt (docs/cli.md#import-climpt)", () => {
         'steps_registry.json steps["section.projectcontext"]',
       ]),
     );
+    const filesNotRead = report.unmapped.filter((entry) => entry.from === "").map((e) => e.file);
+    expect(filesNotRead).toEqual([
+      "README.md",
+      "config.json",
+      "frontmatter-to-schema",
+      "registry.json",
+    ]);
     const written = JSON.parse(await readFile(join(project, ".agent/iterator/agent.json"), "utf8"));
     expect(Object.keys(written.parameters)).toEqual(
       expect.arrayContaining(["issue", "iterateMax", "project_title"]),
@@ -137,6 +144,8 @@ describe("closer import climpt (docs/cli.md#import-climpt)", () => {
       await readFile(join(project, ".agent/iterator/steps_registry.json"), "utf8"),
     );
     expect(registry.entryStep).toBe("initial.polling");
+    // climpt's status is every step's progress; its flow ends on these intents.
+    expect(registry.completionSignal).toEqual({ status: [], action: ["closing", "handoff"] });
     expect(registry.steps["initial.issue"]).toMatchObject({ next: "continuation.issue" });
     expect(registry.steps["continuation.issue"]).toMatchObject({ completionStep: "closure.issue" });
     expect(registry.completionSteps["closure.issue"]).toMatchObject({

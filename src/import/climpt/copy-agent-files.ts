@@ -4,7 +4,7 @@ import type { RenamedPattern } from "./map-registry.js";
 import type { MappingEntry } from "./mapping-report.js";
 
 /** Folders of a climpt agent copied as they are (the prompts' placeholders aside). */
-const COPIED_FOLDERS = ["prompts", "schemas"] as const;
+export const COPIED_FOLDERS: readonly string[] = ["prompts", "schemas"];
 /** `{uv-issue}`: a value climpt puts in from the command line. */
 const UV_PLACEHOLDER = /\{uv-([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** `{issue_content}`: a value climpt's runner computes; one brace, so Handlebars leaves it as text. */

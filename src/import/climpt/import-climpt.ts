@@ -5,7 +5,7 @@ import { WORD_PATTERN } from "../../definition/path-word.js";
 import { CloserError } from "../../errors.js";
 import { isPlainObject } from "../../plain-object.js";
 import { addRunnerVariables } from "./add-runner-variables.js";
-import { copyAgentFiles, renameTemplates } from "./copy-agent-files.js";
+import { COPIED_FOLDERS, copyAgentFiles, renameTemplates } from "./copy-agent-files.js";
 import { mapAgentJson } from "./map-agent-json.js";
 import { mapRegistry } from "./map-registry.js";
 import { FileMapping, type ImportReport, type MappingEntry } from "./mapping-report.js";
@@ -51,6 +51,8 @@ export async function importClimpt(options: ImportClimptOptions): Promise<Import
   fileEntries.push(...(await addRunnerVariables(out, agentJson, registry, closerFlags)));
   await writeJson(path.join(out, "agent.json"), agentJson);
   await writeJson(path.join(out, "steps_registry.json"), registry);
+  const read = ["agent.json", facts.registryFile, ...COPIED_FOLDERS];
+  fileEntries.push(...(await filesNotRead(source, read)));
   const entries = [...agentMapping.finish(), ...registryMapping.finish(), ...fileEntries];
   return {
     source,
@@ -107,6 +109,14 @@ async function readJsonObject(file: string, shown: string): Promise<Record<strin
     found: Array.isArray(value) ? "an array" : typeof value,
     fix: `make ${shown} a JSON object ({ … })`,
   });
+}
+
+/** The other files of the climpt folder (its README, registry.json, config.json, …): listed, not read. */
+async function filesNotRead(source: string, read: readonly string[]): Promise<MappingEntry[]> {
+  const names = (await readdir(source)).sort();
+  return names
+    .filter((name) => !read.includes(name))
+    .map((name) => ({ file: name, from: "", note: "not read: no equivalent in closer" }));
 }
 
 async function requireEmpty(out: string): Promise<void> {

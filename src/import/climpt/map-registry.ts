@@ -3,6 +3,7 @@ import { EXTRACTOR_NAMES } from "../../definition/validator-file-schema.js";
 import { isPlainObject } from "../../plain-object.js";
 import { BUILTIN_PATTERNS } from "../../retry/builtin-patterns.js";
 import { parseSuccessWhen } from "../../validators/success-when.js";
+import { completionSignalOf } from "./completion-signal-of.js";
 import type { AgentJsonFacts } from "./map-agent-json.js";
 import { mapSteps } from "./map-steps.js";
 import type { FileMapping } from "./mapping-report.js";
@@ -56,11 +57,17 @@ export function mapRegistry(
   for (const rename of renamed) patternNames.set(rename.from, rename.to);
   const validators = mapValidators(source.validators, patternNames, mapping);
   registry.validators = validators;
-  const { steps, completionSteps } = mapSteps(source, new Set(Object.keys(validators)), mapping);
+  const { steps, completionSteps, flow } = mapSteps(
+    source,
+    new Set(Object.keys(validators)),
+    mapping,
+  );
   registry.steps = steps;
   registry.completionSteps = completionSteps;
   const entryStep = mapEntryStep(source, facts, new Set(Object.keys(steps)), mapping);
   if (entryStep !== undefined) registry.entryStep = entryStep;
+  const signal = completionSignalOf(flow, entryStep ?? Object.keys(steps)[0], mapping);
+  if (signal !== undefined) registry.completionSignal = signal;
   return { registry, renamed };
 }
 

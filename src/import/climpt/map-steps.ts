@@ -21,10 +21,11 @@ const COMPLETION_FIELDS = [
   "closureReview",
   "concurrency",
 ] as const;
-/** The retry folder of a closure step that has no validation step of its own. */
+/** The retry folder of a closure step without a validation step, or of one that names none. */
 const RETRY_C2 = "retry";
 
-interface Source {
+/** One entry of a section of climpt's registry, with its JSON path there. */
+export interface Source {
   readonly id: string;
   readonly at: PropertyKey[];
   readonly value: Json;
@@ -45,7 +46,7 @@ export function mapSteps(source: Json, validators: Set<string>, mapping: FileMap
   const stepSources = sectionEntries(source, "steps").filter(
     (entry) => !("completionConditions" in entry.value),
   );
-  // The seeds' steps have neither: there every step counts.
+  // Steps in the seeds' spelling have no stepKind and no transitions: every one of them counts.
   const hasFlow = stepSources.some(({ value }) => "stepKind" in value || "transitions" in value);
   const flowSteps = stepSources.filter((entry) => keepStep(entry, hasFlow, mapping));
   const stepIds = new Set(flowSteps.map((entry) => entry.id));
@@ -63,7 +64,7 @@ export function mapSteps(source: Json, validators: Set<string>, mapping: FileMap
     if (next !== undefined) step.next = next;
     steps[entry.id] = step;
   }
-  return { steps, completionSteps };
+  return { steps, completionSteps, flow: { steps: hasFlow ? flowSteps : [], closureIds } };
 }
 
 function sectionEntries(source: Json, section: string): Source[] {
@@ -91,6 +92,9 @@ function mapCompletionStep(entry: Source, validators: Set<string>, mapping: File
     if (value[field] === undefined) continue;
     step[field] = value[field];
     mapping.mapped([...at, field], `${target}.${field}`);
+  }
+  if (step.c2 === undefined && step.c3 === undefined && step.prompt === undefined) {
+    Object.assign(step, { c2: RETRY_C2, c3: id.slice(id.indexOf(".") + 1) || id });
   }
   const conditionsKey =
     "validationConditions" in value ? "validationConditions" : "completionConditions";
@@ -140,7 +144,7 @@ function isClosure({ value }: Source): boolean {
 }
 
 /** The transitions of a step as [intent, target]; target null ends the flow. */
-function targets(value: Json): [string, string | null | undefined][] {
+export function targets(value: Json): [string, string | null | undefined][] {
   const transitions = isPlainObject(value.transitions) ? value.transitions : {};
   return Object.entries(transitions).map(([intent, transition]) => {
     const target = isPlainObject(transition) ? transition.target : undefined;

@@ -90,7 +90,7 @@ export interface ImportReport {
 /** The report's text: what each key became, then what has no equivalent. */
 export function describeImportReport(report: ImportReport): string {
   const line = (entry: MappingEntry) =>
-    `  ${entry.file} ${entry.from || "(file)"}${entry.to ? ` → ${entry.to}` : ""}${
+    `  ${entry.file}${entry.from ? ` ${entry.from}` : ""}${entry.to ? ` → ${entry.to}` : ""}${
       entry.note ? ` (${entry.note})` : ""
     }`;
   return [
