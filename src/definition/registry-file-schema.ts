@@ -94,7 +94,7 @@ const conditionSchema = z
       .record(z.string(), z.unknown())
       .optional()
       .describe(
-        "Seed spelling: values for this condition; kept in the definition, no validator reads them (docs/definition.md#seed-spellings).",
+        "Values for this condition's validator: {{name}} in its command or path, params of a custom module (docs/completion.md#condition-params).",
       ),
   })
   .describe("A completion condition.");

@@ -266,7 +266,7 @@ export interface CompletionStepDefinition {
   /** Output schema of this step's own prompt (e.g. a closure review), when it names one. */
   readonly outputSchemaRef?: OutputSchemaRef;
   readonly responseFormat?: ResponseFormat;
-  /** Seed spellings, kept, not read: this `prompt` and a condition's `params` (docs/definition.md#seed-spellings). */
+  /** Seed spelling: the completion prompt's coordinates (docs/definition.md#seed-spellings). */
   readonly prompt?: { readonly c2: string; readonly c3: string };
   readonly completionConditions: readonly {
     readonly validator: string;
