@@ -78,7 +78,7 @@ export type RunEventBody =
       iteration: number;
       step: string;
       templatePath: string;
-      kind: "step" | "retry" | "format-retry" | "closure-review";
+      kind: "step" | "retry" | "format-retry" | "closure-review" | "completion";
       chars: number;
     }
   | {

@@ -60,6 +60,13 @@ export async function checkPrompts(
         },
       });
     }
+    if (completionStep.prompt) {
+      await checkPrompt(context, {
+        words: await completionPromptWords(agent, completionStep.prompt),
+        place: { file: agent.files.registry, jsonPath: `${jsonPath}.prompt` },
+        expectation: { extra: [], owner: `the completion prompt of completion step "${id}"` },
+      });
+    }
     if (completionStep.closureReview) {
       await checkPrompt(context, {
         words: closureReviewWords(registry.c1, completionStep.closureReview),
@@ -71,6 +78,17 @@ export async function checkPrompts(
       });
     }
   }
+}
+
+/** The completion prompt's words: its edition when that file exists, else `default` (as a run looks). */
+async function completionPromptWords(
+  agent: ResolvedAgent,
+  prompt: { readonly c2: string; readonly c3: string; readonly edition: string },
+): Promise<C3lWords> {
+  const words = { c1: agent.registry.c1, c2: prompt.c2, c3: prompt.c3, edition: prompt.edition };
+  if (prompt.edition === "default" || findBadWords(words).length > 0) return words;
+  const located = await locatePrompt(agent.dir, words, { retry: false });
+  return located.found === undefined ? { ...words, edition: "default" } : words;
 }
 
 async function checkPrompt(

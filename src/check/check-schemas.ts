@@ -5,8 +5,9 @@ import { CloserError } from "../errors.js";
 import { keyPath, type ProblemCollector } from "./problem.js";
 
 /**
- * Resolves every step's `outputSchemaRef` as a run would (external and internal `$ref`, `allOf`,
- * cycles) and warns when a step that can complete gives the model no field to declare it with.
+ * Resolves every step's and completion step's `outputSchemaRef` as a run would (external and
+ * internal `$ref`, `allOf`, cycles) and warns when a step that can complete gives the model no
+ * field to declare it with.
  */
 export async function checkSchemas(
   agent: ResolvedAgent,
@@ -14,6 +15,19 @@ export async function checkSchemas(
 ): Promise<void> {
   const schemasDir = join(agent.dir, "schemas");
   const resolver = new SchemaResolver(schemasDir);
+  for (const [id, completionStep] of Object.entries(agent.registry.completionSteps)) {
+    const ref = completionStep.outputSchemaRef;
+    if (ref === undefined) continue;
+    const jsonPath = `${keyPath("completionSteps", id)}.outputSchemaRef`;
+    await resolver.resolve(ref).catch((error: unknown) => {
+      if (!(error instanceof CloserError)) throw error;
+      problems.addError(
+        error,
+        { file: join(schemasDir, ref.file) },
+        `(referenced by ${jsonPath} in ${relative(agent.dir, agent.files.registry)})`,
+      );
+    });
+  }
   for (const [id, step] of Object.entries(agent.registry.steps)) {
     const ref = step.outputSchemaRef;
     if (ref === undefined) continue;

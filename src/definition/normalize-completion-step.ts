@@ -67,7 +67,15 @@ export function normalizeCompletionStep(
       ? {}
       : { outputSchemaRef: { ...entry.outputSchemaRef } }),
     ...(responseFormat === undefined ? {} : { responseFormat: copyResponseFormat(responseFormat) }),
-    ...(entry.prompt === undefined ? {} : { prompt: { c2: entry.prompt.c2, c3: entry.prompt.c3 } }),
+    ...(entry.prompt === undefined
+      ? {}
+      : {
+          prompt: {
+            c2: entry.prompt.c2,
+            c3: entry.prompt.c3,
+            edition: entry.prompt.edition ?? "default",
+          },
+        }),
     completionConditions: entry.completionConditions.map(copyCondition),
     ...(entry.concurrency === undefined ? {} : { concurrency: entry.concurrency }),
     ...(entry.closureReview === undefined

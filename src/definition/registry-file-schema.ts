@@ -110,10 +110,13 @@ const completionStepSchema = z
         c1: word("Must equal the registry's c1.").optional(),
         c2: word("Folder word 2 of this step's own prompt (e.g. closure)."),
         c3: word("Folder word 3 of this step's own prompt (e.g. issue)."),
+        edition: word(
+          "Edition: f_<edition>.md, falling back to f_default.md; default default.",
+        ).optional(),
       })
       .optional()
       .describe(
-        "Seed spelling: the folder of this step's own prompt, kept but not sent; without c2/c3 the retry prompts are in retry/<prompt.c3> (docs/definition.md#seed-spellings).",
+        "The completion prompt: sent when a step declares completion against this step, its answer is the declaration checked (docs/completion.md#completion-prompt); without c2/c3 the retry prompts are in retry/<prompt.c3>.",
       ),
     outputSchemaRef: outputSchemaRefSchema.optional(),
     responseFormat: responseFormatSchema.optional(),

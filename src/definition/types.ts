@@ -263,11 +263,11 @@ export interface CompletionStepDefinition {
   readonly name: string;
   readonly c2: string;
   readonly c3: string;
-  /** Output schema of this step's own prompt (e.g. a closure review), when it names one. */
+  /** The schema of the declaration checked at this step (docs/completion.md#completion-prompt). */
   readonly outputSchemaRef?: OutputSchemaRef;
   readonly responseFormat?: ResponseFormat;
-  /** Seed spelling: the completion prompt's coordinates (docs/definition.md#seed-spellings). */
-  readonly prompt?: { readonly c2: string; readonly c3: string };
+  /** The completion prompt's C3L words (docs/completion.md#completion-prompt). */
+  readonly prompt?: { readonly c2: string; readonly c3: string; readonly edition: string };
   readonly completionConditions: readonly {
     readonly validator: string;
     readonly params?: Readonly<Record<string, unknown>>;

@@ -1,5 +1,6 @@
 import { formatFailure } from "../completion/check-failure.js";
 import { validateFormat } from "../completion/validate-format.js";
+import type { ResponseFormat } from "../definition/types.js";
 import type { BackendResponse } from "../ports.js";
 import { decideOnFormatError } from "../retry/retry-prompt.js";
 import { queueRetry, warn } from "./end-iteration.js";
@@ -8,8 +9,9 @@ import type { Turn } from "./start-iteration.js";
 
 /**
  * FormatValidator (docs/completion.md#format-check), only when the completion step has a
- * `responseFormat`: a response without it gets a `format-error` retry, up to
- * `maxFormatRetries` in a row; past that a warning is recorded and the
+ * `responseFormat` or an `outputSchemaRef` (the schema its declaration must match,
+ * docs/completion.md#completion-prompt): a response without it gets a `format-error` retry,
+ * up to `maxFormatRetries` in a row; past that a warning is recorded and the
  * checks run anyway. Returns "retry" when a format retry was queued.
  */
 export async function checkFormat(
@@ -17,10 +19,14 @@ export async function checkFormat(
   turn: Turn,
   response: BackendResponse,
 ): Promise<"retry" | "checked"> {
-  const format = turn.completionStep?.responseFormat;
+  const ref = turn.completionStep?.outputSchemaRef;
+  const format: ResponseFormat | undefined =
+    turn.completionStep?.responseFormat ??
+    (ref === undefined ? undefined : { type: "json", requiredFields: [] });
   if (turn.completionStep === undefined || format === undefined) return "checked";
+  const schema = ref === undefined ? turn.query.schema : await run.ports.resolveSchema(ref);
   const check = validateFormat(response, format, {
-    ...(turn.query.schema === undefined ? {} : { schema: turn.query.schema }),
+    ...(schema === undefined ? {} : { schema }),
     validators: run.ports.schemaValidators,
   });
   const formatRetries = check.valid ? 0 : run.state.counters.formatRetries + 1;

@@ -1,4 +1,8 @@
+import type { CheckFailure } from "../completion/check-failure.js";
+import type { CompletionDecision } from "../completion/decide-completion.js";
 import { summarizeIteration } from "../completion/summarize-iteration.js";
+import type { BackendResponse } from "../ports.js";
+import { askCompletion } from "./ask-completion.js";
 import { beforeChecks } from "./before-checks.js";
 import { checkDeclaration, resumeChecks } from "./check-declaration.js";
 import { checkFormat } from "./check-format.js";
@@ -12,7 +16,7 @@ import { queryView, responseView } from "./plugin-views.js";
 import { queryBackend } from "./query-backend.js";
 import { readDeclaration } from "./read-declaration.js";
 import type { RunContext } from "./run-context.js";
-import { startIteration } from "./start-iteration.js";
+import { startIteration, type Turn } from "./start-iteration.js";
 import { takeBaseline } from "./take-baseline.js";
 import type { Terminal } from "./terminal-state.js";
 
@@ -43,19 +47,20 @@ async function iterate(run: RunContext): Promise<Terminal> {
     const limit = await checkLimits(run); // abort, budgets, iteration cap (rule 6)
     if (limit) return limit;
 
-    const turn = await startIteration(run); // pending retry prompt ?? step prompt (rules 2, 3)
-    await run.plugins.call("beforeQuery", queryView(run, turn)); // docs/plugins.md#hooks
-    const answer = await queryBackend(run, turn.query); // waits out rate limits (rules 4, 5)
+    const started = await startIteration(run); // pending retry prompt ?? step prompt (rules 2, 3)
+    await run.plugins.call("beforeQuery", queryView(run, started)); // docs/plugins.md#hooks
+    const answer = await queryBackend(run, started.query); // waits out rate limits (rules 4, 5)
     if (answer.terminal) return answer.terminal;
-    const { response } = answer;
-    await run.plugins.call("afterResponse", responseView(turn, response));
-    // Before closer's own git runs again: the git state put back (docs/integrity.md#git-state);
-    // then what the OS sandbox refused the model's processes (docs/sandbox.md#refusals).
-    const gitChanged = await guardGitState(run, turn.iteration);
-    const refused = await guardSandbox(run, turn.iteration);
-    const guarded = gitChanged ?? refused;
-
-    const decision = await readDeclaration(run, turn, response); // docs/completion.md#decision-channels
+    await run.plugins.call("afterResponse", responseView(started, answer.response));
+    let read = await readAnswer(run, started, answer.response);
+    const words = started.completionStep?.prompt;
+    if (started.completionStep && words && !read.guarded && read.decision.decision === "complete") {
+      // The completion step's own prompt: its answer is the declaration checked.
+      const confirmed = await askCompletion(run, started, started.completionStep, words);
+      if (confirmed.terminal) return confirmed.terminal;
+      read = await readAnswer(run, confirmed.turn, confirmed.response);
+    }
+    const { turn, response, decision, guarded } = read;
     if (guarded) {
       const { summary = "" } = summarizeIteration(turn.iteration, response);
       const completion = { summary, checksPassed: [] };
@@ -86,4 +91,25 @@ async function iterate(run: RunContext): Promise<Terminal> {
     const end = await checkDeclaration(run, turn, response, declaration);
     if (end) return end;
   }
+}
+
+/** A query's answer, with what the guards found after it and the declaration it makes. */
+interface ReadAnswer {
+  readonly turn: Turn;
+  readonly response: BackendResponse;
+  readonly guarded: CheckFailure | undefined;
+  readonly decision: CompletionDecision;
+}
+
+async function readAnswer(
+  run: RunContext,
+  turn: Turn,
+  response: BackendResponse,
+): Promise<ReadAnswer> {
+  // Before closer's own git runs again: the git state put back (docs/integrity.md#git-state);
+  // then what the OS sandbox refused the model's processes (docs/sandbox.md#refusals).
+  const gitChanged = await guardGitState(run, turn.iteration);
+  const refused = await guardSandbox(run, turn.iteration);
+  const decision = await readDeclaration(run, turn, response); // docs/completion.md#decision-channels
+  return { turn, response, guarded: gitChanged ?? refused, decision };
 }

@@ -196,7 +196,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   },
 };
 
-/** A prompt opens a query: its reason, and (but for the closure review's) the iteration's prompt. */
+/** A prompt opens a query: its reason, and (but for a review's or completion's) the iteration's prompt. */
 function foldPrompt(fold: Fold, event: Json, at: MutableIteration | undefined): void {
   const kind = promptKind(event.kind);
   const iteration = num(event.iteration) ?? 0;
@@ -206,7 +206,7 @@ function foldPrompt(fold: Fold, event: Json, at: MutableIteration | undefined): 
     ...(fold.retryPattern === undefined ? {} : { pattern: fold.retryPattern }),
   });
   fold.failedKind = undefined;
-  if (kind === "closure-review" || !at) return;
+  if (kind === "closure-review" || kind === "completion" || !at) return;
   at.prompt = {
     kind,
     templatePath: str(event.templatePath) ?? "",
@@ -265,7 +265,10 @@ export function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
 }
 
 export function promptKind(value: unknown): PromptView["kind"] {
-  return value === "retry" || value === "format-retry" || value === "closure-review"
+  return value === "retry" ||
+    value === "format-retry" ||
+    value === "closure-review" ||
+    value === "completion"
     ? value
     : "step";
 }

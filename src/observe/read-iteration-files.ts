@@ -15,7 +15,7 @@ export interface IterationFile {
   readonly text?: string;
 }
 
-const LABELS = ["", "closure-review"] as const;
+const LABELS = ["", "completion", "closure-review"] as const;
 
 /**
  * The prompt and transcript of iteration `n` (docs/record.md#prompts-and-transcripts),

@@ -82,7 +82,7 @@ export interface IterationView {
 }
 
 export interface PromptView {
-  readonly kind: "step" | "retry" | "format-retry" | "closure-review";
+  readonly kind: "step" | "retry" | "format-retry" | "closure-review" | "completion";
   readonly templatePath: string;
   readonly chars: number;
   /** The prompt as sent, relative to the run folder (`prompts/iteration-003.md`). */

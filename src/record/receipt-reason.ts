@@ -3,15 +3,18 @@ import type { Usage } from "../ports.js";
 
 /**
  * Why a backend query happened (docs/observe.md#receipts): `initial`, `continuation`,
- * `retry:<pattern>`, `retry:format`, `closure-review` or `repeat:<error kind>`.
+ * `retry:<pattern>`, `retry:format`, `closure-review`, `completion` or `repeat:<error kind>`.
  */
 export type ReceiptReason = string;
 
 export const CLOSURE_REVIEW_REASON = "closure-review";
 
+/** The query of a completion step's own prompt (docs/completion.md#completion-prompt). */
+export const COMPLETION_PROMPT_REASON = "completion";
+
 /** What a prompt says about the query it opens. */
 export interface PromptOrigin {
-  readonly kind: "step" | "retry" | "format-retry" | "closure-review";
+  readonly kind: "step" | "retry" | "format-retry" | "closure-review" | "completion";
   readonly iteration: number;
   /** The failure pattern of a retry prompt. */
   readonly pattern?: string;
@@ -20,6 +23,7 @@ export interface PromptOrigin {
 /** The reason of the query a prompt opens. */
 export function reasonOfPrompt(origin: PromptOrigin): ReceiptReason {
   if (origin.kind === "closure-review") return CLOSURE_REVIEW_REASON;
+  if (origin.kind === "completion") return COMPLETION_PROMPT_REASON;
   if (origin.kind === "format-retry" || origin.pattern === BUILTIN_PATTERN_NAMES.formatError) {
     return "retry:format";
   }

@@ -40,10 +40,11 @@ describe("docs/completion.md#condition-params applyConditionParams", () => {
     expect(applied).toEqual({
       ok: false,
       error: expect.stringContaining(
-        'validator "has-file" uses {{word}} but its completion condition gives no such param',
+        'validator "has-file" uses {{word}} but its completion condition\'s params do not give it',
       ),
     });
-    expect(applyConditionParams(command, undefined).ok).toBe(false);
+    // Without params the command is its own: a `{{` in it is the command's.
+    expect(applyConditionParams(command, undefined)).toEqual({ ok: true, definition: command });
   });
 
   it("leaves a definition without placeholders, and an escaped \\{{, as it is", () => {

@@ -26,21 +26,24 @@ export function parameterizedText(definition: ValidatorDefinition): string | und
   return undefined;
 }
 
-/** Puts `params` into the definition's command or path; a placeholder without a param is an error. */
+/**
+ * Puts `params` into the definition's command or path. A condition without params leaves the
+ * definition as written (a command may hold `{{` of its own); with params, a placeholder none
+ * of them fills is an error.
+ */
 export function applyConditionParams(
   definition: ValidatorDefinition,
   params: Readonly<Record<string, unknown>> | undefined,
 ): AppliedParams {
   const text = parameterizedText(definition);
-  if (text === undefined) return { ok: true, definition };
+  if (text === undefined || params === undefined) return { ok: true, definition };
   const missing = placeholdersOf(text).filter((name) => !hasValue(params, name));
   if (missing.length > 0) {
     return {
       ok: false,
-      error: `validator "${definition.name}" uses ${missing.map((name) => `{{${name}}}`).join(", ")} but its completion condition gives no such param — add it to the condition's "params"`,
+      error: `validator "${definition.name}" uses ${missing.map((name) => `{{${name}}}`).join(", ")} but its completion condition's params do not give it — add it to the condition's "params"`,
     };
   }
-  if (params === undefined) return { ok: true, definition };
   const quote = definition.type === "command" ? shellQuote : (value: string) => value;
   const filled = text.replace(PLACEHOLDER, (_, name: string) => quote(valueText(params[name])));
   if (definition.type === "command")
@@ -49,8 +52,8 @@ export function applyConditionParams(
   return { ok: true, definition };
 }
 
-function hasValue(params: Readonly<Record<string, unknown>> | undefined, name: string): boolean {
-  return params !== undefined && Object.hasOwn(params, name) && params[name] !== undefined;
+function hasValue(params: Readonly<Record<string, unknown>>, name: string): boolean {
+  return Object.hasOwn(params, name) && params[name] !== undefined;
 }
 
 function valueText(value: unknown): string {

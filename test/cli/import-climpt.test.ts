@@ -225,6 +225,11 @@ describe("closer import climpt (docs/cli.md#import-climpt)", () => {
       "Fix issue {uv-issue}.",
     );
     await writeFile(join(seed, "prompts/steps/retry/issue/f_failed.md"), "Try again.");
+    await mkdir(join(seed, "prompts/steps/closure/issue"), { recursive: true });
+    await writeFile(
+      join(seed, "prompts/steps/closure/issue/f_default.md"),
+      "Check your work, then answer.",
+    );
     await writeFile(
       join(seed, "agent.json"),
       JSON.stringify({

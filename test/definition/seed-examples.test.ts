@@ -111,7 +111,7 @@ describe("the JSON examples of the seed documents (docs/definition.md#seed-spell
       name: "closure.issue",
       c2: "retry",
       c3: "issue",
-      prompt: { c2: "closure", c3: "issue" },
+      prompt: { c2: "closure", c3: "issue", edition: "default" },
       outputSchemaRef: { file: "issue.schema.json", schema: "closure.issue" },
       completionConditions: [{ validator: "git-clean" }, { validator: "type-check" }],
       onFailure: { action: "retry", maxAttempts: 2 },

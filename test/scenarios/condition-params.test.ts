@@ -91,7 +91,7 @@ describe("docs/completion.md#condition-params a completion condition's params re
     });
   });
 
-  it("a placeholder its condition gives no param for ends the run as a definition error", async () => {
+  it("a placeholder the condition's params leave out ends the run as a definition error", async () => {
     const setup = await makeTaskRepo({
       files: FIXED_PROJECT,
       patterns: { "note-missing": { description: "a note is missing", params: [] } },
@@ -103,14 +103,16 @@ describe("docs/completion.md#condition-params a completion condition's params re
           failurePattern: "note-missing",
         },
       },
-      conditions: ["note-exists"],
+      completionStep: {
+        completionConditions: [{ validator: "note-exists", params: { name: "NOTES.md" } }],
+      },
     });
     cleanup = setup.repo.cleanup;
     const backend = makeScriptedBackend([{ structuredOutput: DONE }]);
     const { result } = await runTask(setup, backend);
     expect(result.status).toBe("error");
     expect(result.reason).toContain(
-      "uses {{file}} but its completion condition gives no such param",
+      "uses {{file}} but its completion condition's params do not give it",
     );
   });
 });

@@ -180,6 +180,7 @@ export async function writeStubs(
     await prompt(step.c2, step.c3, "f_failed.md");
     if (step.closureReview)
       await prompt(step.closureReview.c2, step.closureReview.c3, "f_default.md");
+    if (step.prompt) await prompt(step.prompt.c2, step.prompt.c3, "f_default.md");
     if (step.outputSchemaRef)
       nameSchema(step.outputSchemaRef.file, step.outputSchemaRef.schema, {});
   }

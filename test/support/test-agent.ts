@@ -84,6 +84,8 @@ export interface TestAgentOptions {
   readonly registry?: Json;
   /** Extra or replaced prompt templates (`steps/…/f_default.md` → text). */
   readonly prompts?: Readonly<Record<string, string>>;
+  /** Extra schema files (`closure.schema.json` → its content). */
+  readonly schemas?: Json;
 }
 
 /** The agent folder of a test agent, for `makeFixtureRepo` or `writeAgent`. */
@@ -142,7 +144,7 @@ export function makeTestAgent(options: TestAgentOptions = {}): AgentFixture {
       },
       ...options.registry,
     },
-    schemas: { [schemaFile]: { step: STEP_SCHEMA } },
+    schemas: { [schemaFile]: { step: STEP_SCHEMA }, ...options.schemas },
     prompts: {
       [`steps/initial/${c3}/f_default.md`]: "# {{task.title}}\n\n{{task.body}}\n",
       [`steps/continuation/${c3}/f_default.md`]:
