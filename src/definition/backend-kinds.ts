@@ -7,6 +7,7 @@ export const BACKEND_KINDS = [
   "claude-cli",
   "codex",
   "opencode",
+  "openai-compatible",
   "command",
   "replay",
   "scripted",

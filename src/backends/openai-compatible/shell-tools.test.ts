@@ -69,6 +69,17 @@ describe("bashTool", () => {
     expect(await isProcessGroupAlive(groupId)).toBe(false);
   });
 
+  it("refuses a command past the GitHub boundary without running it, and tells who listens", async () => {
+    const refused: string[] = [];
+    const result = await bashTool(
+      { ...context, onRefused: (command) => refused.push(command) },
+      { command: "touch ran.txt && gh issue close 7" },
+    );
+    expect(result).toMatch(/^error: refused: closer performs GitHub side effects/);
+    expect(refused).toEqual(["touch ran.txt && gh issue close 7"]);
+    await expect(readFile(path.join(root, "ran.txt"))).rejects.toThrow();
+  });
+
   it("caps what a long output gives back to the model", async () => {
     const result = await bashTool(context, { command: "yes line | head -c 200000" });
     expect(result.length).toBeLessThan(70_000);

@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { LaunchWrapper } from "../../process/launch.js";
 import { runCommand } from "../../process/shell-command.js";
+import { boundaryDenial } from "../boundary.js";
 import { capOutput, type ToolContext } from "./file-tools.js";
 import { resolveInsideTree } from "./working-tree-path.js";
 
@@ -17,6 +18,10 @@ export interface ShellContext extends ToolContext {
   signal?: AbortSignal;
   /** Longest one command may run (default 120 s). */
   commandTimeoutMs?: number;
+  /** closer's GitHub API address, refused like api.github.com (docs/worktrees-and-github.md#github-boundary). */
+  githubApiUrl?: string;
+  /** Hears each command refused at the GitHub boundary. */
+  onRefused?: (command: string) => void;
 }
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
@@ -79,6 +84,11 @@ export async function grepTool(
 
 /** Runs a shell command in the tree, in its own process group, under a timeout; exit code and output. */
 export async function bashTool(context: ShellContext, input: { command: string }): Promise<string> {
+  const denial = boundaryDenial("bash", input, context.githubApiUrl);
+  if (denial !== undefined) {
+    context.onRefused?.(input.command);
+    return `error: refused: ${denial}`;
+  }
   const timeoutMs = context.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const result = await runCommand({
     command: input.command,

@@ -1,0 +1,67 @@
+/**
+ * The keys of `runner.backend` only the openai-compatible backend reads
+ * (docs/backends.md#openai-compatible), and the ones it cannot run without.
+ */
+import { z } from "zod";
+
+export interface OpenaiCompatibleKeys {
+  /** The endpoint's base URL up to `/v1`, e.g. `http://localhost:11434/v1`. */
+  readonly baseURL?: string;
+  /** The environment variable holding the API key; without it no key is sent. */
+  readonly apiKeyEnv?: string;
+  /** Model calls allowed in one query (default 50). */
+  readonly maxSteps?: number;
+  /** How the step's schema is asked for (default `json-schema`). */
+  readonly structuredOutput?: "json-schema" | "tool";
+}
+
+export const openaiCompatibleKeys = {
+  baseURL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. http://localhost:11434/v1" })
+    .optional()
+    .describe(
+      "Base URL of the OpenAI-compatible endpoint, up to /v1 (openai-compatible backend; required there).",
+    ),
+  apiKeyEnv: z
+    .string()
+    .regex(
+      /^[A-Za-z_][A-Za-z0-9_]*$/,
+      "must be the name of an environment variable, e.g. OPENAI_API_KEY",
+    )
+    .optional()
+    .describe(
+      "Environment variable holding the endpoint's API key (openai-compatible backend); without it no key is sent.",
+    ),
+  maxSteps: z
+    .int()
+    .positive()
+    .optional()
+    .describe("Model calls allowed in one query of the openai-compatible backend; default 50."),
+  structuredOutput: z
+    .enum(["json-schema", "tool"])
+    .optional()
+    .describe(
+      "How the openai-compatible backend asks for the step's schema: json-schema (response_format, default) or tool (a final answer tool).",
+    ),
+};
+
+const EXAMPLES = {
+  baseURL: 'e.g. "http://localhost:11434/v1"',
+  model: 'the name the endpoint knows the model by, e.g. "qwen2.5-coder:14b"',
+} as const;
+
+/** The openai-compatible backend cannot run without an endpoint and a model to ask. */
+export function requireEndpointKeys(
+  backend: { readonly baseURL?: string | undefined; readonly model?: string | undefined },
+  context: z.RefinementCtx,
+): void {
+  for (const key of ["baseURL", "model"] as const) {
+    if (backend[key] !== undefined) continue;
+    context.addIssue({
+      code: "custom",
+      path: [key],
+      message: `the openai-compatible backend needs "${key}"`,
+      params: { fix: `add "${key}" to runner.backend: ${EXAMPLES[key]}` },
+    });
+  }
+}
