@@ -15,19 +15,37 @@ export interface OpenaiCompatibleKeys {
   readonly structuredOutput?: "json-schema" | "tool";
 }
 
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
 export const openaiCompatibleKeys = {
   baseURL: z
-    .url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. http://localhost:11434/v1" })
+    .string()
+    .refine(isHttpUrl, {
+      error: (issue) => `${JSON.stringify(issue.input)} is not an http(s) URL`,
+      params: { fix: 'write the endpoint\'s base URL up to /v1, e.g. "http://localhost:11434/v1"' },
+    })
     .optional()
     .describe(
       "Base URL of the OpenAI-compatible endpoint, up to /v1 (openai-compatible backend; required there).",
     ),
   apiKeyEnv: z
     .string()
-    .regex(
-      /^[A-Za-z_][A-Za-z0-9_]*$/,
-      "must be the name of an environment variable, e.g. OPENAI_API_KEY",
-    )
+    .refine((name) => VARIABLE_NAME.test(name), {
+      error: (issue) => `${JSON.stringify(issue.input)} is not the name of an environment variable`,
+      params: {
+        fix: 'name the variable that holds the key, e.g. "OPENAI_API_KEY", never the key itself',
+      },
+    })
+    .meta({ pattern: VARIABLE_NAME.source })
     .optional()
     .describe(
       "Environment variable holding the endpoint's API key (openai-compatible backend); without it no key is sent.",
