@@ -36,6 +36,15 @@ function toolResult(request: ChatRequest | undefined, callId: string): string {
   return String(message?.content ?? "");
 }
 
+/** The names of the tools a request offered, sorted. */
+function offeredTools(request: ChatRequest | undefined): string[] {
+  const tools = (request?.body.tools ?? []) as { function: { name: string } }[];
+  return tools.map((entry) => entry.function.name).sort();
+}
+
+/** A gh command past the veto (the shim refuses it), then what GITHUB_TOKEN holds. */
+const GH_AND_TOKEN = 'gh pr view 3; echo "token=[$GITHUB_TOKEN]"';
+
 const DONE = { status: "completed", summary: "fixed" };
 
 describe("the openai-compatible backend's tool loop", () => {
@@ -61,10 +70,14 @@ describe("the openai-compatible backend's tool loop", () => {
     );
     expect(toolResult(server.requests[2], "call_2")).toBe("edited add.js");
     expect(toolResult(server.requests[3], "call_3")).toMatch(/^exit code 4\nstdout:\n.*a \+ b/);
-    const offered = (server.requests[0]?.body.tools as { function: { name: string } }[]).map(
-      (entry) => entry.function.name,
-    );
-    expect(offered.sort()).toEqual(["bash", "edit", "grep", "list", "read", "write"]);
+    expect(offeredTools(server.requests[0])).toEqual([
+      "bash",
+      "edit",
+      "grep",
+      "list",
+      "read",
+      "write",
+    ]);
   });
 
   it("offers only the read-only tools under plan, and none that disallowedTools names", async () => {
@@ -72,22 +85,15 @@ describe("the openai-compatible backend's tool loop", () => {
     const backend = backendWith();
     await backend.query(openaiRequest(cwd, { permissionMode: "plan" }));
     await backend.query(openaiRequest(cwd, { disallowedTools: ["Bash", "Write"] }));
-    const names = (request: ChatRequest | undefined) =>
-      (request?.body.tools as { function: { name: string } }[]).map((t) => t.function.name).sort();
-    expect(names(server.requests[0])).toEqual(["grep", "list", "read"]);
-    expect(names(server.requests[1])).toEqual(["edit", "grep", "list", "read"]);
+    expect(offeredTools(server.requests[0])).toEqual(["grep", "list", "read"]);
+    expect(offeredTools(server.requests[1])).toEqual(["edit", "grep", "list", "read"]);
   });
 
   it("refuses a command past the GitHub boundary, gives the shim's gh to the others, and keeps GitHub tokens out", async () => {
     server.script([
       { toolCalls: [{ name: "bash", arguments: { command: "gh issue close 7" } }] },
       {
-        toolCalls: [
-          {
-            name: "bash",
-            arguments: { command: 'gh pr view 3; echo "token=${GITHUB_TOKEN:-none}"' },
-          },
-        ],
+        toolCalls: [{ name: "bash", arguments: { command: GH_AND_TOKEN } }],
       },
       { text: "done" },
     ]);
@@ -97,7 +103,7 @@ describe("the openai-compatible backend's tool loop", () => {
     expect(toolResult(server.requests[1], "call_1")).toMatch(/^error: refused: closer performs/);
     const second = toolResult(server.requests[2], "call_2");
     expect(second).toContain("gh: refused by closer");
-    expect(second).toContain("token=none");
+    expect(second).toContain("token=[]");
     expect(response.boundaryAttempts).toEqual(["gh issue close 7", "gh pr view 3"]);
   });
 

@@ -2,6 +2,7 @@
  * The structured answer of one query, read and checked again with ajv before
  * it reaches the loop (docs/backends.md#openai-compatible-structured-output).
  */
+import { lastJsonObject } from "../../completion/json-in-text.js";
 import type { JsonSchema } from "../../definition/types.js";
 import { dropNullOptionals } from "../agent-cli/strict-schema.js";
 import type { StructuredOutputValidator } from "../claude-sdk/structured-output.js";
@@ -16,10 +17,16 @@ export type CheckedAnswer =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly problems: readonly string[] };
 
+/**
+ * The final text as JSON: all of it, or else the last JSON object in it (a
+ * model without `response_format` may fence its answer or talk around it).
+ */
 function parsed(text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
+    const found = lastJsonObject(text);
+    if (found !== undefined) return { ok: true, value: found };
     return { ok: false, problem: `the final text is not JSON: ${(error as Error).message}` };
   }
 }
