@@ -208,3 +208,25 @@ describe("the openai-compatible backend's sessions and usage", () => {
     expect(running[1]).toBeCloseTo(0.006, 9);
   });
 });
+
+describe("the openai-compatible backend and a model that calls tools wrongly", () => {
+  it("answers an unknown tool and malformed arguments with an error result, and goes on", async () => {
+    server.script([
+      { toolCalls: [{ name: "shell", arguments: { cmd: "ls" } }] },
+      { toolCalls: [{ name: "read", arguments: '{"path": "add.js"' }] },
+      { toolCalls: [{ name: "read", arguments: { file: "add.js" } }] },
+      { text: "gave up" },
+    ]);
+    const response = await backendWith().query(openaiRequest(cwd));
+    expect(response.error).toBeUndefined();
+    expect(response.text).toBe("gave up");
+    expect(response.toolsUsed).toEqual([]);
+    expect(toolResult(server.requests[1], "call_1")).toContain(
+      "unavailable tool 'shell'. Available tools: read, write, edit, list, grep, bash",
+    );
+    expect(toolResult(server.requests[2], "call_2")).toContain("JSON parsing failed");
+    expect(toolResult(server.requests[3], "call_3")).toMatch(
+      /Invalid input for tool read[\s\S]*path/,
+    );
+  });
+});
