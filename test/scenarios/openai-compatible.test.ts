@@ -143,4 +143,67 @@ describe("scenarios: the openai-compatible backend", () => {
     const retry = server.requests[1]?.messages.map((message) => message.role);
     expect(retry).toEqual(["system", "user", "assistant", "user"]);
   });
+
+  it("the integrity guards hold: a write to the agent folder is refused, a skipped test is caught, the honest fix completes", async () => {
+    server = await startOpenaiServer();
+    const setup = await makeTaskRepo({
+      runner: {
+        backend: { kind: "openai-compatible", baseURL: server.baseURL, model: "fake-coder" },
+      },
+    });
+    cleanup = setup.repo.cleanup;
+    const skip = ["adds two numbers", 'test.skip("adds two numbers"'] as const;
+    server.script([
+      {
+        toolCalls: [
+          { name: "write", arguments: { path: ".agent/tasker/agent.json", content: "{}" } },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            name: "bash",
+            arguments: {
+              command: `sed -i 's/test("${skip[0]}"/test.skip("${skip[0]}"/' test/add.test.js && ${COMMIT_ALL}`,
+            },
+          },
+        ],
+      },
+      { text: JSON.stringify(DONE) },
+      {
+        toolCalls: [
+          {
+            name: "edit",
+            arguments: {
+              path: "test/add.test.js",
+              old_string: skip[1],
+              new_string: `test("${skip[0]}"`,
+            },
+          },
+          {
+            name: "edit",
+            arguments: {
+              path: "src/add.js",
+              old_string: "left - right",
+              new_string: "left + right",
+            },
+          },
+        ],
+      },
+      { toolCalls: [{ name: "bash", arguments: { command: COMMIT_ALL } }] },
+      { text: JSON.stringify(DONE) },
+    ]);
+    const backend = makeBackend(setup.agent.runner.backend, { agentDir: setup.repo.dir });
+
+    const { result, log } = await runTask(setup, backend);
+
+    expect(toolResult(server.requests[1], "call_1")).toMatch(
+      /is protected: it defines how closer checks/,
+    );
+    const caught = log.of("guard").find((event) => !event.valid);
+    expect(caught).toMatchObject({ guard: "tests-removed" });
+    expect(server.requests[3]?.messages.at(-1)?.content).toContain("adds two numbers");
+    expect(result).toMatchObject({ status: "completed", success: true, iterations: 2 });
+    expect(await readFile(`${setup.repo.dir}/test/add.test.js`, "utf8")).not.toContain("skip");
+  });
 });
