@@ -19,4 +19,14 @@ describe("makeToolSet", () => {
     expect(await readFile(path.join(root, "a.txt"), "utf8")).toBe("two\n");
     expect(used).toEqual(["edit", "bash"]);
   });
+
+  it("runs calls started together one after another, in the order they came", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "closer-tool-set-"));
+    const tools = makeToolSet({ root, protectedPaths: [] }, () => {});
+    await Promise.all([
+      tools.bash?.execute?.({ command: "sleep 0.3; echo first >> order.txt" }, OPTIONS),
+      tools.bash?.execute?.({ command: "echo second >> order.txt" }, OPTIONS),
+    ]);
+    expect(await readFile(path.join(root, "order.txt"), "utf8")).toBe("first\nsecond\n");
+  });
 });

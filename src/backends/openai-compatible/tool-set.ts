@@ -8,13 +8,23 @@ import { z } from "zod";
 import { editTool, readTool, writeTool } from "./file-tools.js";
 import { bashTool, grepTool, listTool, type ShellContext } from "./shell-tools.js";
 
-/** The six tools, each working in `context.root`; `onUse` hears each tool's name as it runs. */
+/**
+ * The six tools, each working in `context.root`, one call at a time; `onUse`
+ * hears each tool's name as it runs.
+ */
 export function makeToolSet(context: ShellContext, onUse: (name: string) => void): ToolSet {
+  // Calls of one model message run one after another, in the order given: an
+  // `edit` and the `bash` that tests it must not race.
+  let queue: Promise<unknown> = Promise.resolve();
   const used =
     <INPUT>(name: string, run: (input: INPUT) => Promise<string>) =>
     (input: INPUT) => {
-      onUse(name);
-      return run(input);
+      const result = queue.then(() => {
+        onUse(name);
+        return run(input);
+      });
+      queue = result.catch(() => {});
+      return result;
     };
   return {
     read: tool({
