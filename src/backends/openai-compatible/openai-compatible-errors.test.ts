@@ -33,12 +33,20 @@ function backendWith(
 const KEYED = { FAKE_ENDPOINT_KEY: "sk-right", PATH: process.env.PATH };
 
 describe("the openai-compatible backend's failures", () => {
-  it("sends the key apiKeyEnv names as a bearer token", async () => {
-    server.script([{ text: "hello" }]);
-    const response = await backendWith(KEYED).query(openaiRequest(cwd));
+  it("sends the key apiKeyEnv names as a bearer token, and keeps it from the model's commands", async () => {
+    server.script([
+      { toolCalls: [{ name: "bash", arguments: { command: 'echo "key=[$OPENAI_API_KEY]"' } }] },
+      { text: "hello" },
+    ]);
+    const env = { OPENAI_API_KEY: "sk-right", PATH: process.env.PATH };
+    const response = await backendWith(env, { apiKeyEnv: "OPENAI_API_KEY" }).query(
+      openaiRequest(cwd),
+    );
     expect(response.error).toBeUndefined();
     expect(response.text).toBe("hello");
     expect(server.requests[0]?.headers.authorization).toBe("Bearer sk-right");
+    const result = server.requests[1]?.messages.find((message) => message.role === "tool");
+    expect(result?.content).toContain("key=[]");
   });
 
   it("makes a 429 a rate limit that waits as long as retry-after says, with no retry of its own", async () => {

@@ -8,13 +8,17 @@ import type { BackendConfig, ModelPricing } from "../../definition/types.js";
 import type { Backend, BackendError, BackendRequest, BackendResponse } from "../../ports.js";
 import { makeAgentEnvironment } from "../agent-environment.js";
 import { abortedError, errorResponse, makeBackendError, timeoutError } from "../backend-errors.js";
-import { makeStructuredOutputValidator } from "../claude-sdk/structured-output.js";
+import {
+  makeStructuredOutputValidator,
+  type StructuredOutputValidator,
+} from "../claude-sdk/structured-output.js";
 import { costOf, knownPriceOf } from "../pricing.js";
 import { backendErrorOf } from "./errors.js";
 import { systemPromptOf, toolFilterOf } from "./instructions.js";
 import { checkAnswer } from "./read-answer.js";
 import type { ModelRun } from "./run-query.js";
 import { SessionStore } from "./session-store.js";
+import type { ShellContext } from "./shell-tools.js";
 
 /** What the backend reads of agent.json's `backend`. */
 export type OpenaiCompatibleConfig = Pick<BackendConfig, "baseURL" | "model"> &
@@ -94,6 +98,70 @@ function errorOf(
   return undefined;
 }
 
+/**
+ * What the bash tool's commands start with: the agent's environment, without
+ * the endpoint's key — closer calls the endpoint, the model's code never does.
+ */
+function commandEnvironment(
+  config: OpenaiCompatibleConfig,
+  base: Readonly<Record<string, string | undefined>>,
+  request: BackendRequest,
+): Record<string, string> {
+  const env = makeAgentEnvironment(base, request.env, config.passGithubToken === true);
+  if (config.apiKeyEnv !== undefined) delete env[config.apiKeyEnv];
+  return env;
+}
+
+/** Where the tools work and what their commands start with. */
+function toolContextOf(
+  request: BackendRequest,
+  settings: { processEnv: Record<string, string>; githubApiUrl: string | undefined },
+): ShellContext {
+  return {
+    root: request.cwd,
+    protectedPaths: request.protectedPaths ?? [],
+    env: settings.processEnv,
+    ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox }),
+    ...(settings.githubApiUrl === undefined ? {} : { githubApiUrl: settings.githubApiUrl }),
+  };
+}
+
+/** The run as a response: the answer checked against the step's schema, the transcript, the error. */
+function responseOf(
+  run: ModelRun,
+  context: {
+    request: BackendRequest;
+    error: BackendError | undefined;
+    validate: StructuredOutputValidator;
+  },
+): Omit<BackendResponse, "durationMs"> {
+  const { request, error } = context;
+  const transcript: unknown[] = [...run.messages];
+  let structuredOutput: unknown;
+  if (request.schema !== undefined && error === undefined) {
+    const answer = checkAnswer(run.candidate, request.schema, context.validate);
+    if (answer.ok) structuredOutput = answer.value;
+    else {
+      transcript.push({
+        type: "closer",
+        subtype: "structured_output_invalid",
+        errors: answer.problems,
+      });
+    }
+  }
+  if (error !== undefined) transcript.push({ type: "closer", subtype: "error", error });
+  return {
+    ...(structuredOutput === undefined ? {} : { structuredOutput }),
+    text: run.candidate.via === "tool" ? JSON.stringify(run.candidate.input) : run.text,
+    usage: run.usage,
+    // Priced by withPricing (../pricing.ts), which makeBackend wraps this backend in.
+    costUsd: 0,
+    toolsUsed: run.toolsUsed,
+    transcript,
+    ...(error === undefined ? {} : { error }),
+  };
+}
+
 export function makeOpenaiCompatibleBackend(
   config: OpenaiCompatibleConfig,
   options: OpenaiCompatibleOptions = {},
@@ -132,16 +200,11 @@ export function makeOpenaiCompatibleBackend(
           prompt: request.prompt,
           ...(request.schema === undefined ? {} : { schema: request.schema }),
           toolContext: {
-            root: request.cwd,
-            protectedPaths: request.protectedPaths ?? [],
-            env: makeAgentEnvironment(
-              options.processEnv ?? env,
-              request.env,
-              config.passGithubToken === true,
-            ),
+            ...toolContextOf(request, {
+              processEnv: commandEnvironment(config, options.processEnv ?? env, request),
+              githubApiUrl: env.GITHUB_API_URL,
+            }),
             signal: stopper.signal,
-            ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox }),
-            ...(env.GITHUB_API_URL === undefined ? {} : { githubApiUrl: env.GITHUB_API_URL }),
             onRefused: (command) => refused.push(command),
           },
           offersTool: toolFilterOf(request),
@@ -156,31 +219,12 @@ export function makeOpenaiCompatibleBackend(
       if (error === undefined || error.kind === "max_turns") {
         sessions.save(session.sessionId, [...session.history, ...run.messages]);
       }
-      const transcript: unknown[] = [...run.messages];
-      let structuredOutput: unknown;
-      if (request.schema !== undefined && error === undefined) {
-        const answer = checkAnswer(run.candidate, request.schema, validate);
-        if (answer.ok) structuredOutput = answer.value;
-        else {
-          transcript.push({
-            type: "closer",
-            subtype: "structured_output_invalid",
-            errors: answer.problems,
-          });
-        }
-      }
-      if (error !== undefined) transcript.push({ type: "closer", subtype: "error", error });
+      const response = responseOf(run, { request, error, validate });
       return {
-        ...(structuredOutput === undefined ? {} : { structuredOutput }),
-        text: run.candidate.via === "tool" ? JSON.stringify(run.candidate.input) : run.text,
+        ...response,
         sessionId: session.sessionId,
-        usage: run.usage,
-        costUsd: 0,
         durationMs: now() - startedAt,
-        toolsUsed: run.toolsUsed,
-        transcript,
         ...(refused.length === 0 ? {} : { boundaryAttempts: refused }),
-        ...(error === undefined ? {} : { error }),
       };
     },
   };
