@@ -91,7 +91,7 @@ const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
     withGhShim(
       withPricing(
         makeOpenaiCompatibleBackend(
-          { ...config, baseURL: requiredBaseUrl(config) },
+          { ...config, ...requiredEndpoint(config) },
           { env, processEnv: processes.env },
         ),
         config.pricing,
@@ -172,13 +172,21 @@ function requiredCommand(config: BackendConfig): readonly string[] {
   });
 }
 
-function requiredBaseUrl(config: BackendConfig): string {
-  if (config.baseURL !== undefined && config.baseURL.trim() !== "") return config.baseURL;
-  throw new CloserError("config_error", "the openai-compatible backend needs the endpoint's URL", {
-    jsonPath: "runner.backend.baseURL",
-    expected: 'the base URL up to /v1, e.g. "http://localhost:11434/v1"',
+/** The endpoint and model of the openai-compatible backend (a `--backend` override may lack them). */
+function requiredEndpoint(config: BackendConfig): { baseURL: string; model: string } {
+  const missing = (["baseURL", "model"] as const).find(
+    (key) => config[key] === undefined || config[key].trim() === "",
+  );
+  if (missing === undefined) return { baseURL: config.baseURL ?? "", model: config.model ?? "" };
+  const example =
+    missing === "baseURL"
+      ? '"http://localhost:11434/v1"'
+      : 'the endpoint\'s name, e.g. "qwen2.5-coder:14b"';
+  throw new CloserError("config_error", `the openai-compatible backend needs "${missing}"`, {
+    jsonPath: `runner.backend.${missing}`,
+    expected: example,
     found: "nothing",
-    fix: "set runner.backend.baseURL in agent.json",
+    fix: `set runner.backend.${missing} in agent.json`,
   });
 }
 
