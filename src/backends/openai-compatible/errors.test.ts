@@ -27,6 +27,13 @@ describe("backendErrorOf", () => {
     }
   });
 
+  it("makes a 404 a configuration error that points at baseURL and model", () => {
+    const error = backendErrorOf(callError(404));
+    expect(error).toMatchObject({ kind: "config", retryable: false });
+    expect(error.message).toContain("runner.backend.baseURL");
+    expect(error.message).toContain("/v1");
+  });
+
   it("tells an overloaded server from another 5xx", () => {
     expect(backendErrorOf(callError(503, {}, '{"error":"model overloaded"}')).kind).toBe(
       "overloaded",

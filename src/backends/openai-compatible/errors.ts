@@ -51,6 +51,13 @@ export function backendErrorOf(error: unknown, nowMs: number = Date.now()): Back
       `${message}. Set the key in the environment variable named by runner.backend.apiKeyEnv.`,
     );
   }
+  if (failure.statusCode === 404) {
+    return makeBackendError(
+      "config",
+      `${message}. Check runner.backend.baseURL (requests go to <baseURL>/chat/completions; ` +
+        "the base URL usually ends in /v1) and runner.backend.model.",
+    );
+  }
   const seconds = retryAfterHeaderSeconds(failure.responseHeaders, nowMs);
   return makeBackendError(
     kind,

@@ -96,4 +96,14 @@ describe("the openai-compatible backend's failures", () => {
     const response = await backendWith(KEYED).query(openaiRequest(cwd));
     expect(response.error).toMatchObject({ kind: "connection", retryable: true });
   });
+
+  it("makes a baseURL without /v1 a configuration error that says where requests go", async () => {
+    const response = await backendWith(KEYED, {
+      apiKeyEnv: "FAKE_ENDPOINT_KEY",
+      baseURL: server.baseURL.replace(/\/v1$/, ""),
+    }).query(openaiRequest(cwd));
+    expect(response.error).toMatchObject({ kind: "config", retryable: false });
+    expect(response.error?.message).toContain("HTTP 404");
+    expect(response.error?.message).toContain("<baseURL>/chat/completions");
+  });
 });
