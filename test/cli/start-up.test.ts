@@ -138,6 +138,7 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
       const packages = await packagesTheBinLoads(["validate", "example"], EXAMPLE_REPO);
       expect(packages.has("zod")).toBe(true);
       expect(loadedOf(packages, ONLY_FOR_GITHUB_AND_CLAUDE)).toEqual([]);
+      expect(loadsAiSdk(packages)).toBe(false);
       // No step of this agent has an output schema: nothing checks one.
       expect(loadedOf(packages, ["ajv"])).toEqual([]);
     });
