@@ -5,7 +5,9 @@
  * schema-breaking answer takes the format-retry path.
  */
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeBackend } from "../../src/backends/make-backend.js";
@@ -15,6 +17,7 @@ import type {
   ScriptStep,
 } from "../doubles/openai-server/openai-server.js";
 import { startOpenaiServer } from "../doubles/openai-server/openai-server.js";
+import { sandboxWorks } from "../faults/support/sandbox-works.js";
 import { COMMIT_ALL, DONE, FIXED_PROJECT, makeTaskRepo, runTask } from "./support/task-agent.js";
 
 const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
@@ -206,4 +209,44 @@ describe("scenarios: the openai-compatible backend", () => {
     expect(result).toMatchObject({ status: "completed", success: true, iterations: 2 });
     expect(await readFile(`${setup.repo.dir}/test/add.test.js`, "utf8")).not.toContain("skip");
   });
+
+  it.skipIf(!sandboxWorks)(
+    "with the OS sandbox on, the bash tool runs inside it: a write outside the tree is refused and refutes the declaration",
+    async () => {
+      server = await startOpenaiServer();
+      const setup = await makeTaskRepo({
+        runner: {
+          backend: { kind: "openai-compatible", baseURL: server.baseURL, model: "fake-coder" },
+        },
+      });
+      cleanup = setup.repo.cleanup;
+      const escaping = "echo out > ../escaped-by-the-model.txt";
+      server.script([
+        { toolCalls: [{ name: "bash", arguments: { command: escaping } }] },
+        { text: JSON.stringify(DONE) },
+        ...FIXING_MODEL,
+      ]);
+
+      const args = [
+        "run",
+        "tasker",
+        "--task",
+        "make add() add",
+        "--no-worktree",
+        "--sandbox",
+        "on",
+      ];
+      const { code, stdout, stderr } = await runCli(
+        [...args, "--json"],
+        setup.repo.dir,
+        process.env,
+      );
+
+      expect(code, stderr).toBe(0);
+      expect(JSON.parse(stdout)).toMatchObject({ status: "completed", iterations: 2 });
+      expect(toolResult(server.requests[1], "call_1")).toMatch(/^exit code [1-9]/);
+      expect(server.requests[2]?.messages.at(-1)?.content).toContain("escaped-by-the-model.txt");
+      expect(existsSync(path.join(setup.repo.dir, "..", "escaped-by-the-model.txt"))).toBe(false);
+    },
+  );
 });
