@@ -190,6 +190,15 @@ describe("the openai-compatible backend's sessions and usage", () => {
     expect(server.requests[2]?.messages.map((message) => message.role)).toEqual(["system", "user"]);
   });
 
+  it("calls a session it does not hold expired, so the loop goes on in a new one; sends nothing", async () => {
+    const response = await backendWith().query(
+      openaiRequest(cwd, { sessionId: "from-another-process" }),
+    );
+    expect(response.error).toMatchObject({ kind: "session_expired", retryable: true });
+    expect(response.error?.message).toContain("from-another-process");
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("reports the tokens of every model call, priced by runner.backend.pricing, cost running as it goes", async () => {
     server.script([{ toolCalls: [{ name: "list", arguments: {} }] }, { text: "done" }]);
     const running: number[] = [];

@@ -59,6 +59,14 @@ function apiKeyOf(
   };
 }
 
+/** A session this process does not hold: the loop goes on in a new one, told the summary so far. */
+function unknownSession(sessionId: string | undefined): BackendError {
+  return makeBackendError(
+    "session_expired",
+    `session ${sessionId} is not known to this closer process: the endpoint keeps no conversation, and closer keeps it in memory only`,
+  );
+}
+
 /** Aborts on the run's signal or once the query's time is up, and says which came first. */
 function queryStopper(request: BackendRequest) {
   const controller = new AbortController();
@@ -184,6 +192,7 @@ export function makeOpenaiCompatibleBackend(
       const model = request.model ?? config.model ?? "";
       const price: ModelPricing | undefined = config.pricing ?? knownPriceOf(model);
       const session = sessions.open(request.sessionId);
+      if (session === undefined) return errorResponse(unknownSession(request.sessionId));
       const refused: string[] = [];
       const stopper = queryStopper(request);
       let run: ModelRun;

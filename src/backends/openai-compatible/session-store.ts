@@ -5,16 +5,25 @@
  */
 import { randomUUID } from "node:crypto";
 
-/** Messages by session id; a session unknown here (another process, a resume) starts empty. */
+/** Messages by session id, for the life of the process. */
 export class SessionStore<Message> {
   readonly #sessions = new Map<string, readonly Message[]>();
 
-  /** The session to use and the messages it already holds: a new one without `sessionId`. */
-  open(sessionId: string | undefined): { sessionId: string; history: readonly Message[] } {
-    if (sessionId !== undefined) {
-      return { sessionId, history: this.#sessions.get(sessionId) ?? [] };
+  /**
+   * A new session without `sessionId`; else that session and the messages it
+   * holds, or undefined when this process never opened it (another process,
+   * a `--resume`).
+   */
+  open(
+    sessionId: string | undefined,
+  ): { sessionId: string; history: readonly Message[] } | undefined {
+    if (sessionId === undefined) {
+      const opened = randomUUID();
+      this.#sessions.set(opened, []);
+      return { sessionId: opened, history: [] };
     }
-    return { sessionId: randomUUID(), history: [] };
+    const history = this.#sessions.get(sessionId);
+    return history === undefined ? undefined : { sessionId, history };
   }
 
   /** Keeps the whole conversation of a session after a query. */
