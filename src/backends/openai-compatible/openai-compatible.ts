@@ -5,7 +5,13 @@
  * so a process that never runs this backend never pays for it.
  */
 import type { BackendConfig, ModelPricing } from "../../definition/types.js";
-import type { Backend, BackendError, BackendRequest, BackendResponse } from "../../ports.js";
+import type {
+  Backend,
+  BackendError,
+  BackendRequest,
+  BackendResponse,
+  LeftRunningProcess,
+} from "../../ports.js";
 import { makeAgentEnvironment } from "../agent-environment.js";
 import { abortedError, errorResponse, makeBackendError, timeoutError } from "../backend-errors.js";
 import {
@@ -194,6 +200,7 @@ export function makeOpenaiCompatibleBackend(
       const session = sessions.open(request.sessionId);
       if (session === undefined) return errorResponse(unknownSession(request.sessionId));
       const refused: string[] = [];
+      const leftRunning: LeftRunningProcess[] = [];
       const stopper = queryStopper(request);
       let run: ModelRun;
       try {
@@ -215,6 +222,7 @@ export function makeOpenaiCompatibleBackend(
             }),
             signal: stopper.signal,
             onRefused: (command) => refused.push(command),
+            onLeftRunning: (processes) => leftRunning.push(...processes),
           },
           offersTool: toolFilterOf(request),
           onUsage: (usage) => {
@@ -234,6 +242,7 @@ export function makeOpenaiCompatibleBackend(
         sessionId: session.sessionId,
         durationMs: now() - startedAt,
         ...(refused.length === 0 ? {} : { boundaryAttempts: refused }),
+        ...(leftRunning.length === 0 ? {} : { leftRunning }),
       };
     },
   };

@@ -80,6 +80,26 @@ describe("bashTool", () => {
     await expect(readFile(path.join(root, "ran.txt"))).rejects.toThrow();
   });
 
+  it("names a process that left the command's group and still runs, and tells who listens", async () => {
+    const left: number[] = [];
+    const result = await bashTool(
+      { ...context, onLeftRunning: (processes) => left.push(...processes.map((p) => p.pid)) },
+      {
+        command:
+          'setsid sh -c "echo \\$\\$ > escaped.pid; exec sleep 100" & while [ ! -s escaped.pid ]; do sleep 0.05; done; echo done',
+      },
+    );
+    const escapedPid = Number((await readFile(path.join(root, "escaped.pid"), "utf8")).trim());
+    try {
+      expect(left).toEqual([escapedPid]);
+      expect(result).toContain(
+        `left running outside the command's process group: ${escapedPid} (sleep 100)`,
+      );
+    } finally {
+      process.kill(escapedPid, "SIGKILL");
+    }
+  });
+
   it("caps what a long output gives back to the model", async () => {
     const result = await bashTool(context, { command: "yes line | head -c 200000" });
     expect(result.length).toBeLessThan(70_000);

@@ -4,6 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import type { LeftRunningProcess } from "../../ports.js";
 import type { LaunchWrapper } from "../../process/launch.js";
 import { runCommand } from "../../process/shell-command.js";
 import { boundaryDenial } from "../boundary.js";
@@ -22,6 +23,8 @@ export interface ShellContext extends ToolContext {
   githubApiUrl?: string;
   /** Hears each command refused at the GitHub boundary. */
   onRefused?: (command: string) => void;
+  /** Hears the processes a command started that left its group and still ran when it ended. */
+  onLeftRunning?: (processes: readonly LeftRunningProcess[]) => void;
 }
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
@@ -105,6 +108,12 @@ export async function bashTool(context: ShellContext, input: { command: string }
       ? "aborted"
       : `exit code ${result.exitCode}`;
   const parts = [ending];
+  const leftRunning = result.leftRunning ?? [];
+  if (leftRunning.length > 0) {
+    context.onLeftRunning?.(leftRunning);
+    const named = leftRunning.map((left) => `${left.pid} (${left.command})`).join(", ");
+    parts.push(`left running outside the command's process group: ${named}`);
+  }
   if (result.stdout !== "") parts.push(`stdout:\n${result.stdout}`);
   if (result.stderr !== "") parts.push(`stderr:\n${result.stderr}`);
   return capOutput(parts.join("\n"));
