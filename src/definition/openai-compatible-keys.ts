@@ -4,17 +4,6 @@
  */
 import { z } from "zod";
 
-export interface OpenaiCompatibleKeys {
-  /** The endpoint's base URL up to `/v1`, e.g. `http://localhost:11434/v1`. */
-  readonly baseURL?: string;
-  /** The environment variable holding the API key; without it no key is sent. */
-  readonly apiKeyEnv?: string;
-  /** Model calls allowed in one query (default 50). */
-  readonly maxSteps?: number;
-  /** How the step's schema is asked for (default `json-schema`). */
-  readonly structuredOutput?: "json-schema" | "tool";
-}
-
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function isHttpUrl(text: string): boolean {

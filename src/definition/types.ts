@@ -6,8 +6,7 @@
  */
 
 import type { CliOverrides } from "./apply-cli-overrides.js";
-import type { BACKEND_KINDS } from "./backend-kinds.js";
-import type { OpenaiCompatibleKeys } from "./openai-compatible-keys.js";
+import type { BACKEND_KINDS, OpenaiCompatibleKeys } from "./backend-kinds.js";
 import type { RegistryValidator } from "./registry-file-schema.js";
 import type { EXTRACTOR_NAMES } from "./validator-file-schema.js";
 
