@@ -13,7 +13,7 @@ const OUT_DIR = "dist/bin";
  * for GitHub work, and ajv, ajv-formats and yaml are required on first use
  * (createRequire) by code that stays synchronous.
  */
-const EXTERNAL = ["@anthropic-ai/*", "@octokit/*", "ajv", "ajv-formats", "yaml"];
+const EXTERNAL = ["@anthropic-ai/*", "@octokit/*", "ai", "@ai-sdk/*", "ajv", "ajv-formats", "yaml"];
 
 // Bundled CommonJS (handlebars) calls require() for Node's own modules, which
 // an ES module does not have: every file gets one.

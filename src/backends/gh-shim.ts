@@ -72,7 +72,11 @@ export function withGhShim(
         const PATH = pathWithFirst(shim.folder, request.env.PATH ?? baseEnv.PATH);
         const response = await backend.query({ ...request, env: { ...request.env, PATH } });
         const attempts = await shim.readAttempts();
-        return attempts.length === 0 ? response : { ...response, boundaryAttempts: attempts };
+        if (attempts.length === 0) return response;
+        return {
+          ...response,
+          boundaryAttempts: [...(response.boundaryAttempts ?? []), ...attempts],
+        };
       } finally {
         await shim.remove();
       }

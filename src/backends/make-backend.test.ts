@@ -55,6 +55,7 @@ describe("makeBackend", () => {
     ["opencode", {}],
     ["command", { command: ["./agent.sh"] }],
     ["replay", { replayFrom: "session.json" }],
+    ["openai-compatible", { baseURL: "http://127.0.0.1:9/v1", model: "m" }],
   ] as const)("makes the %s backend", (kind, extra) => {
     expect(makeBackend(config(kind, extra), { agentDir, env: {} }).name).toBe(kind);
   });
@@ -110,6 +111,7 @@ describe("makeBackend", () => {
     expect(make("claude-cli", { command: ["claude"] })).toBe(true);
     expect(make("codex")).toBe(true);
     expect(make("replay")).toBe(true);
+    expect(make("openai-compatible", { baseURL: "http://127.0.0.1:9/v1", model: "m" })).toBe(true);
     expect(make("opencode")).toBe(false);
     expect(make("command")).toBe(false);
     expect(make("command", { readsOutputSchema: true })).toBe(true);
@@ -140,5 +142,17 @@ describe("makeBackend", () => {
     expect(noCommand.fields.jsonPath).toBe("runner.backend.command");
     const noSource = configError(() => makeBackend(config("replay"), { agentDir }));
     expect(noSource.fields.jsonPath).toBe("runner.backend.replayFrom");
+  });
+
+  it("asks for the endpoint and the model of the openai-compatible backend", () => {
+    const noUrl = configError(() =>
+      makeBackend(config("openai-compatible", { model: "m" }), { agentDir }),
+    );
+    expect(noUrl.fields.jsonPath).toBe("runner.backend.baseURL");
+    const noModel = configError(() =>
+      makeBackend(config("openai-compatible", { baseURL: "http://127.0.0.1:9/v1" }), { agentDir }),
+    );
+    expect(noModel.fields.jsonPath).toBe("runner.backend.model");
+    expect(noModel.message).toContain('needs "model"');
   });
 });

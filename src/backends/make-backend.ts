@@ -14,6 +14,7 @@ import { makeOpencodeBackend } from "./agent-cli/opencode.js";
 import type { AgentCliEnvironment } from "./agent-cli/run-agent-cli.js";
 import { makeClaudeSdkBackend } from "./claude-sdk/claude-sdk.js";
 import { withGhShim } from "./gh-shim.js";
+import { makeOpenaiCompatibleBackend } from "./openai-compatible/openai-compatible.js";
 import { withPricing } from "./pricing.js";
 import { makeReplayBackend } from "./replay/replay.js";
 
@@ -83,6 +84,18 @@ const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
         command: commandFrom(config.command ?? ["opencode"], agentDir),
       }),
       config,
+      processes.env,
+    ),
+  // closer runs the tools itself: the bash tool vetoes GitHub side effects, the shim is the tripwire.
+  "openai-compatible": (config, { env, processes }) =>
+    withGhShim(
+      withPricing(
+        makeOpenaiCompatibleBackend(
+          { ...config, ...requiredEndpoint(config) },
+          { env, processEnv: processes.env },
+        ),
+        config.pricing,
+      ),
       processes.env,
     ),
   command: (config, { agentDir, processes }) =>
@@ -156,6 +169,24 @@ function requiredCommand(config: BackendConfig): readonly string[] {
     expected: 'an executable and its arguments, e.g. ["./answer.sh"]',
     found: config.command === undefined ? "nothing" : JSON.stringify(config.command),
     fix: "set runner.backend.command in agent.json",
+  });
+}
+
+/** The endpoint and model of the openai-compatible backend (a `--backend` override may lack them). */
+function requiredEndpoint(config: BackendConfig): { baseURL: string; model: string } {
+  const missing = (["baseURL", "model"] as const).find(
+    (key) => config[key] === undefined || config[key].trim() === "",
+  );
+  if (missing === undefined) return { baseURL: config.baseURL ?? "", model: config.model ?? "" };
+  const example =
+    missing === "baseURL"
+      ? '"http://localhost:11434/v1"'
+      : 'the endpoint\'s name, e.g. "qwen2.5-coder:14b"';
+  throw new CloserError("config_error", `the openai-compatible backend needs "${missing}"`, {
+    jsonPath: `runner.backend.${missing}`,
+    expected: example,
+    found: "nothing",
+    fix: `set runner.backend.${missing} in agent.json`,
   });
 }
 

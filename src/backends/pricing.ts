@@ -90,6 +90,7 @@ export function withPricing(backend: Backend, pricing: ModelPricing | undefined)
 const PRICED_BY_CLOSER: ReadonlySet<BackendConfig["kind"]> = new Set([
   "codex",
   "opencode",
+  "openai-compatible",
   "command",
 ]);
 

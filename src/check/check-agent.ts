@@ -1,5 +1,6 @@
 import { dirname } from "node:path";
 import type { ResolvedAgent } from "../definition/types.js";
+import { checkApiKeyEnv } from "./check-api-key.js";
 import { checkCostBudget } from "./check-cost-budget.js";
 import { checkPrompts } from "./check-prompts.js";
 import {
@@ -44,6 +45,7 @@ export async function runChecks(
   checkTargets(agent, problems);
   checkPatternParams(agent, problems);
   checkCostBudget(agent, problems);
+  checkApiKeyEnv(agent, problems);
   checkLabels(agent, problems);
   checkPassedNames(agent, problems);
   await checkSystemPrompt(agent, problems);

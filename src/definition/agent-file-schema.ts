@@ -11,6 +11,7 @@ import {
 } from "./agent-file-record-and-env.js";
 import { BACKEND_KINDS } from "./backend-kinds.js";
 import { insidePath } from "./inside-path.js";
+import { openaiCompatibleKeys, requireEndpointKeys } from "./openai-compatible-keys.js";
 import { WORD_PATTERN } from "./path-word.js";
 
 /** Tools the backend may use when agent.json names none. */
@@ -96,6 +97,7 @@ export const backendConfigSchema = z
       .default([])
       .describe("Claude settings the SDK loads; empty for reproducible runs."),
     maxTurns: z.int().positive().optional().describe("Turns allowed in one backend query."),
+    ...openaiCompatibleKeys,
     pricing: z
       .strictObject({
         inputPerMTok: z.number().nonnegative().describe("USD per million input tokens."),
@@ -113,7 +115,7 @@ export const backendConfigSchema = z
       })
       .optional()
       .describe(
-        "Price of the model's tokens, for codex, opencode and command backends that report tokens but no cost; wins over closer's table of known models.",
+        "Price of the model's tokens, for codex, opencode, openai-compatible and command backends that report tokens but no cost; wins over closer's table of known models.",
       ),
     passGithubToken: z
       .boolean()
@@ -133,6 +135,7 @@ export const backendConfigSchema = z
         params: { fix: `add "${key}" to runner.backend` },
       });
     }
+    if (backend.kind === "openai-compatible") requireEndpointKeys(backend, context);
   });
 
 const backendSchema = backendConfigSchema

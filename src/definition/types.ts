@@ -6,7 +6,7 @@
  */
 
 import type { CliOverrides } from "./apply-cli-overrides.js";
-import type { BACKEND_KINDS } from "./backend-kinds.js";
+import type { BACKEND_KINDS, OpenaiCompatibleKeys } from "./backend-kinds.js";
 import type { RegistryValidator } from "./registry-file-schema.js";
 import type { EXTRACTOR_NAMES } from "./validator-file-schema.js";
 
@@ -39,7 +39,7 @@ export interface ParameterDefinition {
   readonly description: string;
 }
 
-export interface BackendConfig {
+export interface BackendConfig extends OpenaiCompatibleKeys {
   readonly kind: BackendKind;
   /** Model for every step unless the step names its own; undefined = the backend's default. */
   readonly model?: string;

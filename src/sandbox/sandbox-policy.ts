@@ -105,6 +105,8 @@ const MODEL_HOSTS: Readonly<Record<BackendKind, readonly string[]>> = {
     "models.dev",
     "generativelanguage.googleapis.com",
   ],
+  // closer itself calls the endpoint; the model's commands reach no model API.
+  "openai-compatible": [],
   command: [],
   scripted: [],
   replay: [],

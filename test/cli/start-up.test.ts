@@ -74,6 +74,10 @@ function loadedOf(packages: Set<string>, wanted: readonly string[]): string[] {
 
 const NEVER_FOR_HELP = ["zod", "ajv", "handlebars", "yaml", "@octokit/", "@anthropic-ai/"];
 const ONLY_FOR_GITHUB_AND_CLAUDE = ["@octokit/", "@anthropic-ai/"];
+/** The AI SDK: loaded by the openai-compatible backend's first query, never before. */
+function loadsAiSdk(packages: Set<string>): boolean {
+  return packages.has("ai") || loadedOf(packages, ["@ai-sdk/"]).length > 0;
+}
 
 let hookDir = "";
 let runs = 0;
@@ -99,6 +103,7 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
     const packages = await packagesLoadedBy(["validate", "example"], EXAMPLE_REPO);
     expect(packages.has("zod")).toBe(true);
     expect(loadedOf(packages, ONLY_FOR_GITHUB_AND_CLAUDE)).toEqual([]);
+    expect(loadsAiSdk(packages)).toBe(false);
   });
 
   describe("a run", () => {
@@ -107,7 +112,7 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
       await repo?.cleanup();
     });
 
-    it("with the command backend and the sandbox off loads neither Octokit nor anything of Anthropic's", async () => {
+    it("with the command backend and the sandbox off loads neither Octokit, anything of Anthropic's, nor the AI SDK", async () => {
       repo = await makeCliRepo();
       const packages = await packagesLoadedBy(
         ["run", "good", "--task", "write work.txt", "--no-worktree", "--sandbox", "off"],
@@ -115,6 +120,7 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
       );
       expect(packages.has("zod")).toBe(true);
       expect(loadedOf(packages, ONLY_FOR_GITHUB_AND_CLAUDE)).toEqual([]);
+      expect(loadsAiSdk(packages)).toBe(false);
       // No step of this agent has an output schema: nothing checks one.
       expect(loadedOf(packages, ["ajv"])).toEqual([]);
     });
@@ -132,6 +138,7 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
       const packages = await packagesTheBinLoads(["validate", "example"], EXAMPLE_REPO);
       expect(packages.has("zod")).toBe(true);
       expect(loadedOf(packages, ONLY_FOR_GITHUB_AND_CLAUDE)).toEqual([]);
+      expect(loadsAiSdk(packages)).toBe(false);
       // No step of this agent has an output schema: nothing checks one.
       expect(loadedOf(packages, ["ajv"])).toEqual([]);
     });
