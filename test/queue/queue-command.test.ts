@@ -1,6 +1,7 @@
+import { writeFile } from "node:fs/promises";
 import { Queue } from "bullmq";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { QUEUE_NAME, type QueueJobData } from "../../src/queue/index.js";
+import { type JobWork, QUEUE_NAME, type QueueJobData } from "../../src/queue/index.js";
 import { cli } from "../cli/support/cli-repo.js";
 import { type FakeGithub, startFakeGithub } from "../doubles/fake-github/index.js";
 import { TOKEN } from "../run/support/issue-repo.js";
@@ -14,6 +15,9 @@ import {
 } from "./support/queue-fixture.js";
 
 const HOW_TO_START = "docker run -p 6379:6379 redis";
+
+const byIssue = (a: JobWork, b: JobWork) =>
+  (a.kind === "issue" ? a.issue : 0) - (b.kind === "issue" ? b.issue : 0);
 
 describe("docs/queue.md#redis without a Redis, the queue commands say how to start one", () => {
   afterEach(() => {
@@ -73,6 +77,7 @@ describe.skipIf(redis === undefined)(
       });
     });
     afterEach(async () => {
+      vi.unstubAllEnvs();
       for (const worker of workers.splice(0)) {
         worker.child.kill("SIGKILL");
         await worker.exited;
@@ -156,6 +161,62 @@ describe.skipIf(redis === undefined)(
         new RegExp(`^${jobId}\\s+completed\\s+acme/widgets#1\\s+good`, "m"),
       );
     }, 120_000);
+
+    it("--label makes one job per open issue with the label; --task-file one job per task text", async () => {
+      vi.stubEnv("GITHUB_TOKEN", TOKEN);
+      vi.stubEnv("GITHUB_API_URL", github.url);
+      const base = [
+        ...["--redis", url(), "--cwd", fixture.origin.dir, "--repo", "acme/widgets"],
+        ...["--clone-url", fixture.origin.dir],
+      ];
+      const labelled = await cli("enqueue", "good", "--label", "ready", ...base, "--json");
+      expect(labelled.code, labelled.stderr).toBe(0);
+      const jobs = await queue.getJobs(["waiting"]);
+      // The open issues labelled ready (the test above closed #1).
+      const open = github.state.issues
+        .filter((issue) => issue.state === "open" && issue.labels.includes("ready"))
+        .map((issue) => issue.number);
+      expect(open.length).toBeGreaterThan(1);
+      expect(jobs.map((job) => job.data.work).sort(byIssue)).toEqual(
+        open.map((issue) => ({ kind: "issue", issue })),
+      );
+      expect(jobs[0]?.data).toMatchObject({
+        version: 1,
+        agent: "good",
+        repository: { owner: "acme", name: "widgets" },
+      });
+
+      const taskFile = `${await fixture.repoDir()}.md`;
+      await writeFile(taskFile, "# Tidy the widgets\n\nEvery widget in its place.\n");
+      const first = await cli("enqueue", "good", "--task-file", taskFile, ...base, "--json");
+      const second = await cli("enqueue", "good", "--task-file", taskFile, ...base, "--json");
+      expect(first.code, first.stderr).toBe(0);
+      expect(JSON.parse(second.stdout)).toEqual([expect.objectContaining({ duplicate: true })]);
+      const [{ jobId = "" } = {}] = JSON.parse(first.stdout) as { jobId?: string }[];
+      expect((await queue.getJob(jobId))?.data.work).toMatchObject({
+        kind: "task",
+        task: { title: "Tidy the widgets" },
+      });
+    });
+
+    it("two sources of work, or none, are a usage error before anything is queued", async () => {
+      const none = await cli("enqueue", "good", "--redis", url());
+      expect(none.code).toBe(2);
+      expect(none.stderr).toContain("missing work");
+      const both = await cli(
+        "enqueue",
+        "good",
+        "--issue",
+        "1",
+        "--label",
+        "ready",
+        "--redis",
+        url(),
+      );
+      expect(both.code).toBe(2);
+      expect(both.stderr).toContain("--issue and --label/--project cannot be combined");
+      expect(await queue.count()).toBe(0);
+    });
 
     it("retry puts a failed job back; remove deletes one that is not running; an unknown job is not_found", async () => {
       // A clone URL no worker can clone: the job fails.
