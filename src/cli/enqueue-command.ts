@@ -6,6 +6,7 @@ Examples:
   $ closer enqueue fixer --issue 12 --issue 15 --redis redis://127.0.0.1:6379
   $ closer enqueue fixer --label ready --priority 1 --attempts 3
   $ closer enqueue fixer --task-file tasks/upgrade.md
+  $ closer enqueue fixer --issue 12 --flavour strict     (the agent's own parameters travel with the job)
 
 The repository (its origin remote, or --repo and --clone-url) and the agent go into each job;
 \`closer worker\` on any machine clones the repository and runs the job (docs/queue.md).
@@ -36,11 +37,19 @@ export function makeEnqueueCommand(): Command {
     .option("--sandbox <mode>", "overrides runner.sandbox.mode")
     .option("--base-branch <branch>", "the branch the work starts from (default: the clone's)")
     .option("--json", "print the jobs as one JSON line")
+    .allowUnknownOption()
+    .allowExcessArguments()
     .addHelpText("after", EXAMPLES)
     .showHelpAfterError()
     .exitOverride()
-    .action(async (agent: string, flags: EnqueueFlags) => {
+    .action(async (agent: string, flags: EnqueueFlags, self: Command) => {
       const { enqueueFromCommandLine } = await import("./actions/enqueue.js");
-      process.exitCode = await enqueueFromCommandLine(agent, flags);
+      const options = self.options.map((option) => ({
+        flags: option.flags,
+        description: option.description ?? "",
+      }));
+      // commander's leftovers: the agent, then the agent's own parameter flags.
+      const parameterTokens = self.args.slice(1);
+      process.exitCode = await enqueueFromCommandLine(agent, flags, { parameterTokens, options });
     });
 }

@@ -24,6 +24,8 @@ export interface JobRunFlags {
   readonly model?: string;
   readonly sandbox?: string;
   readonly baseBranch?: string;
+  /** The agent's own parameters, typed as agent.json declares them. */
+  readonly args?: Readonly<Record<string, unknown>>;
 }
 
 /** Everything a worker anywhere needs to run the job (docs/queue.md#job-data). */

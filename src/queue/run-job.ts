@@ -55,8 +55,9 @@ export async function runJob(
 ): Promise<JobResult> {
   const clone = await context.serialize(() => prepareClone(context.repoDir, data.repository));
   for (const warning of clone.warnings) context.log(warning);
+  const { args, baseBranch, ...overrides } = data.flags;
   const agent = applyCliOverrides(await loadAgent(data.agent, { cwd: clone.path }), {
-    ...data.flags,
+    ...overrides,
     worktree: true,
   });
   const runDir = join(runsDirOf(agent, clone.path), data.runId);
@@ -68,6 +69,7 @@ export async function runJob(
     serialize: context.serialize,
     onEvent: context.onEvent,
     repo: `${data.repository.owner}/${data.repository.name}`,
+    ...(args === undefined ? {} : { args }),
   };
   if (existsSync(join(runDir, "run.json"))) {
     const state = await readRunState(runDir);
@@ -88,7 +90,7 @@ export async function runJob(
   const base = {
     ...options,
     runId: data.runId,
-    ...(data.flags.baseBranch === undefined ? {} : { baseBranch: data.flags.baseBranch }),
+    ...(baseBranch === undefined ? {} : { baseBranch }),
   };
   if (data.work.kind === "task") {
     return resultOf(

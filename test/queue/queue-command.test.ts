@@ -199,6 +199,30 @@ describe.skipIf(redis === undefined)(
       });
     });
 
+    it("the agent's own parameters travel in the job, typed; an unknown one is refused", async () => {
+      const jobId = await enqueue(3, "--note", "handle with care");
+      expect((await queue.getJob(jobId))?.data.flags).toEqual({
+        sandbox: "off",
+        args: { note: "handle with care" },
+      });
+      await queue.obliterate({ force: true });
+      const unknown = await cli(
+        "enqueue",
+        "good",
+        "--issue",
+        "3",
+        "--flavour",
+        "x",
+        "--redis",
+        url(),
+        "--cwd",
+        fixture.origin.dir,
+      );
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain("--flavour");
+      expect(await queue.count()).toBe(0);
+    });
+
     it("two sources of work, or none, are a usage error before anything is queued", async () => {
       const none = await cli("enqueue", "good", "--redis", url());
       expect(none.code).toBe(2);

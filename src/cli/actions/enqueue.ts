@@ -17,6 +17,7 @@ import { exitCodeOfError } from "../../run/exit-code.js";
 import { githubClientFor } from "../../run/github-client-for.js";
 import { readTaskFile } from "../../run/task-file.js";
 import { getRemoteUrl } from "../../workspace/git.js";
+import { type OptionHelp, parseParameterFlags } from "../run/parameter-flags.js";
 
 /** `closer enqueue`'s options as commander parses them. */
 export interface EnqueueFlags {
@@ -40,10 +41,17 @@ export interface EnqueueFlags {
 
 const USAGE = "closer enqueue <agent> --issue N … | --label L [--project N] | --task-file F";
 
+/** What commander leaves for the agent's parameters, and closer's options for their help. */
+export interface EnqueueParameters {
+  readonly parameterTokens: readonly string[];
+  readonly options: readonly OptionHelp[];
+}
+
 /** Everything `closer enqueue` does; returns the exit code. */
 export async function enqueueFromCommandLine(
   agentName: string,
   flags: EnqueueFlags,
+  parameters: EnqueueParameters = { parameterTokens: [], options: [] },
 ): Promise<number> {
   try {
     checkSources(flags);
@@ -59,10 +67,18 @@ export async function enqueueFromCommandLine(
     const cwd = resolve(flags.cwd ?? process.cwd());
     const connection = await reachableRedis(flags.redis, process.env);
     const agent = await loadAgent(agentName, { cwd });
+    const args = parseParameterFlags({
+      tokens: parameters.parameterTokens,
+      agent,
+      closerValues: {},
+      supplied: flags.taskFile === undefined ? ["issue"] : [],
+      closerOptions: parameters.options,
+    });
     const repository = await repositoryOf(cwd, flags);
     const works = await worksOf(flags, { agent, cwd });
+    const jobFlags: JobRunFlags = Object.keys(args).length === 0 ? runFlags : { ...runFlags, args };
     const jobs = works.map(
-      (work): QueueJobData => ({ version: 1, repository, agent: agentName, work, flags: runFlags }),
+      (work): QueueJobData => ({ version: 1, repository, agent: agentName, work, flags: jobFlags }),
     );
     const queue = await openQueue(connection);
     try {

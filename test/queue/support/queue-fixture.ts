@@ -53,7 +53,10 @@ function queueAgent(name: string, gate?: string) {
       },
       maxIterations: 3,
     },
-    parameters: { issue: { type: "number", description: "the issue" } },
+    parameters: {
+      issue: { type: "number", description: "the issue" },
+      note: { type: "string", default: "none", description: "a note the job carries" },
+    },
     // Each issue's branch is kept: the runs of one clone never merge into each other.
     worktree: { onSuccess: "keep" },
     textOnly: true,
