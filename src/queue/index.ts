@@ -14,4 +14,5 @@ export { formatJobTable, type JobRow, listJobs } from "./list-jobs.js";
 export { openQueue, reachableRedis } from "./open-queue.js";
 export { DEFAULT_STALLED_INTERVAL_MS, runWorker, type WorkerSettings } from "./queue-worker.js";
 export { REDIS_URL_VARIABLE } from "./redis-connection.js";
+export { retryJob } from "./retry-job.js";
 export { type JobResult, runJob } from "./run-job.js";

@@ -259,9 +259,24 @@ describe.skipIf(redis === undefined)(
         active.child.kill("SIGKILL");
         await active.exited;
       }
+      // Once failed, the issue may be queued again; while that job waits, the old one is not retried.
+      const requeued = await enqueue(2);
+      const clash = await cli("queue", "retry", failing, "--redis", url());
+      expect(clash.code).toBe(2);
+      expect(clash.stderr).toContain(`acme/widgets#2 is queued or running as job ${requeued}`);
+      await cli("queue", "remove", requeued, "--redis", url());
+
       const retried = await cli("queue", "retry", failing, "--redis", url());
       expect(retried.code, retried.stderr).toBe(0);
       expect(await stateOf(failing)).toBe("waiting");
+      // The retried job holds the issue again: a new enqueue makes no second job.
+      const duplicate = await cli(
+        ...["enqueue", "good", "--issue", "2", "--redis", url(), "--cwd", fixture.origin.dir],
+        ...["--repo", "acme/widgets", "--clone-url", fixture.origin.dir, "--json"],
+      );
+      expect(JSON.parse(duplicate.stdout)).toEqual([
+        expect.objectContaining({ jobId: failing, duplicate: true }),
+      ]);
       const again = await cli("queue", "retry", failing, "--redis", url());
       expect(again.code).toBe(2);
       expect(again.stderr).toContain("it is waiting");

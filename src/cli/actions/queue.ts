@@ -1,5 +1,11 @@
 import { CloserError, isCloserError } from "../../errors.js";
-import { formatJobTable, listJobs, openQueue, reachableRedis } from "../../queue/index.js";
+import {
+  formatJobTable,
+  listJobs,
+  openQueue,
+  reachableRedis,
+  retryJob,
+} from "../../queue/index.js";
 import { exitCodeOfError } from "../../run/exit-code.js";
 
 /** `closer queue`'s options as commander parses them. */
@@ -50,7 +56,7 @@ export async function changeJob(
         "only a failed or completed job is retried; a waiting one runs anyway",
       );
     }
-    await job.retry(state);
+    await retryJob(queue, job, state);
     process.stderr.write(`job ${jobId} is waiting again (was ${state})\n`);
   });
 }
