@@ -120,7 +120,7 @@ describe.skipIf(redis === undefined)(
         repoDir: await fixture.repoDir(),
         github,
         home: fixture.home,
-        stalledIntervalMs: 1000,
+        stalledIntervalMs: 30_000,
       });
       workers.push(process);
       return process;

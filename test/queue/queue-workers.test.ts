@@ -19,6 +19,8 @@ if (started.missing !== undefined) {
 }
 const redis = started.redis;
 const ISSUES = "/api/v3/repos/acme/widgets/issues";
+/** The lock and stalled-check period of the workers in the crash tests (docs/queue.md#stalled-jobs). */
+const CRASH_INTERVAL_MS = 3000;
 
 /** The requests that closed issue `n` (a PATCH with state closed). */
 function closesOf(github: FakeGithub, issue: number): number {
@@ -93,7 +95,12 @@ describe.skipIf(redis === undefined)(
         "--json",
       );
 
-    const worker = async (repoDir?: string, stalledIntervalMs = 1000) => {
+    /**
+     * BullMQ's default lock (30 s) where no worker dies; a short one where one does, so the
+     * stalled-job check hands its job over soon — still long enough that a busy machine's
+     * event loop does not let a live worker's lock lapse.
+     */
+    const worker = async (repoDir?: string, stalledIntervalMs = 30_000) => {
       const started = startWorker({
         redisUrl: redis?.url ?? "",
         repoDir: repoDir ?? (await fixture.repoDir()),
@@ -156,7 +163,7 @@ describe.skipIf(redis === undefined)(
     }, 180_000);
 
     it("a worker killed with SIGKILL mid-run: its job completes on the other worker, with one comment and one close", async () => {
-      const first = await worker();
+      const first = await worker(undefined, CRASH_INTERVAL_MS);
       const result = await enqueue("gate-kill", 7);
       const [{ jobId } = { jobId: "" }] = JSON.parse(result.stdout) as { jobId: string }[];
       const modelPid = await waitFor("the model's query to begin", () =>
@@ -170,7 +177,7 @@ describe.skipIf(redis === undefined)(
       await first.exited;
       process.kill(modelPid, "SIGKILL");
       await fixture.openGate("kill");
-      const second = await worker();
+      const second = await worker(undefined, CRASH_INTERVAL_MS);
 
       const done = await completedJob(jobId);
       expect(done.returnvalue).toMatchObject({ success: true, status: "completed", runId });
@@ -182,7 +189,7 @@ describe.skipIf(redis === undefined)(
     it("a worker killed with SIGKILL while its completion comment is on its way: the other worker, without its record, posts no second comment and closes once", async () => {
       // GitHub gets the comment, but the worker dies before it hears back or records it.
       const held = github.holdReply(`POST ${ISSUES}/10/comments`);
-      const first = await worker();
+      const first = await worker(undefined, CRASH_INTERVAL_MS);
       const result = await enqueue("good", 10);
       const [{ jobId } = { jobId: "" }] = JSON.parse(result.stdout) as { jobId: string }[];
       await held.arrived;
@@ -191,7 +198,7 @@ describe.skipIf(redis === undefined)(
       held.release();
       expect(closesOf(github, 10)).toBe(0);
 
-      await worker();
+      await worker(undefined, CRASH_INTERVAL_MS);
       const done = await completedJob(jobId);
       expect(done.returnvalue).toMatchObject({
         success: true,
@@ -205,7 +212,7 @@ describe.skipIf(redis === undefined)(
 
     it("SIGTERM: the run stops as on Ctrl-C, the job goes back, and another worker resumes it from its record", async () => {
       const repoDir = await fixture.repoDir();
-      const first = await worker(repoDir, 30_000);
+      const first = await worker(repoDir);
       const result = await enqueue("gate-term", 8);
       const [{ jobId } = { jobId: "" }] = JSON.parse(result.stdout) as { jobId: string }[];
       await waitFor("the model's query to begin", () => fixture.startedPid("term"));
@@ -218,7 +225,7 @@ describe.skipIf(redis === undefined)(
       expect(commentsOf(github, 8)).toBe(0);
 
       await fixture.openGate("term");
-      await worker(repoDir, 30_000);
+      await worker(repoDir);
       const done = await completedJob(jobId);
       expect(done.returnvalue).toMatchObject({
         success: true,
