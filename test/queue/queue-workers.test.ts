@@ -217,6 +217,14 @@ describe.skipIf(redis === undefined)(
       const [{ jobId } = { jobId: "" }] = JSON.parse(result.stdout) as { jobId: string }[];
       await waitFor("the model's query to begin", () => fixture.startedPid("term"));
       const runId = (await queue.getJob(jobId))?.data.runId;
+      // The job's progress says where the run is while it goes.
+      const progress = await waitFor("the job's progress to show iteration 1", async () => {
+        const value = (await queue.getJob(jobId))?.progress;
+        return typeof value === "object" && (value as { iteration?: number }).iteration === 1
+          ? value
+          : undefined;
+      });
+      expect(progress).toMatchObject({ runId, iteration: 1, status: "working", costUsd: 0 });
 
       first.child.kill("SIGTERM");
       expect(await first.exited).toBe(143);
