@@ -5,6 +5,7 @@
  */
 import { measureLoopOverhead } from "./loop-overhead.mjs";
 import { measureLoop20 } from "./loop20.mjs";
+import { measureQueue } from "./queue.mjs";
 import { measureStartup } from "./startup.mjs";
 import { measureValidationPhase } from "./validation-phase.mjs";
 
@@ -23,6 +24,7 @@ const parts = [
   ["20-iteration run", measureLoop20],
   ["validation phase", measureValidationPhase],
   ["loop overhead and sandbox cost", measureLoopOverhead],
+  ["queue: 20 jobs through 1 and 4 workers", measureQueue],
 ];
 
 const figures = {};

@@ -11,9 +11,20 @@ const OUT_DIR = "dist/bin";
  * Left to Node's resolution at run time: the Claude Agent SDK and the sandbox
  * runtime find files of their own next to their code, Octokit is loaded only
  * for GitHub work, and ajv, ajv-formats and yaml are required on first use
- * (createRequire) by code that stays synchronous.
+ * (createRequire) by code that stays synchronous; bullmq and ioredis only by the
+ * queue commands.
  */
-const EXTERNAL = ["@anthropic-ai/*", "@octokit/*", "ai", "@ai-sdk/*", "ajv", "ajv-formats", "yaml"];
+const EXTERNAL = [
+  "@anthropic-ai/*",
+  "@octokit/*",
+  "ai",
+  "@ai-sdk/*",
+  "ajv",
+  "ajv-formats",
+  "yaml",
+  "bullmq",
+  "ioredis",
+];
 
 // Bundled CommonJS (handlebars) calls require() for Node's own modules, which
 // an ES module does not have: every file gets one.

@@ -1,15 +1,18 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { CloserError, exitCodeFor } from "../errors.js";
+import { makeEnqueueCommand } from "./enqueue-command.js";
 import { makeImportCommand } from "./import-command.js";
 import { makeInitCommand } from "./init-command.js";
 import { makeListCommand } from "./list-command.js";
+import { makeQueueCommand } from "./queue-command.js";
 import { makeReplayCommand } from "./replay-command.js";
 import { makeReportCommand } from "./report-command.js";
 import { makeRunCommand } from "./run-command.js";
 import { makeRunsCommand } from "./runs-command.js";
 import { makeShowCommand } from "./show-command.js";
 import { makeValidateCommand } from "./validate-command.js";
+import { makeWorkerCommand } from "./worker-command.js";
 import { makeWorktreesCommand } from "./worktrees-command.js";
 
 /** The version in package.json (two folders up from src/cli, dist/cli and dist/bin). */
@@ -44,6 +47,9 @@ export function makeProgram(): Command {
   program.addCommand(makeRunsCommand());
   program.addCommand(makeShowCommand());
   program.addCommand(makeReportCommand());
+  program.addCommand(makeEnqueueCommand());
+  program.addCommand(makeWorkerCommand());
+  program.addCommand(makeQueueCommand());
   return program;
 }
 

@@ -72,12 +72,24 @@ function loadedOf(packages: Set<string>, wanted: readonly string[]): string[] {
   return [...packages].filter((name) => wanted.some((prefix) => name.startsWith(prefix)));
 }
 
-const NEVER_FOR_HELP = ["zod", "ajv", "handlebars", "yaml", "@octokit/", "@anthropic-ai/"];
+const NEVER_FOR_HELP = [
+  "zod",
+  "ajv",
+  "handlebars",
+  "yaml",
+  "@octokit/",
+  "@anthropic-ai/",
+  "bullmq",
+  "ioredis",
+];
 const ONLY_FOR_GITHUB_AND_CLAUDE = ["@octokit/", "@anthropic-ai/"];
 /** The AI SDK: loaded by the openai-compatible backend's first query, never before. */
 function loadsAiSdk(packages: Set<string>): boolean {
   return packages.has("ai") || loadedOf(packages, ["@ai-sdk/"]).length > 0;
 }
+
+/** The queue commands' libraries (docs/queue.md): no other command loads them. */
+const ONLY_FOR_THE_QUEUE = ["bullmq", "ioredis"];
 
 let hookDir = "";
 let runs = 0;
@@ -104,6 +116,7 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
     expect(packages.has("zod")).toBe(true);
     expect(loadedOf(packages, ONLY_FOR_GITHUB_AND_CLAUDE)).toEqual([]);
     expect(loadsAiSdk(packages)).toBe(false);
+    expect(loadedOf(packages, ONLY_FOR_THE_QUEUE)).toEqual([]);
   });
 
   describe("a run", () => {
@@ -121,6 +134,7 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
       expect(packages.has("zod")).toBe(true);
       expect(loadedOf(packages, ONLY_FOR_GITHUB_AND_CLAUDE)).toEqual([]);
       expect(loadsAiSdk(packages)).toBe(false);
+      expect(loadedOf(packages, ONLY_FOR_THE_QUEUE)).toEqual([]);
       // No step of this agent has an output schema: nothing checks one.
       expect(loadedOf(packages, ["ajv"])).toEqual([]);
     });

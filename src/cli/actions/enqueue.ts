@@ -1,0 +1,172 @@
+import { resolve } from "node:path";
+import { loadAgent } from "../../definition/load-agent.js";
+import type { ResolvedAgent } from "../../definition/types.js";
+import { CloserError, isCloserError, wholeNumberAtLeastOne } from "../../errors.js";
+import { resolveRepo } from "../../github/resolve-repo.js";
+import {
+  describeJobWork,
+  enqueueJobs,
+  type JobRepository,
+  type JobRunFlags,
+  type JobWork,
+  openQueue,
+  type QueueJobData,
+  reachableRedis,
+} from "../../queue/index.js";
+import { exitCodeOfError } from "../../run/exit-code.js";
+import { githubClientFor } from "../../run/github-client-for.js";
+import { readTaskFile } from "../../run/task-file.js";
+import { getRemoteUrl } from "../../workspace/git.js";
+import { type OptionHelp, parseParameterFlags } from "../run/parameter-flags.js";
+
+/** `closer enqueue`'s options as commander parses them. */
+export interface EnqueueFlags {
+  readonly issue?: readonly string[];
+  readonly label?: string;
+  readonly project?: string;
+  readonly taskFile?: string;
+  readonly redis?: string;
+  readonly priority?: string;
+  readonly attempts?: string;
+  readonly repo?: string;
+  readonly cloneUrl?: string;
+  readonly cwd?: string;
+  readonly maxIterations?: string;
+  readonly backend?: string;
+  readonly model?: string;
+  readonly sandbox?: string;
+  readonly baseBranch?: string;
+  readonly json?: boolean;
+}
+
+const USAGE = "closer enqueue <agent> --issue N … | --label L [--project N] | --task-file F";
+
+/** What commander leaves for the agent's parameters, and closer's options for their help. */
+export interface EnqueueParameters {
+  readonly parameterTokens: readonly string[];
+  readonly options: readonly OptionHelp[];
+}
+
+/** Everything `closer enqueue` does; returns the exit code. */
+export async function enqueueFromCommandLine(
+  agentName: string,
+  flags: EnqueueFlags,
+  parameters: EnqueueParameters = { parameterTokens: [], options: [] },
+): Promise<number> {
+  try {
+    checkSources(flags);
+    const options = {
+      ...(flags.priority === undefined
+        ? {}
+        : { priority: wholeNumberAtLeastOne("--priority", flags.priority) }),
+      ...(flags.attempts === undefined
+        ? {}
+        : { attempts: wholeNumberAtLeastOne("--attempts", flags.attempts) }),
+    };
+    const runFlags = runFlagsOf(flags);
+    const cwd = resolve(flags.cwd ?? process.cwd());
+    const connection = await reachableRedis(flags.redis, process.env);
+    const agent = await loadAgent(agentName, { cwd });
+    const args = parseParameterFlags({
+      tokens: parameters.parameterTokens,
+      agent,
+      closerValues: {},
+      supplied: flags.taskFile === undefined ? ["issue"] : [],
+      closerOptions: parameters.options,
+    });
+    const repository = await repositoryOf(cwd, flags);
+    const works = await worksOf(flags, { agent, cwd });
+    const jobFlags: JobRunFlags = Object.keys(args).length === 0 ? runFlags : { ...runFlags, args };
+    const jobs = works.map(
+      (work): QueueJobData => ({ version: 1, repository, agent: agentName, work, flags: jobFlags }),
+    );
+    const queue = await openQueue(connection);
+    try {
+      const added = await enqueueJobs(queue, jobs, options);
+      const lines = added.map((job, index) => {
+        const work = describeJobWork(jobs[index] as QueueJobData);
+        return job.duplicate
+          ? `job ${job.jobId}: ${work} is already queued or running; not queued again`
+          : `job ${job.jobId}: ${work} queued`;
+      });
+      process.stderr.write(
+        `${lines.length === 0 ? "closer: no open issue matches" : lines.join("\n")}\n`,
+      );
+      if (flags.json === true) process.stdout.write(`${JSON.stringify(added)}\n`);
+    } finally {
+      await queue.close();
+    }
+    return 0;
+  } catch (error) {
+    if (!isCloserError(error)) throw error;
+    process.stderr.write(`closer: ${error.describe()}\n`);
+    return exitCodeOfError(error);
+  }
+}
+
+function checkSources(flags: EnqueueFlags): void {
+  const given = [
+    flags.issue === undefined ? undefined : "--issue",
+    flags.label === undefined && flags.project === undefined ? undefined : "--label/--project",
+    flags.taskFile === undefined ? undefined : "--task-file",
+  ].filter((name) => name !== undefined);
+  if (given.length === 1) return;
+  throw new CloserError(
+    "usage_error",
+    given.length === 0
+      ? "missing work: say which issues or task to queue"
+      : `${given.join(" and ")} cannot be combined: give one source of work`,
+    { fix: USAGE },
+  );
+}
+
+function runFlagsOf(flags: EnqueueFlags): JobRunFlags {
+  return {
+    ...(flags.maxIterations === undefined
+      ? {}
+      : { maxIterations: wholeNumberAtLeastOne("--max-iterations", flags.maxIterations) }),
+    ...(flags.backend === undefined ? {} : { backend: flags.backend }),
+    ...(flags.model === undefined ? {} : { model: flags.model }),
+    ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
+    ...(flags.baseBranch === undefined ? {} : { baseBranch: flags.baseBranch }),
+  };
+}
+
+async function repositoryOf(cwd: string, flags: EnqueueFlags): Promise<JobRepository> {
+  const { owner, repo } = await resolveRepo(
+    cwd,
+    flags.repo === undefined ? {} : { override: flags.repo },
+  );
+  const cloneUrl = flags.cloneUrl ?? (await getRemoteUrl(cwd));
+  if (cloneUrl === undefined) {
+    throw new CloserError("usage_error", `${cwd} has no "origin" remote for workers to clone`, {
+      fix: "pass --clone-url URL (what `git clone` on the worker's machine takes)",
+    });
+  }
+  return { cloneUrl, owner, name: repo };
+}
+
+async function worksOf(
+  flags: EnqueueFlags,
+  context: { readonly agent: ResolvedAgent; readonly cwd: string },
+): Promise<JobWork[]> {
+  if (flags.issue !== undefined) {
+    const numbers = flags.issue.map((value) => wholeNumberAtLeastOne("--issue", value));
+    return [...new Set(numbers)].map((issue) => ({ kind: "issue", issue }));
+  }
+  if (flags.taskFile !== undefined) {
+    return [{ kind: "task", task: await readTaskFile(flags.taskFile, process.cwd()) }];
+  }
+  const client = await githubClientFor(
+    { agent: context.agent, cwd: context.cwd, env: process.env },
+    flags.repo === undefined ? {} : { repo: flags.repo },
+  );
+  const issues =
+    flags.project === undefined
+      ? await client.listIssues(flags.label === undefined ? {} : { label: flags.label })
+      : await client.listProjectIssues({
+          project: wholeNumberAtLeastOne("--project", flags.project),
+          ...(flags.label === undefined ? {} : { label: flags.label }),
+        });
+  return issues.map((issue) => ({ kind: "issue", issue: issue.number }));
+}

@@ -1,0 +1,25 @@
+import type { Queue } from "bullmq";
+import type { Environment } from "../run/index.js";
+import { QUEUE_NAME, type QueueJobData } from "./job-data.js";
+import {
+  assertRedisReachable,
+  parseRedisUrl,
+  type RedisConnection,
+  redisUrlOf,
+} from "./redis-connection.js";
+
+/** The Redis connection of `--redis` or CLOSER_REDIS_URL, checked to answer. */
+export async function reachableRedis(
+  flag: string | undefined,
+  env: Environment,
+): Promise<RedisConnection> {
+  const connection = parseRedisUrl(redisUrlOf(flag, env));
+  await assertRedisReachable(connection);
+  return connection;
+}
+
+/** closer's queue on that Redis; the caller closes it. */
+export async function openQueue(connection: RedisConnection): Promise<Queue<QueueJobData>> {
+  const { Queue } = await import("bullmq");
+  return new Queue<QueueJobData>(QUEUE_NAME, { connection: { ...connection } });
+}

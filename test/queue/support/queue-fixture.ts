@@ -1,0 +1,188 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type FixtureRepo, makeFixtureRepo, writeAgent } from "../../../src/testing/index.js";
+import type { FakeGithub } from "../../doubles/fake-github/index.js";
+import { makeIssueAgent, PROJECT, TOKEN } from "../../run/support/issue-repo.js";
+
+const MAIN = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
+const TSX_LOADER = new URL("../../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+
+/**
+ * The model, for the `command` backend: writes work.txt and commits it, then
+ * declares done. With a gate name, it first notes its pid in
+ * `<gates>/<name>.started` and waits until `<gates>/<name>.open` exists, so a
+ * test can stop a worker while its run is in the middle of a query.
+ */
+function agentProgram(gates: string): string {
+  return `import { execFileSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+const gate = process.argv[2];
+for await (const _chunk of process.stdin) {}
+if (gate !== undefined) {
+  writeFileSync(join(${JSON.stringify(gates)}, gate + ".started"), String(process.pid));
+  while (!existsSync(join(${JSON.stringify(gates)}, gate + ".open"))) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+writeFileSync("work.txt", "done\\n");
+execFileSync("git", ["add", "--all"]);
+execFileSync("git", ["commit", "--quiet", "-m", "work"]);
+console.log(JSON.stringify({
+  status: "completed",
+  summary: "wrote work.txt",
+  next_action: { action: "complete", reason: "done" },
+}));
+`;
+}
+
+/** The agents of the origin repository: `good` at once, `gate-<name>` behind a gate. */
+export const GATES = ["kill", "term"] as const;
+
+function queueAgent(name: string, gate?: string) {
+  return makeIssueAgent({
+    name,
+    runner: {
+      backend: {
+        kind: "command",
+        command: ["node", "agent-program.mjs", ...(gate === undefined ? [] : [gate])],
+      },
+      maxIterations: 3,
+    },
+    parameters: {
+      issue: { type: "number", description: "the issue" },
+      note: { type: "string", default: "none", description: "a note the job carries" },
+    },
+    // Each issue's branch is kept: the runs of one clone never merge into each other.
+    worktree: { onSuccess: "keep" },
+    textOnly: true,
+    patterns: {
+      "work-missing": {
+        description: "work.txt is missing",
+        edition: "failed",
+        adaptation: "work-missing",
+        params: [],
+      },
+    },
+    validators: {
+      "work-exists": {
+        type: "file",
+        path: "work.txt",
+        failurePattern: "work-missing",
+        extractParams: {},
+      },
+    },
+    conditions: ["git-clean", "work-exists"],
+  });
+}
+
+/** The origin repository the workers clone, the gates folder, and a home with a git identity. */
+export interface QueueFixture {
+  readonly origin: FixtureRepo;
+  readonly gates: string;
+  readonly home: string;
+  /** A fresh folder for one worker's clones (or shared by two). */
+  repoDir(): Promise<string>;
+  openGate(name: string): Promise<void>;
+  /** The pid the gated model wrote once its query began, when it has. */
+  startedPid(name: string): Promise<number | undefined>;
+  cleanup(): Promise<void>;
+}
+
+export async function makeQueueFixture(): Promise<QueueFixture> {
+  const scratch = await realpath(await mkdtemp(join(tmpdir(), "closer-queue-")));
+  const gates = join(scratch, "gates");
+  const home = join(scratch, "home");
+  await mkdir(gates);
+  await mkdir(home);
+  await writeFile(
+    join(home, ".gitconfig"),
+    "[user]\n\tname = closer worker\n\temail = worker@closer.invalid\n[commit]\n\tgpgsign = false\n",
+  );
+  const origin = await makeFixtureRepo({ files: { ...PROJECT, ".gitignore": ".closer/\n" } });
+  await writeAgent(origin.dir, queueAgent("good"));
+  for (const gate of GATES) await writeAgent(origin.dir, queueAgent(`gate-${gate}`, gate));
+  await writeFile(join(origin.dir, "agent-program.mjs"), agentProgram(gates));
+  await origin.commitAll("agents");
+  let folders = 0;
+  return {
+    origin,
+    gates,
+    home,
+    repoDir: async () => join(scratch, `worker-${++folders}`),
+    openGate: (name) => writeFile(join(gates, `${name}.open`), ""),
+    startedPid: async (name) => {
+      const file = join(gates, `${name}.started`);
+      return existsSync(file) ? Number(await readFile(file, "utf8")) : undefined;
+    },
+    cleanup: async () => {
+      await origin.cleanup();
+      await rm(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A `closer worker` process. */
+export interface WorkerProcess {
+  readonly child: ChildProcess;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
+  /** Resolves with its exit code (or the signal that ended it). */
+  readonly exited: Promise<number | string>;
+}
+
+/** Starts `closer worker` as its own process, the way a user on another machine would. */
+export function startWorker(options: {
+  readonly redisUrl: string;
+  readonly repoDir: string;
+  readonly github: FakeGithub;
+  readonly home: string;
+  readonly stalledIntervalMs: number;
+}): WorkerProcess {
+  const args = [
+    "worker",
+    "--redis",
+    options.redisUrl,
+    "--repo-dir",
+    options.repoDir,
+    "--stalled-interval",
+    String(options.stalledIntervalMs),
+  ];
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, ...args], {
+    env: {
+      ...process.env,
+      HOME: options.home,
+      GITHUB_TOKEN: TOKEN,
+      GITHUB_API_URL: options.github.url,
+      NO_COLOR: "1",
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  const exited = new Promise<number | string>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
+  );
+  return { child, stderr: () => stderr, exited };
+}
+
+/** Waits until `test` holds, polling; fails with `what` after a generous timeout. */
+export async function waitFor<T>(
+  what: string,
+  test: () => Promise<T | undefined | false>,
+  timeoutMs = 90_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await test();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
