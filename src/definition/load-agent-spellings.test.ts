@@ -24,7 +24,7 @@ describe("loadAgent: the spellings of docs/definition.md#completion-step-spellin
     const { prompt, ...completionStep } = fromCompletionSteps.registry.completionSteps[
       "complete.issue"
     ] as CompletionStepDefinition;
-    expect(prompt).toEqual({ c2: "closure", c3: "issue" });
+    expect(prompt).toEqual({ c2: "closure", c3: "issue", edition: "default" });
     expect(fromSteps).toEqual({
       ...fromCompletionSteps,
       registry: {

@@ -29,7 +29,7 @@ const CLIMPT_AGENT: Readonly<Record<string, string>> = {
   "steps_registry.json": JSON.stringify({
     agentId: "worker",
     c1: "steps",
-    entryStepMapping: { "count:iteration": "initial.work" },
+    entryStepMapping: { "count:iteration": "initial.chore" },
     failurePatterns: {
       "git-dirty": { edition: "failed", adaptation: "git-dirty", params: ["changedFiles"] },
     },
@@ -43,44 +43,44 @@ const CLIMPT_AGENT: Readonly<Record<string, string>> = {
       },
     },
     validationSteps: {
-      "closure.work": {
+      "closure.chore": {
         c2: "retry",
-        c3: "work",
+        c3: "chore",
         validationConditions: [{ validator: "git-clean" }],
       },
     },
     steps: {
-      "initial.work": {
+      "initial.chore": {
         stepKind: "work",
         c2: "initial",
-        c3: "work",
+        c3: "chore",
         edition: "default",
-        transitions: { next: { target: "continuation.work" } },
+        transitions: { next: { target: "continuation.chore" } },
       },
-      "continuation.work": {
+      "continuation.chore": {
         stepKind: "work",
         c2: "continuation",
-        c3: "work",
+        c3: "chore",
         edition: "default",
         transitions: {
-          next: { target: "continuation.work" },
-          handoff: { target: "closure.work" },
+          next: { target: "continuation.chore" },
+          handoff: { target: "closure.chore" },
         },
       },
-      "closure.work": {
+      "closure.chore": {
         stepKind: "closure",
         c2: "closure",
-        c3: "work",
+        c3: "chore",
         edition: "default",
-        transitions: { closing: { target: null }, repeat: { target: "closure.work" } },
+        transitions: { closing: { target: null }, repeat: { target: "closure.chore" } },
       },
     },
   }),
   "prompts/system.md": "You work in small steps.\n",
-  "prompts/steps/initial/work/f_default.md": "Start on issue {uv-issue}: {{task.title}}\n",
-  "prompts/steps/continuation/work/f_default.md": "Go on with issue {uv-issue}.\n",
-  "prompts/steps/closure/work/f_default.md": "Close issue {uv-issue}.\n",
-  "prompts/steps/retry/work/f_failed_git-dirty.md":
+  "prompts/steps/initial/chore/f_default.md": "Start on issue {uv-issue}: {{task.title}}\n",
+  "prompts/steps/continuation/chore/f_default.md": "Go on with issue {uv-issue}.\n",
+  "prompts/steps/closure/chore/f_default.md": "Close issue {uv-issue}.\n",
+  "prompts/steps/retry/chore/f_failed_git-dirty.md":
     "Commit these:\n{{#each changedFiles}}- {{this}}\n{{/each}}",
 };
 
