@@ -6,7 +6,6 @@
 import { relative } from "node:path";
 import type { CustomValidatorDefinition, ResolvedAgent } from "../definition/types.js";
 import { makeChildEnvironment } from "../process/child-environment.js";
-import { runCommand } from "../process/shell-command.js";
 import { keyPath, type ProblemCollector } from "./problem.js";
 
 const IMPORT_TIMEOUT_MS = 20_000;
@@ -45,6 +44,8 @@ async function importFailure(
   agent: ResolvedAgent,
 ): Promise<ImportFailure | undefined> {
   const grant = { ...agent.runner.env, passGithubToken: false };
+  // Loaded only for an agent with custom validators: `validate` of any other spawns nothing (docs/cli.md#start-up).
+  const { runCommand } = await import("../process/shell-command.js");
   const result = await runCommand({
     command: [process.execPath, "--input-type=module", "--eval", IMPORT_PROGRAM, module],
     cwd: agent.dir,

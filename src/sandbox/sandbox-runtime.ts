@@ -7,7 +7,6 @@
  * namespaces, where every sandboxed command then fails.
  */
 import { tmpdir } from "node:os";
-import { runCommand } from "../process/shell-command.js";
 
 type SandboxLibrary = typeof import("@anthropic-ai/sandbox-runtime");
 export type SandboxManager = SandboxLibrary["SandboxManager"];
@@ -104,6 +103,8 @@ async function proveWithTrue(manager: SandboxManager): Promise<SandboxSupport> {
     const { argv } = await manager.wrapWithSandboxArgv("true", undefined, {
       filesystem: { allowWrite: [], denyWrite: [], denyRead: [] },
     });
+    // Loaded here, not at the top: every command's entry stops the sandbox (docs/cli.md#start-up).
+    const { runCommand } = await import("../process/shell-command.js");
     const result = await runCommand({
       command: argv,
       cwd,

@@ -119,6 +119,16 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
     expect(loadedOf(packages, ONLY_FOR_THE_QUEUE)).toEqual([]);
   });
 
+  it("--help, and validate of an agent without custom validators, load no process runner: they start no process", async () => {
+    for (const args of [["--help"], ["validate", "example"]]) {
+      const files = await filesLoadedBy(FROM_SOURCE, args, EXAMPLE_REPO);
+      expect(files.some((file) => file.endsWith("/src/definition/load-agent.ts"))).toBe(
+        args[0] === "validate",
+      );
+      expect(files.filter((file) => file.includes("/src/process/shell-command."))).toEqual([]);
+    }
+  });
+
   describe("a run", () => {
     let repo: FixtureRepo | undefined;
     afterAll(async () => {
