@@ -138,6 +138,26 @@ describe("progress display", () => {
     ]);
   });
 
+  it("docs/completion.md#claims names each refuted claim under the refuted declaration", () => {
+    const { reporter, output } = capture();
+    reporter(
+      event({
+        type: "declaration-refuted",
+        iteration: 1,
+        claimed: "done",
+        failed: "tests-pass",
+        pattern: "test-failed",
+        detail: "failedTests: adds",
+        claims: ["you reported validation.tests_passed: true; `npm test` failed: not ok 1"],
+        refutedDeclarations: 1,
+      }),
+    );
+    expect(output().trimEnd().split("\n")).toEqual([
+      "  declaration refuted by tests-pass (1 so far)",
+      "    you reported validation.tests_passed: true; `npm test` failed: not ok 1",
+    ]);
+  });
+
   it("colours only when asked", () => {
     const { reporter, output } = capture({ color: true });
     reporter(event(arc[7]!));

@@ -196,7 +196,10 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
     case "declaration-refuted":
       return paint(
         "yellow",
-        `  declaration refuted by ${event.failed} (${event.refutedDeclarations} so far)`,
+        [
+          `  declaration refuted by ${event.failed} (${event.refutedDeclarations} so far)`,
+          ...(event.claims ?? []).map((claim) => `    ${claim}`),
+        ].join("\n"),
       );
     case "closure-review":
       return `  review (${event.session} session, ${formatUsd(event.costUsd)}): ${event.allComplete ? paint("green", "all complete") : paint("yellow", `${event.pendingActions.length} pending`)}`;

@@ -172,8 +172,12 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
       maxAttempts: num(event.maxAttempts) ?? 0,
     };
   },
-  "declaration-refuted": (fold, event) => {
+  "declaration-refuted": (fold, event, at) => {
     fold.refutedDeclarations = num(event.refutedDeclarations) ?? fold.refutedDeclarations + 1;
+    const claims = Array.isArray(event.claims) ? event.claims.filter(isString) : [];
+    if (at?.declaration !== undefined && claims.length > 0) {
+      at.declaration = { ...at.declaration, refutedClaims: claims };
+    }
   },
   warning: (fold, event, at) => {
     const message = str(event.message) ?? "";
@@ -277,4 +281,8 @@ export function decisionOf(value: unknown): NonNullable<IterationView["declarati
   return value === "complete" || value === "incomplete" || value === "blocked"
     ? value
     : "undecidable";
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === "string";
 }

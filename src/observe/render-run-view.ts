@@ -86,6 +86,7 @@ function renderIteration(iteration: IterationView, view: RunView, paint: Paint):
     out.push(
       `  declared  ${declaration.decision} via ${declaration.source}${said === "" ? "" : ` (${said})`}`,
     );
+    for (const claim of declaration.refutedClaims ?? []) out.push(`  refuted   ${claim}`);
   }
   if (format) {
     out.push(

@@ -96,6 +96,8 @@ export interface DeclarationView {
   readonly status?: string;
   readonly reason?: string;
   readonly blockedReason?: string;
+  /** What the model reported about checks that failed (docs/completion.md#claims), one line each. */
+  readonly refutedClaims?: readonly string[];
 }
 
 export interface CheckView {

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { readRunView } from "../../src/observe/read-run-view.js";
+import { renderRunView } from "../../src/observe/render-run-view.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";
 import { COMMIT_ALL, DONE, FIXED_ADD, makeTaskRepo, runTask } from "./support/task-agent.js";
@@ -41,6 +43,12 @@ describe("scenario: the model reports checks that did not pass", () => {
     const retryPrompt = backend.calls[1]?.prompt ?? "";
     expect(retryPrompt).toContain(
       "you reported validation.tests_passed: true; `node --test` failed:",
+    );
+    // closer show: under the iteration's declaration.
+    const view = await readRunView(result.runDir);
+    expect(view.timeline[0]?.declaration?.refutedClaims).toEqual(refuted?.claims);
+    expect(renderRunView(view)).toContain(
+      "  refuted   you reported validation.tests_passed: true;",
     );
   });
 
