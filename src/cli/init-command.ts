@@ -13,6 +13,9 @@ interface InitFlags {
   readonly testCommand?: string;
   readonly backend?: string;
   readonly withEvidence?: boolean;
+  readonly baseUrl?: string;
+  readonly model?: string;
+  readonly apiKeyEnv?: string;
 }
 
 const EXAMPLES = `
@@ -21,6 +24,8 @@ Examples:
   $ closer init iterator --cwd ~/project   create it in another project
   $ closer init iterator --test-command "npm run test:unit"
   $ closer init iterator --backend codex   an agent run by another backend
+  $ closer init iterator --backend openai-compatible --base-url http://localhost:11434/v1 \
+      --model qwen2.5-coder                a local model through an OpenAI-compatible endpoint
   $ closer init iterator --with-evidence   the answer reports each check's result and output
   $ closer init iterator --force           rewrite the scaffold files of an existing agent
 
@@ -48,6 +53,12 @@ export function makeInitCommand(): Command {
       `backend of the agent: ${WRITABLE_KINDS.join(", ")} (default claude-sdk); ` +
         "a kind that needs settings of its own (command, replay) is refused",
     )
+    .option("--base-url <url>", "the openai-compatible backend's endpoint, up to /v1")
+    .option("--model <name>", "the model the backend asks (required by openai-compatible)")
+    .option(
+      "--api-key-env <var>",
+      "the environment variable holding the endpoint's API key (openai-compatible)",
+    )
     .option(
       "--with-evidence",
       "the answer also reports each check's result (validation) and output (evidence); " +
@@ -65,6 +76,11 @@ export function makeInitCommand(): Command {
         testCommand: flags.testCommand,
         backend: flags.backend,
         withEvidence: flags.withEvidence === true,
+        backendSettings: {
+          ...(flags.baseUrl === undefined ? {} : { baseURL: flags.baseUrl }),
+          ...(flags.model === undefined ? {} : { model: flags.model }),
+          ...(flags.apiKeyEnv === undefined ? {} : { apiKeyEnv: flags.apiKeyEnv }),
+        },
       });
     });
 }

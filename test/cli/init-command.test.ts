@@ -133,6 +133,31 @@ describe("closer init on fixture projects of each kind", () => {
     expect(unknown.stderr).toContain('--backend "gpt" is not a backend');
     await expect(readFile(join(repo.dir, ".agent/other/agent.json"), "utf8")).rejects.toThrow();
   });
+
+  it("--backend openai-compatible asks for its endpoint and model, and writes them with --base-url and --model", async () => {
+    repo = await makeFixtureRepo({});
+    const bare = await cli("init", "local", "--cwd", repo.dir, "--backend", "openai-compatible");
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('needs "baseURL"');
+    expect(bare.stderr).toContain("pass --base-url and --model");
+    await expect(readFile(join(repo.dir, ".agent/local/agent.json"), "utf8")).rejects.toThrow();
+
+    const given = await cli(
+      ...["init", "local", "--cwd", repo.dir, "--backend", "openai-compatible"],
+      ...["--base-url", "http://127.0.0.1:11434/v1", "--model", "qwen2.5-coder"],
+      ...["--api-key-env", "LOCAL_MODEL_KEY"],
+    );
+    expect(given.code, given.stderr).toBe(0);
+    const agent = await readJson(join(repo.dir, ".agent/local/agent.json"));
+    expect(agent.runner.backend).toEqual({
+      kind: "openai-compatible",
+      baseURL: "http://127.0.0.1:11434/v1",
+      model: "qwen2.5-coder",
+      apiKeyEnv: "LOCAL_MODEL_KEY",
+      session: "continue",
+    });
+    expect((await cli("validate", "local", "--cwd", repo.dir)).code).toBe(0);
+  });
 });
 
 describe("the $schema closer init writes", () => {

@@ -6,7 +6,11 @@ import { chooseChecks } from "../scaffold/choose-checks.js";
 import { detectProject } from "../scaffold/detect-project.js";
 import { initBackend } from "../scaffold/init-backend.js";
 import { makeScaffoldFiles } from "../scaffold/scaffold-files.js";
-import { ROLE_SCAFFOLD, type ScaffoldPlan } from "../scaffold/scaffold-plan.js";
+import {
+  type BackendSettings,
+  ROLE_SCAFFOLD,
+  type ScaffoldPlan,
+} from "../scaffold/scaffold-plan.js";
 import { runningPackageRoot, SCHEMA_FILES, schemaReference } from "../scaffold/schema-location.js";
 
 export interface InitOptions {
@@ -20,6 +24,8 @@ export interface InitOptions {
   readonly backend?: string;
   /** `--with-evidence`: the answer reports each check's result and output. */
   readonly withEvidence?: boolean;
+  /** `--base-url`, `--model`, `--api-key-env`. */
+  readonly backendSettings?: BackendSettings;
 }
 
 /** `closer init`: reads the project, then writes the scaffold of a new agent (docs/cli.md#init). */
@@ -36,7 +42,7 @@ export async function runInit(agent: string, options: InitOptions): Promise<void
       fix: 'give the command that runs the tests, e.g. --test-command "npm run test:unit"',
     });
   }
-  const backend = initBackend(options.backend);
+  const backend = initBackend(options.backend, options.backendSettings);
   const agentDir = join(cwd, ".agent", agent);
   const shownDir = relative(cwd, agentDir);
   const exists = await stat(agentDir).then(
@@ -55,6 +61,7 @@ export async function runInit(agent: string, options: InitOptions): Promise<void
   const plan: ScaffoldPlan = {
     checks: chosen,
     backend,
+    ...(options.backendSettings === undefined ? {} : { backendSettings: options.backendSettings }),
     ...(options.withEvidence === true ? { withEvidence: true } : {}),
     schemas: {
       agent: await schemaReference(agentDir, SCHEMA_FILES.agent, packageRoot),

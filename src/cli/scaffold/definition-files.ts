@@ -1,15 +1,24 @@
 /** agent.json, steps_registry.json and the output schema of the scaffolded issue agent. */
 import type { BackendKind } from "../../definition/types.js";
 import { evidenceProperties } from "./evidence-schema.js";
-import { extractParamsOf, ROLE_SCAFFOLD, type ScaffoldPlan } from "./scaffold-plan.js";
+import {
+  type BackendSettings,
+  extractParamsOf,
+  ROLE_SCAFFOLD,
+  type ScaffoldPlan,
+} from "./scaffold-plan.js";
 
 /** The Claude backends take Claude Code's tool names and permission modes; other kinds their defaults. */
 const CLAUDE_KINDS: readonly BackendKind[] = ["claude-sdk", "claude-cli"];
 
-export function makeBackendConfig(kind: BackendKind): Record<string, unknown> {
-  if (!CLAUDE_KINDS.includes(kind)) return { kind, session: "continue" };
+export function makeBackendConfig(
+  kind: BackendKind,
+  settings: BackendSettings = {},
+): Record<string, unknown> {
+  if (!CLAUDE_KINDS.includes(kind)) return { kind, ...settings, session: "continue" };
   return {
     kind,
+    ...settings,
     allowedTools: ["Read", "Write", "Edit", "Glob", "Grep", "Bash"],
     disallowedTools: ["Bash(gh issue close:*)", "Bash(gh api:*)"],
     permissionMode: "acceptEdits",
@@ -38,7 +47,7 @@ export function makeAgentJson(name: string, plan: ScaffoldPlan): unknown {
       },
     },
     runner: {
-      backend: makeBackendConfig(plan.backend),
+      backend: makeBackendConfig(plan.backend, plan.backendSettings),
       systemPrompt: "prompts/system.md",
       registry: "steps_registry.json",
       maxIterations: 20,

@@ -3,14 +3,25 @@ import { BACKEND_KINDS } from "../../definition/backend-kinds.js";
 import type { BackendKind } from "../../definition/types.js";
 import { CloserError } from "../../errors.js";
 import { makeBackendConfig } from "./definition-files.js";
+import type { BackendSettings } from "./scaffold-plan.js";
 
-/** The backend a scaffold is written for: `--backend`'s kind, or claude-sdk. */
-export function initBackend(name: string | undefined): BackendKind {
-  if (name === undefined) return "claude-sdk";
-  const kind = BACKEND_KINDS.find((candidate) => candidate === name);
+/** The flag that gives each setting. */
+const SETTING_FLAGS: Readonly<Record<keyof BackendSettings, string>> = {
+  baseURL: "--base-url",
+  model: "--model",
+  apiKeyEnv: "--api-key-env",
+};
+
+/**
+ * The backend a scaffold is written for: `--backend`'s kind, or claude-sdk, with the
+ * settings given on the command line; a configuration that would not load is refused.
+ */
+export function initBackend(name: string | undefined, settings: BackendSettings = {}): BackendKind {
+  const kind =
+    name === undefined ? "claude-sdk" : BACKEND_KINDS.find((candidate) => candidate === name);
   // scripted is for agents run from code (closer/testing): it is accepted, not offered.
   const usable = BACKEND_KINDS.filter(
-    (candidate) => candidate !== "scripted" && writable(candidate) === undefined,
+    (candidate) => candidate !== "scripted" && (writable(candidate)?.flags.length ?? 1) > 0,
   );
   if (kind === undefined) {
     throw new CloserError("usage_error", `--backend ${JSON.stringify(name)} is not a backend`, {
@@ -19,21 +30,36 @@ export function initBackend(name: string | undefined): BackendKind {
       fix: `pass --backend with one of ${usable.join(", ")}`,
     });
   }
-  const missing = writable(kind);
+  const missing = writable(kind, settings);
   if (missing !== undefined) {
+    const flags = Object.values(SETTING_FLAGS).filter((flag) => missing.flags.includes(flag));
     throw new CloserError(
       "usage_error",
-      `closer init cannot write the ${kind} backend alone: ${missing}`,
+      `closer init cannot write the ${kind} backend with what it was given: ${missing.message}`,
       {
-        fix: `init with --backend ${usable[0]}, then set runner.backend in agent.json by hand`,
+        fix:
+          flags.length > 0
+            ? `pass ${flags.join(" and ")} (e.g. closer init <agent> --backend ${kind} --base-url http://localhost:11434/v1 --model qwen2.5-coder)`
+            : `init with --backend ${usable[0]}, then set runner.backend in agent.json by hand`,
       },
     );
   }
   return kind;
 }
 
-/** Why the scaffold's configuration of `kind` would not load (a field only the user can give), or undefined. */
-function writable(kind: BackendKind): string | undefined {
-  const parsed = backendConfigSchema.safeParse(makeBackendConfig(kind));
-  return parsed.success ? undefined : parsed.error.issues.map((issue) => issue.message).join("; ");
+/**
+ * Why the scaffold's configuration of `kind` would not load, naming the flags that give the
+ * missing settings; undefined when it loads.
+ */
+function writable(
+  kind: BackendKind,
+  settings: BackendSettings = {},
+): { readonly message: string; readonly flags: readonly string[] } | undefined {
+  const parsed = backendConfigSchema.safeParse(makeBackendConfig(kind, settings));
+  if (parsed.success) return undefined;
+  const message = parsed.error.issues.map((issue) => issue.message).join("; ");
+  const flags = Object.entries(SETTING_FLAGS)
+    .filter(([key]) => message.includes(`"${key}"`))
+    .map(([, flag]) => flag);
+  return { message, flags };
 }

@@ -6,10 +6,19 @@ export interface ScaffoldPlan {
   /** The checks besides git-clean, at most one per role. */
   readonly checks: readonly ProjectCheck[];
   readonly backend: BackendKind;
+  /** `--base-url`, `--model`, `--api-key-env`: the backend's settings only the user can give. */
+  readonly backendSettings?: BackendSettings;
   /** `$schema` of agent.json and of steps_registry.json; absent: none written. */
   readonly schemas: { readonly agent?: string; readonly registry?: string };
   /** The answer also reports each check's result and output (docs/cli.md#init-evidence). */
   readonly withEvidence?: boolean;
+}
+
+/** The backend settings init writes as given: agent.json's `runner.backend` keys. */
+export interface BackendSettings {
+  readonly baseURL?: string;
+  readonly model?: string;
+  readonly apiKeyEnv?: string;
 }
 
 /** How each role appears in steps_registry.json and in the retry prompts. */
