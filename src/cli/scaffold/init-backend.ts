@@ -19,10 +19,7 @@ const SETTING_FLAGS: Readonly<Record<keyof BackendSettings, string>> = {
 export function initBackend(name: string | undefined, settings: BackendSettings = {}): BackendKind {
   const kind =
     name === undefined ? "claude-sdk" : BACKEND_KINDS.find((candidate) => candidate === name);
-  // scripted is for agents run from code (closer/testing): it is accepted, not offered.
-  const usable = BACKEND_KINDS.filter(
-    (candidate) => candidate !== "scripted" && (writable(candidate)?.flags.length ?? 1) > 0,
-  );
+  const usable = BACKEND_KINDS.filter(isOffered);
   if (kind === undefined) {
     throw new CloserError("usage_error", `--backend ${JSON.stringify(name)} is not a backend`, {
       expected: `one of ${usable.join(", ")}`,
@@ -32,7 +29,7 @@ export function initBackend(name: string | undefined, settings: BackendSettings 
   }
   const missing = writable(kind, settings);
   if (missing !== undefined) {
-    const flags = Object.values(SETTING_FLAGS).filter((flag) => missing.flags.includes(flag));
+    const { flags } = missing;
     throw new CloserError(
       "usage_error",
       `closer init cannot write the ${kind} backend with what it was given: ${missing.message}`,
@@ -45,6 +42,16 @@ export function initBackend(name: string | undefined, settings: BackendSettings 
     );
   }
   return kind;
+}
+
+/**
+ * Whether `--backend` offers the kind: its scaffold loads, or flags can give what it lacks.
+ * scripted is for agents run from code (closer/testing): it is accepted, not offered.
+ */
+function isOffered(kind: BackendKind): boolean {
+  if (kind === "scripted") return false;
+  const missing = writable(kind);
+  return missing === undefined || missing.flags.length > 0;
 }
 
 /**
