@@ -1,18 +1,11 @@
 import { writeFile } from "node:fs/promises";
-import { Queue } from "bullmq";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { type JobWork, QUEUE_NAME, type QueueJobData } from "../../src/queue/index.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { JobWork } from "../../src/queue/index.js";
 import { cli } from "../cli/support/cli-repo.js";
-import { type FakeGithub, startFakeGithub } from "../doubles/fake-github/index.js";
 import { TOKEN } from "../run/support/issue-repo.js";
 import { startTestRedis } from "../support/redis-server.js";
-import {
-  makeQueueFixture,
-  type QueueFixture,
-  startWorker,
-  type WorkerProcess,
-  waitFor,
-} from "./support/queue-fixture.js";
+import { startWorker, waitFor } from "./support/queue-fixture.js";
+import { useQueueHarness } from "./support/queue-harness.js";
 
 const HOW_TO_START = "docker run -p 6379:6379 redis";
 
@@ -61,35 +54,11 @@ const redis = started.redis;
 describe.skipIf(redis === undefined)(
   `docs/queue.md#queue-command closer queue on a real redis-server${started.missing === undefined ? "" : ` (skipped: ${started.missing})`}`,
   () => {
-    let fixture: QueueFixture;
-    let github: FakeGithub;
-    let queue: Queue<QueueJobData>;
-    const workers: WorkerProcess[] = [];
-
-    beforeAll(async () => {
-      fixture = await makeQueueFixture();
-      github = await startFakeGithub({
-        token: TOKEN,
-        issues: [1, 2, 3].map((number) => ({ number, title: `Work ${number}`, labels: ["ready"] })),
-      });
-      queue = new Queue<QueueJobData>(QUEUE_NAME, {
-        connection: { host: "127.0.0.1", port: redis?.port ?? 0, maxRetriesPerRequest: null },
-      });
-    });
-    afterEach(async () => {
-      vi.unstubAllEnvs();
-      for (const worker of workers.splice(0)) {
-        worker.child.kill("SIGKILL");
-        await worker.exited;
-      }
-      await queue.obliterate({ force: true });
-    });
-    afterAll(async () => {
-      await queue?.close();
-      await github?.close();
-      await fixture?.cleanup();
-      await redis?.stop();
-    });
+    const harness = useQueueHarness(
+      redis,
+      [1, 2, 3].map((number) => ({ number, title: `Work ${number}`, labels: ["ready"] })),
+    );
+    const { workers } = harness;
 
     const url = () => redis?.url ?? "";
     const enqueue = async (issue: number, ...more: string[]) => {
@@ -101,11 +70,11 @@ describe.skipIf(redis === undefined)(
         "--redis",
         url(),
         "--cwd",
-        fixture.origin.dir,
+        harness.fixture.origin.dir,
         "--repo",
         "acme/widgets",
         "--clone-url",
-        fixture.origin.dir,
+        harness.fixture.origin.dir,
         "--sandbox",
         "off",
         "--json",
@@ -117,15 +86,15 @@ describe.skipIf(redis === undefined)(
     const worker = async () => {
       const process = startWorker({
         redisUrl: url(),
-        repoDir: await fixture.repoDir(),
-        github,
-        home: fixture.home,
+        repoDir: await harness.fixture.repoDir(),
+        github: harness.github,
+        home: harness.fixture.home,
         stalledIntervalMs: 30_000,
       });
       workers.push(process);
       return process;
     };
-    const stateOf = async (jobId: string) => (await queue.getJob(jobId))?.getState();
+    const stateOf = async (jobId: string) => (await harness.queue.getJob(jobId))?.getState();
     const rows = async () => {
       const result = await cli("queue", "--redis", url(), "--json");
       expect(result.code, result.stderr).toBe(0);
@@ -142,7 +111,7 @@ describe.skipIf(redis === undefined)(
           agent: "good",
         }),
       ]);
-      expect((await queue.getJob(jobId))?.opts).toMatchObject({ priority: 2, attempts: 2 });
+      expect((await harness.queue.getJob(jobId))?.opts).toMatchObject({ priority: 2, attempts: 2 });
 
       await worker();
       await waitFor("the job to complete", async () => (await stateOf(jobId)) === "completed");
@@ -164,16 +133,16 @@ describe.skipIf(redis === undefined)(
 
     it("--label makes one job per open issue with the label; --task-file one job per task text", async () => {
       vi.stubEnv("GITHUB_TOKEN", TOKEN);
-      vi.stubEnv("GITHUB_API_URL", github.url);
+      vi.stubEnv("GITHUB_API_URL", harness.github.url);
       const base = [
-        ...["--redis", url(), "--cwd", fixture.origin.dir, "--repo", "acme/widgets"],
-        ...["--clone-url", fixture.origin.dir],
+        ...["--redis", url(), "--cwd", harness.fixture.origin.dir, "--repo", "acme/widgets"],
+        ...["--clone-url", harness.fixture.origin.dir],
       ];
       const labelled = await cli("enqueue", "good", "--label", "ready", ...base, "--json");
       expect(labelled.code, labelled.stderr).toBe(0);
-      const jobs = await queue.getJobs(["waiting"]);
+      const jobs = await harness.queue.getJobs(["waiting"]);
       // The open issues labelled ready (the test above closed #1).
-      const open = github.state.issues
+      const open = harness.github.state.issues
         .filter((issue) => issue.state === "open" && issue.labels.includes("ready"))
         .map((issue) => issue.number);
       expect(open.length).toBeGreaterThan(1);
@@ -186,14 +155,14 @@ describe.skipIf(redis === undefined)(
         repository: { owner: "acme", name: "widgets" },
       });
 
-      const taskFile = `${await fixture.repoDir()}.md`;
+      const taskFile = `${await harness.fixture.repoDir()}.md`;
       await writeFile(taskFile, "# Tidy the widgets\n\nEvery widget in its place.\n");
       const first = await cli("enqueue", "good", "--task-file", taskFile, ...base, "--json");
       const second = await cli("enqueue", "good", "--task-file", taskFile, ...base, "--json");
       expect(first.code, first.stderr).toBe(0);
       expect(JSON.parse(second.stdout)).toEqual([expect.objectContaining({ duplicate: true })]);
       const [{ jobId = "" } = {}] = JSON.parse(first.stdout) as { jobId?: string }[];
-      expect((await queue.getJob(jobId))?.data.work).toMatchObject({
+      expect((await harness.queue.getJob(jobId))?.data.work).toMatchObject({
         kind: "task",
         task: { title: "Tidy the widgets" },
       });
@@ -201,11 +170,11 @@ describe.skipIf(redis === undefined)(
 
     it("the agent's own parameters travel in the job, typed; an unknown one is refused", async () => {
       const jobId = await enqueue(3, "--note", "handle with care");
-      expect((await queue.getJob(jobId))?.data.flags).toEqual({
+      expect((await harness.queue.getJob(jobId))?.data.flags).toEqual({
         sandbox: "off",
         args: { note: "handle with care" },
       });
-      await queue.obliterate({ force: true });
+      await harness.queue.obliterate({ force: true });
       const unknown = await cli(
         "enqueue",
         "good",
@@ -216,11 +185,11 @@ describe.skipIf(redis === undefined)(
         "--redis",
         url(),
         "--cwd",
-        fixture.origin.dir,
+        harness.fixture.origin.dir,
       );
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain("--flavour");
-      expect(await queue.count()).toBe(0);
+      expect(await harness.queue.count()).toBe(0);
     });
 
     it("two sources of work, or none, are a usage error before anything is queued", async () => {
@@ -239,12 +208,12 @@ describe.skipIf(redis === undefined)(
       );
       expect(both.code).toBe(2);
       expect(both.stderr).toContain("--issue and --label/--project cannot be combined");
-      expect(await queue.count()).toBe(0);
+      expect(await harness.queue.count()).toBe(0);
     });
 
     it("retry puts a failed job back; remove deletes one that is not running; an unknown job is not_found", async () => {
       // A clone URL no worker can clone: the job fails.
-      const failing = await enqueue(2, "--clone-url", `${fixture.origin.dir}-missing`);
+      const failing = await enqueue(2, "--clone-url", `${harness.fixture.origin.dir}-missing`);
       await worker();
       await waitFor("the job to fail", async () => (await stateOf(failing)) === "failed");
       const [row] = await rows();
@@ -271,8 +240,17 @@ describe.skipIf(redis === undefined)(
       expect(await stateOf(failing)).toBe("waiting");
       // The retried job holds the issue again: a new enqueue makes no second job.
       const duplicate = await cli(
-        ...["enqueue", "good", "--issue", "2", "--redis", url(), "--cwd", fixture.origin.dir],
-        ...["--repo", "acme/widgets", "--clone-url", fixture.origin.dir, "--json"],
+        ...[
+          "enqueue",
+          "good",
+          "--issue",
+          "2",
+          "--redis",
+          url(),
+          "--cwd",
+          harness.fixture.origin.dir,
+        ],
+        ...["--repo", "acme/widgets", "--clone-url", harness.fixture.origin.dir, "--json"],
       );
       expect(JSON.parse(duplicate.stdout)).toEqual([
         expect.objectContaining({ jobId: failing, duplicate: true }),
@@ -283,7 +261,7 @@ describe.skipIf(redis === undefined)(
 
       const removed = await cli("queue", "remove", failing, "--redis", url());
       expect(removed.code, removed.stderr).toBe(0);
-      expect(await queue.getJob(failing)).toBeUndefined();
+      expect(await harness.queue.getJob(failing)).toBeUndefined();
       expect(await rows()).toEqual([]);
     }, 120_000);
   },

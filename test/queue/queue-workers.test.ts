@@ -1,17 +1,9 @@
-import { Queue } from "bullmq";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { QUEUE_NAME, type QueueJobData } from "../../src/queue/index.js";
+import { describe, expect, it } from "vitest";
 import { cli } from "../cli/support/cli-repo.js";
-import { type FakeGithub, startFakeGithub } from "../doubles/fake-github/index.js";
-import { TOKEN } from "../run/support/issue-repo.js";
+import type { FakeGithub } from "../doubles/fake-github/index.js";
 import { startTestRedis } from "../support/redis-server.js";
-import {
-  makeQueueFixture,
-  type QueueFixture,
-  startWorker,
-  type WorkerProcess,
-  waitFor,
-} from "./support/queue-fixture.js";
+import { startWorker, waitFor } from "./support/queue-fixture.js";
+import { useQueueHarness } from "./support/queue-harness.js";
 
 const started = await startTestRedis();
 if (started.missing !== undefined) {
@@ -43,39 +35,15 @@ function commentsOf(github: FakeGithub, issue: number): number {
 describe.skipIf(redis === undefined)(
   `docs/queue.md the queue on a real redis-server${started.missing === undefined ? "" : ` (skipped: ${started.missing})`}`,
   () => {
-    let fixture: QueueFixture;
-    let github: FakeGithub;
-    let queue: Queue<QueueJobData>;
-    const workers: WorkerProcess[] = [];
-
-    beforeAll(async () => {
-      fixture = await makeQueueFixture();
-      github = await startFakeGithub({
-        token: TOKEN,
-        issues: Array.from({ length: 10 }, (_, index) => ({
-          number: index + 1,
-          title: `Write the work file ${index + 1}`,
-          labels: ["ready"],
-        })),
-      });
-      queue = new Queue<QueueJobData>(QUEUE_NAME, {
-        connection: { host: "127.0.0.1", port: redis?.port ?? 0, maxRetriesPerRequest: null },
-      });
-    });
-    afterEach(async () => {
-      vi.unstubAllEnvs();
-      for (const worker of workers.splice(0)) {
-        worker.child.kill("SIGKILL");
-        await worker.exited;
-      }
-      await queue.obliterate({ force: true });
-    });
-    afterAll(async () => {
-      await queue?.close();
-      await github?.close();
-      await fixture?.cleanup();
-      await redis?.stop();
-    });
+    const harness = useQueueHarness(
+      redis,
+      Array.from({ length: 10 }, (_, index) => ({
+        number: index + 1,
+        title: `Write the work file ${index + 1}`,
+        labels: ["ready"],
+      })),
+    );
+    const { workers } = harness;
 
     const enqueue = (agent: string, ...issues: number[]) =>
       cli(
@@ -85,11 +53,11 @@ describe.skipIf(redis === undefined)(
         "--redis",
         redis?.url ?? "",
         "--cwd",
-        fixture.origin.dir,
+        harness.fixture.origin.dir,
         "--repo",
         "acme/widgets",
         "--clone-url",
-        fixture.origin.dir,
+        harness.fixture.origin.dir,
         "--sandbox",
         "off",
         "--json",
@@ -103,9 +71,9 @@ describe.skipIf(redis === undefined)(
     const worker = async (repoDir?: string, stalledIntervalMs = 30_000) => {
       const started = startWorker({
         redisUrl: redis?.url ?? "",
-        repoDir: repoDir ?? (await fixture.repoDir()),
-        github,
-        home: fixture.home,
+        repoDir: repoDir ?? (await harness.fixture.repoDir()),
+        github: harness.github,
+        home: harness.fixture.home,
         stalledIntervalMs,
       });
       workers.push(started);
@@ -114,7 +82,7 @@ describe.skipIf(redis === undefined)(
 
     const completedJob = (id: string) =>
       waitFor(`job ${id} to complete`, async () => {
-        const job = await queue.getJob(id);
+        const job = await harness.queue.getJob(id);
         return (await job?.getState()) === "completed" ? job : undefined;
       });
 
@@ -128,7 +96,7 @@ describe.skipIf(redis === undefined)(
       expect(firstJob?.duplicate).toBe(false);
       expect(secondJob).toEqual({ ...firstJob, duplicate: true });
       expect(second.stderr).toContain("already queued or running");
-      expect(await queue.getJobCounts("waiting", "prioritized")).toMatchObject({
+      expect(await harness.queue.getJobCounts("waiting", "prioritized")).toMatchObject({
         waiting: 1,
         prioritized: 0,
       });
@@ -152,12 +120,14 @@ describe.skipIf(redis === undefined)(
       for (const job of jobs) await completedJob(job.jobId);
 
       for (const issue of [1, 2, 3, 4, 5, 6]) {
-        expect(closesOf(github, issue), `issue ${issue}`).toBe(1);
-        expect(commentsOf(github, issue), `issue ${issue}`).toBe(1);
-        expect(github.state.issues.find((entry) => entry.number === issue)?.state).toBe("closed");
+        expect(closesOf(harness.github, issue), `issue ${issue}`).toBe(1);
+        expect(commentsOf(harness.github, issue), `issue ${issue}`).toBe(1);
+        expect(harness.github.state.issues.find((entry) => entry.number === issue)?.state).toBe(
+          "closed",
+        );
       }
       const results = await Promise.all(
-        jobs.map(async (job) => (await queue.getJob(job.jobId))?.returnvalue),
+        jobs.map(async (job) => (await harness.queue.getJob(job.jobId))?.returnvalue),
       );
       expect(results.every((value) => value?.success === true)).toBe(true);
     }, 180_000);
@@ -167,28 +137,28 @@ describe.skipIf(redis === undefined)(
       const result = await enqueue("gate-kill", 7);
       const [{ jobId } = { jobId: "" }] = JSON.parse(result.stdout) as { jobId: string }[];
       const modelPid = await waitFor("the model's query to begin", () =>
-        fixture.startedPid("kill"),
+        harness.fixture.startedPid("kill"),
       );
-      const job = await queue.getJob(jobId);
+      const job = await harness.queue.getJob(jobId);
       const runId = job?.data.runId;
       expect(runId).toBeDefined();
 
       first.child.kill("SIGKILL");
       await first.exited;
       process.kill(modelPid, "SIGKILL");
-      await fixture.openGate("kill");
+      await harness.fixture.openGate("kill");
       const second = await worker(undefined, CRASH_INTERVAL_MS);
 
       const done = await completedJob(jobId);
       expect(done.returnvalue).toMatchObject({ success: true, status: "completed", runId });
       expect(done.data.startedBy).toBe(`${done.data.startedBy?.split(":")[0]}:${second.child.pid}`);
-      expect(closesOf(github, 7)).toBe(1);
-      expect(commentsOf(github, 7)).toBe(1);
+      expect(closesOf(harness.github, 7)).toBe(1);
+      expect(commentsOf(harness.github, 7)).toBe(1);
     }, 180_000);
 
     it("a worker killed with SIGKILL while its completion comment is on its way: the other worker, without its record, posts no second comment and closes once", async () => {
       // GitHub gets the comment, but the worker dies before it hears back or records it.
-      const held = github.holdReply(`POST ${ISSUES}/10/comments`);
+      const held = harness.github.holdReply(`POST ${ISSUES}/10/comments`);
       const first = await worker(undefined, CRASH_INTERVAL_MS);
       const result = await enqueue("good", 10);
       const [{ jobId } = { jobId: "" }] = JSON.parse(result.stdout) as { jobId: string }[];
@@ -196,7 +166,7 @@ describe.skipIf(redis === undefined)(
       first.child.kill("SIGKILL");
       await first.exited;
       held.release();
-      expect(closesOf(github, 10)).toBe(0);
+      expect(closesOf(harness.github, 10)).toBe(0);
 
       await worker(undefined, CRASH_INTERVAL_MS);
       const done = await completedJob(jobId);
@@ -205,21 +175,23 @@ describe.skipIf(redis === undefined)(
         status: "completed",
         resumed: false,
       });
-      expect(commentsOf(github, 10)).toBe(1);
-      expect(github.state.issues.find((issue) => issue.number === 10)?.comments).toHaveLength(1);
-      expect(closesOf(github, 10)).toBe(1);
+      expect(commentsOf(harness.github, 10)).toBe(1);
+      expect(
+        harness.github.state.issues.find((issue) => issue.number === 10)?.comments,
+      ).toHaveLength(1);
+      expect(closesOf(harness.github, 10)).toBe(1);
     }, 180_000);
 
     it("SIGTERM: the run stops as on Ctrl-C, the job goes back, and another worker resumes it from its record", async () => {
-      const repoDir = await fixture.repoDir();
+      const repoDir = await harness.fixture.repoDir();
       const first = await worker(repoDir);
       const result = await enqueue("gate-term", 8);
       const [{ jobId } = { jobId: "" }] = JSON.parse(result.stdout) as { jobId: string }[];
-      await waitFor("the model's query to begin", () => fixture.startedPid("term"));
-      const runId = (await queue.getJob(jobId))?.data.runId;
+      await waitFor("the model's query to begin", () => harness.fixture.startedPid("term"));
+      const runId = (await harness.queue.getJob(jobId))?.data.runId;
       // The job's progress says where the run is while it goes.
       const progress = await waitFor("the job's progress to show iteration 1", async () => {
-        const value = (await queue.getJob(jobId))?.progress;
+        const value = (await harness.queue.getJob(jobId))?.progress;
         return typeof value === "object" && (value as { iteration?: number }).iteration === 1
           ? value
           : undefined;
@@ -229,10 +201,10 @@ describe.skipIf(redis === undefined)(
       first.child.kill("SIGTERM");
       expect(await first.exited).toBe(143);
       expect(first.stderr()).toContain(`job ${jobId}: released`);
-      expect(await (await queue.getJob(jobId))?.getState()).toBe("waiting");
-      expect(commentsOf(github, 8)).toBe(0);
+      expect(await (await harness.queue.getJob(jobId))?.getState()).toBe("waiting");
+      expect(commentsOf(harness.github, 8)).toBe(0);
 
-      await fixture.openGate("term");
+      await harness.fixture.openGate("term");
       await worker(repoDir);
       const done = await completedJob(jobId);
       expect(done.returnvalue).toMatchObject({
@@ -241,8 +213,8 @@ describe.skipIf(redis === undefined)(
         runId,
         resumed: true,
       });
-      expect(closesOf(github, 8)).toBe(1);
-      expect(commentsOf(github, 8)).toBe(1);
+      expect(closesOf(harness.github, 8)).toBe(1);
+      expect(commentsOf(harness.github, 8)).toBe(1);
     }, 180_000);
   },
 );

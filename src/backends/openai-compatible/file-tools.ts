@@ -46,15 +46,24 @@ export async function readTool(
   }
 }
 
+/** The file a write tool may change: inside the tree and off the protected paths. */
+async function writableFile(
+  context: ToolContext,
+  relativePath: string,
+): Promise<{ ok: true; file: string } | { ok: false; reason: string }> {
+  const target = await resolveInsideTree(context.root, relativePath);
+  if (!target.ok) return target;
+  const refusal = protectedWriteRefusal(target.file, relativePath, context.protectedPaths);
+  return refusal === undefined ? target : { ok: false, reason: refusal };
+}
+
 /** Writes a whole file inside the tree (its folders made), unless it is protected. */
 export async function writeTool(
   context: ToolContext,
   input: { path: string; content: string },
 ): Promise<string> {
-  const target = await resolveInsideTree(context.root, input.path);
+  const target = await writableFile(context, input.path);
   if (!target.ok) return `error: ${target.reason}`;
-  const refusal = protectedWriteRefusal(target.file, input.path, context.protectedPaths);
-  if (refusal !== undefined) return `error: ${refusal}`;
   try {
     await mkdir(path.dirname(target.file), { recursive: true });
     await writeFile(target.file, input.content);
@@ -69,10 +78,8 @@ export async function editTool(
   context: ToolContext,
   input: { path: string; old_string: string; new_string: string },
 ): Promise<string> {
-  const target = await resolveInsideTree(context.root, input.path);
+  const target = await writableFile(context, input.path);
   if (!target.ok) return `error: ${target.reason}`;
-  const refusal = protectedWriteRefusal(target.file, input.path, context.protectedPaths);
-  if (refusal !== undefined) return `error: ${refusal}`;
   try {
     const text = await readFile(target.file, "utf8");
     const count = input.old_string === "" ? 0 : text.split(input.old_string).length - 1;

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { loadAgent } from "../../definition/load-agent.js";
 import type { ResolvedAgent } from "../../definition/types.js";
-import { CloserError, isCloserError, wholeNumberAtLeastOne } from "../../errors.js";
+import { CloserError, wholeNumberAtLeastOne } from "../../errors.js";
 import { resolveRepo } from "../../github/resolve-repo.js";
 import {
   describeJobWork,
@@ -13,11 +13,11 @@ import {
   type QueueJobData,
   reachableRedis,
 } from "../../queue/index.js";
-import { exitCodeOfError } from "../../run/exit-code.js";
 import { githubClientFor } from "../../run/github-client-for.js";
 import { readTaskFile } from "../../run/task-file.js";
 import { getRemoteUrl } from "../../workspace/git.js";
 import { type OptionHelp, parseParameterFlags } from "../run/parameter-flags.js";
+import { exitCodeAfterError } from "./error-exit.js";
 
 /** `closer enqueue`'s options as commander parses them. */
 export interface EnqueueFlags {
@@ -98,9 +98,7 @@ export async function enqueueFromCommandLine(
     }
     return 0;
   } catch (error) {
-    if (!isCloserError(error)) throw error;
-    process.stderr.write(`closer: ${error.describe()}\n`);
-    return exitCodeOfError(error);
+    return exitCodeAfterError(error);
   }
 }
 

@@ -1,4 +1,4 @@
-import { CloserError, isCloserError } from "../../errors.js";
+import { CloserError } from "../../errors.js";
 import {
   formatJobTable,
   listJobs,
@@ -6,7 +6,7 @@ import {
   reachableRedis,
   retryJob,
 } from "../../queue/index.js";
-import { exitCodeOfError } from "../../run/exit-code.js";
+import { exitCodeAfterError } from "./error-exit.js";
 
 /** `closer queue`'s options as commander parses them. */
 export interface QueueFlags {
@@ -78,8 +78,6 @@ async function withQueue(
     }
     return 0;
   } catch (error) {
-    if (!isCloserError(error)) throw error;
-    process.stderr.write(`closer: ${error.describe()}\n`);
-    return exitCodeOfError(error);
+    return exitCodeAfterError(error);
   }
 }

@@ -2,13 +2,11 @@ import { resolve } from "node:path";
 import { applyCliOverrides } from "../../definition/apply-cli-overrides.js";
 import { loadAgent } from "../../definition/load-agent.js";
 import type { ResolvedAgent } from "../../definition/types.js";
-import { isCloserError } from "../../errors.js";
 import type { TaskInfo } from "../../record/run-state.js";
 import { makeRedactor } from "../../record/secret-redactor.js";
 import {
   describeOutcome,
   EXIT_CODES,
-  exitCodeOfError,
   exitCodeOfOutcome,
   exitCodeOfSignal,
   formatBatchTable,
@@ -31,6 +29,7 @@ import {
   type RunMode,
   readRunInvocation,
 } from "../run/run-invocation.js";
+import { exitCodeAfterError } from "./error-exit.js";
 
 const writeError = (text: string) => {
   process.stderr.write(text);
@@ -79,9 +78,7 @@ export async function runFromCommandLine(
       { write: writeError },
     );
   } catch (error) {
-    if (!isCloserError(error)) throw error;
-    writeError(`closer: ${error.describe()}\n`);
-    return exitCodeOfError(error);
+    return exitCodeAfterError(error);
   }
 }
 

@@ -1,11 +1,12 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { isCloserError, wholeNumberAtLeastOne } from "../../errors.js";
+import { wholeNumberAtLeastOne } from "../../errors.js";
 import { DEFAULT_STALLED_INTERVAL_MS, reachableRedis, runWorker } from "../../queue/index.js";
 import { makeRedactor } from "../../record/secret-redactor.js";
-import { exitCodeOfError, exitCodeOfSignal } from "../../run/exit-code.js";
+import { exitCodeOfSignal } from "../../run/exit-code.js";
 import { makeProgressReporter, shouldColor } from "../progress.js";
 import { withInterrupt } from "../run/interrupt.js";
+import { exitCodeAfterError } from "./error-exit.js";
 
 /** `closer worker`'s options as commander parses them. */
 export interface WorkerFlags {
@@ -64,9 +65,7 @@ export async function workerFromCommandLine(flags: WorkerFlags): Promise<number>
     );
     return stopped === undefined ? 0 : exitCodeOfSignal(stopped);
   } catch (error) {
-    if (!isCloserError(error)) throw error;
-    writeError(`closer: ${error.describe()}\n`);
-    return exitCodeOfError(error);
+    return exitCodeAfterError(error);
   }
 }
 
