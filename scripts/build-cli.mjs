@@ -1,22 +1,24 @@
-// Bundles the `closer` command into dist/bin/ (docs/cli.md#start-up): one
-// entry, closer.js, and chunks that each command loads on first use, so a
-// command reads a handful of files instead of hundreds. The library
-// (dist/index.js, dist/testing/) stays tsc's output.
-import { rm } from "node:fs/promises";
+// Bundles the `closer` command into dist/bin/ (docs/cli.md#start-up): the
+// command bundle, closer-core.cjs, one CommonJS file a command runs from its
+// V8 code cache (docs/cli.md#code-cache), and closer.js, the small entry
+// that loads it with that cache. The library (dist/index.js, dist/testing/)
+// stays tsc's output.
+import { createHash } from "node:crypto";
+import { chmod, readFile, rm, writeFile } from "node:fs/promises";
 import { build } from "esbuild";
 
 const OUT_DIR = "dist/bin";
 
 /**
  * Left to Node's resolution at run time: the Claude Agent SDK and the sandbox
- * runtime find files of their own next to their code, Octokit is loaded only
- * for GitHub work, and ajv, ajv-formats and yaml are required on first use
- * (createRequire) by code that stays synchronous; bullmq and ioredis only by the
- * queue commands.
+ * runtime find files of their own next to their code; ajv, ajv-formats and
+ * yaml are required on first use (createRequire) by code that stays
+ * synchronous; the AI SDK (CommonJS builds), BullMQ and ioredis are loaded by
+ * the paths that use them. Octokit, ES modules only, is inside the bundle:
+ * CommonJS could load it only through require(esm).
  */
 const EXTERNAL = [
   "@anthropic-ai/*",
-  "@octokit/*",
   "ai",
   "@ai-sdk/*",
   "ajv",
@@ -26,12 +28,16 @@ const EXTERNAL = [
   "ioredis",
 ];
 
-// Bundled CommonJS (handlebars) calls require() for Node's own modules, which
-// an ES module does not have: every file gets one.
-const REQUIRE_BANNER = [
-  'import { createRequire as __closerCreateRequire } from "node:module";',
-  "const require = __closerCreateRequire(import.meta.url);",
-].join("\n");
+/**
+ * The bundle is CommonJS, which has no `import.meta`: its one use, the URL of
+ * the running file (to find package.json, the schemas, a require() base),
+ * becomes the bundle's own file URL.
+ */
+const IMPORT_META_URL = "__closerBundleUrl";
+/** The parameter the entry hands the bundle its `import()` in (src/cli/code-cache.ts). */
+const IMPORT_MODULE = "__closerImportModule";
+// First, so closer's code stays in strict mode as ES modules are (a directive after it would not count).
+const IMPORT_META_URL_BANNER = `"use strict";\nvar ${IMPORT_META_URL} = require("node:url").pathToFileURL(__filename).href;`;
 
 /**
  * zod's classic API re-exports every locale's messages (`z.locales`), half of
@@ -74,20 +80,85 @@ const handlebarsWithoutSourceMaps = {
   },
 };
 
+/**
+ * The bundle runs through `node:vm` (src/cli/code-cache.ts), where Node 20
+ * resolves no `import()`: closer's one `import()` of a package outside the
+ * bundle (src/import-module.ts) calls the one its entry hands the bundle.
+ */
+const importThroughTheEntry = {
+  name: "import-through-the-entry",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]import-module\.ts$/ }, () => ({
+      contents: `export const importModule = (specifier) => ${IMPORT_MODULE}(specifier);`,
+      loader: "js",
+    }));
+  },
+};
+
+/** Names the `import()` calls left in the bundle, which could not run there. */
+function assertNoDynamicImport(metafile) {
+  const left = Object.values(metafile.outputs).flatMap((output) =>
+    output.imports.filter((item) => item.kind === "dynamic-import").map((item) => item.path),
+  );
+  if (left.length > 0) {
+    throw new Error(
+      `import() left in the bundle: ${left.join(", ")} (use importModule, src/import-module.ts)`,
+    );
+  }
+}
+
+/**
+ * The text with every character outside ASCII written as a `\\u` escape, which
+ * means the same character in a string, a template, a regular expression, an
+ * identifier and a comment; esbuild leaves some in regular expressions and
+ * comments. The entry reads an ASCII bundle without decoding it
+ * (src/cli/code-cache.ts).
+ */
+function asciiOnly(text) {
+  // `\✓` (an escaped character) would become `\\u2713`, which means something else.
+  const escaped = /\\[^\0-\x7f]/.exec(text);
+  if (escaped !== null)
+    throw new Error(`cannot write the bundle in ASCII: ${escaped[0]} at ${escaped.index}`);
+  return text.replace(/[^\0-\x7f]/g, (character) => {
+    const code = character.charCodeAt(0);
+    return `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
 await rm(OUT_DIR, { recursive: true, force: true });
-await build({
-  entryPoints: { closer: "src/cli/main.ts" },
+const core = await build({
+  entryPoints: { "closer-core": "src/cli/main.ts" },
   outdir: OUT_DIR,
-  // Chunks sit beside closer.js: code that reads ../../package.json from
-  // import.meta.url finds it from any of them.
-  chunkNames: "[name]-[hash]",
+  outExtension: { ".js": ".cjs" },
   bundle: true,
-  splitting: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
   external: EXTERNAL,
-  banner: { js: REQUIRE_BANNER },
-  plugins: [englishZodMessagesOnly, handlebarsWithoutSourceMaps],
+  define: { "import.meta.url": IMPORT_META_URL },
+  banner: { js: IMPORT_META_URL_BANNER },
+  plugins: [englishZodMessagesOnly, handlebarsWithoutSourceMaps, importThroughTheEntry],
+  metafile: true,
   logLevel: "warning",
 });
+assertNoDynamicImport(core.metafile);
+
+// The entry names the bundle by its content: a cache made for another build is never read.
+const bundle = asciiOnly(await readFile(`${OUT_DIR}/closer-core.cjs`, "utf8"));
+await writeFile(`${OUT_DIR}/closer-core.cjs`, bundle);
+const bundleId = createHash("sha256").update(bundle).digest("hex").slice(0, 16);
+await build({
+  entryPoints: { closer: "src/cli/launch.ts" },
+  outdir: OUT_DIR,
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  define: { "import.meta.url": IMPORT_META_URL, CLOSER_BUNDLE_ID: JSON.stringify(bundleId) },
+  banner: { js: `#!/usr/bin/env node\n${IMPORT_META_URL_BANNER}` },
+  logLevel: "warning",
+});
+await chmod(`${OUT_DIR}/closer.js`, 0o755);
+// The package is ES modules; the files of dist/bin are CommonJS, which starts
+// without Node's ES module loader (a few milliseconds of every command).
+await writeFile(`${OUT_DIR}/package.json`, `${JSON.stringify({ type: "commonjs" })}\n`);

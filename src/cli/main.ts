@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { stopSandbox } from "../sandbox/sandbox-runtime.js";
 import { runCli } from "./program.js";
 

@@ -1,4 +1,5 @@
 import type { Queue } from "bullmq";
+import { importModule } from "../import-module.js";
 import type { Environment } from "../run/index.js";
 import { QUEUE_NAME, type QueueJobData } from "./job-data.js";
 import {
@@ -20,6 +21,6 @@ export async function reachableRedis(
 
 /** closer's queue on that Redis; the caller closes it. */
 export async function openQueue(connection: RedisConnection): Promise<Queue<QueueJobData>> {
-  const { Queue } = await import("bullmq");
+  const { Queue } = await importModule<typeof import("bullmq")>("bullmq");
   return new Queue<QueueJobData>(QUEUE_NAME, { connection: { ...connection } });
 }

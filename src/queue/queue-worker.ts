@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import type { Job } from "bullmq";
 import { CloserError, isCloserError } from "../errors.js";
 import type { EventListener } from "../events.js";
+import { importModule } from "../import-module.js";
 import { type Environment, makeRunId, makeSerializer, makeSystemClock } from "../run/index.js";
 import {
   describeJobWork,
@@ -48,7 +49,7 @@ const UNRECOVERABLE = new Set([
  * worker closes.
  */
 export async function runWorker(settings: WorkerSettings): Promise<void> {
-  const { Worker } = await import("bullmq");
+  const { Worker } = await importModule<typeof import("bullmq")>("bullmq");
   const serialize = makeSerializer();
   const name = `${hostname()}:${process.pid}`;
   const worker = new Worker<QueueJobData, JobResult>(
@@ -94,7 +95,8 @@ async function processJob(
   context: ProcessContext,
 ): Promise<JobResult> {
   const { settings, name } = context;
-  const { WaitingError, UnrecoverableError } = await import("bullmq");
+  const { WaitingError, UnrecoverableError } =
+    await importModule<typeof import("bullmq")>("bullmq");
   const runId = job.data.runId ?? makeRunId(makeSystemClock());
   await job.updateData({ ...job.data, runId, startedBy: name });
   settings.log(`job ${job.id}: ${describeJobWork(job.data)}: run ${runId} starts`);

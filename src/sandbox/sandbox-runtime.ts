@@ -7,6 +7,7 @@
  * namespaces, where every sandboxed command then fails.
  */
 import { tmpdir } from "node:os";
+import { importModule } from "../import-module.js";
 
 type SandboxLibrary = typeof import("@anthropic-ai/sandbox-runtime");
 export type SandboxManager = SandboxLibrary["SandboxManager"];
@@ -62,7 +63,7 @@ async function probe(): Promise<SandboxSupport> {
   await stopping;
   let manager: SandboxManager;
   try {
-    library = await import("@anthropic-ai/sandbox-runtime");
+    library = await importModule<SandboxLibrary>("@anthropic-ai/sandbox-runtime");
     manager = library.SandboxManager;
   } catch (error) {
     return {

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -31,8 +31,6 @@ const ON_EXIT = `process.on("exit", () => {
 });`;
 
 const PACKAGE_IN_PATH = /node_modules\/((?:@[^/]+\/)?[^/]+)\//;
-/** The comment esbuild writes above each bundled file, e.g. `// node_modules/zod/v4/core/core.js`. */
-const BUNDLED_FILE_COMMENT = /^\/\/ .*node_modules\/((?:@[^/]+\/)?[^/]+)\//gm;
 
 /** From source, through tsx: the module graph the bundle is split along. */
 const FROM_SOURCE = ["--import", TSX_LOADER, MAIN];
@@ -52,6 +50,7 @@ async function filesLoadedBy(
   entry: readonly string[],
   args: readonly string[],
   cwd: string,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<string[]> {
   const list = join(hookDir, `loaded-${++runs}.txt`);
   await writeFile(list, "");
@@ -60,7 +59,7 @@ async function filesLoadedBy(
     ["--import", join(hookDir, "register.mjs"), "--require", join(hookDir, "on-exit.cjs")]
       .concat(entry)
       .concat(args),
-    { cwd, env: { ...process.env, LOADED_MODULES: list, NO_COLOR: "1" }, stdio: "ignore" },
+    { cwd, env: { ...process.env, ...env, LOADED_MODULES: list, NO_COLOR: "1" }, stdio: "ignore" },
   );
   const code = await new Promise((resolve) => child.on("exit", resolve));
   expect(code).toBe(0);
@@ -150,7 +149,7 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
     });
   });
 
-  // The shipped bin, when built: esbuild's path comments name the packages inside its chunks.
+  // The shipped bin, when built: one bundle, whose modules run on first use (docs/cli.md#start-up).
   describe.skipIf(!existsSync(BIN))("the bundled bin", () => {
     it("--help loads commander and none of the libraries a command's work needs", async () => {
       const packages = await packagesTheBinLoads(["--help"], EXAMPLE_REPO);
@@ -161,6 +160,7 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
     it("validate loads the definition's libraries, not Octokit or the Claude Agent SDK", async () => {
       const packages = await packagesTheBinLoads(["validate", "example"], EXAMPLE_REPO);
       expect(packages.has("zod")).toBe(true);
+      expect(packages.has("handlebars")).toBe(true);
       expect(loadedOf(packages, ONLY_FOR_GITHUB_AND_CLAUDE)).toEqual([]);
       expect(loadsAiSdk(packages)).toBe(false);
       // No step of this agent has an output schema: nothing checks one.
@@ -169,15 +169,46 @@ describe("docs/cli.md#start-up a command loads what it uses", () => {
   });
 });
 
-/** The packages the bundled bin loaded: from node_modules, or inside the chunks it read. */
+/**
+ * The packages the bundled bin loaded: from node_modules, or inside the
+ * bundle. esbuild wraps each module the bundle loads on first use in a
+ * function named by its path (`node_modules/zod/v4/core/core.js`); V8's
+ * coverage says which of them ran.
+ */
 async function packagesTheBinLoads(args: readonly string[], cwd: string): Promise<Set<string>> {
+  const coverageDir = join(hookDir, `coverage-${++runs}`);
   const packages = new Set<string>();
-  for (const file of await filesLoadedBy([BIN], args, cwd)) {
-    const direct = PACKAGE_IN_PATH.exec(file)?.[1];
-    if (direct !== undefined) packages.add(direct);
-    if (!file.startsWith(pathToFileURL(dirname(BIN)).href)) continue;
-    const text = await readFile(fileURLToPath(file), "utf8");
-    for (const comment of text.matchAll(BUNDLED_FILE_COMMENT)) packages.add(comment[1] ?? "");
+  const files = await filesLoadedBy([BIN], args, cwd, { NODE_V8_COVERAGE: coverageDir });
+  for (const file of files) {
+    const name = PACKAGE_IN_PATH.exec(file)?.[1];
+    if (name !== undefined) packages.add(name);
   }
+  for (const name of await bundledPackagesRun(coverageDir)) packages.add(name);
   return packages;
+}
+
+/** Packages of the bundle whose module functions ran, by the coverage files in `dir`. */
+async function bundledPackagesRun(dir: string): Promise<string[]> {
+  const bundleUrl = pathToFileURL(join(dirname(BIN), "closer-core.cjs")).href;
+  const ran: string[] = [];
+  for (const file of await readdir(dir)) {
+    const coverage = JSON.parse(await readFile(join(dir, file), "utf8")) as V8Coverage;
+    const bundle = coverage.result.find((script) => script.url === bundleUrl);
+    for (const fn of bundle?.functions ?? []) {
+      const name = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(fn.functionName)?.[1];
+      if (name !== undefined && (fn.ranges[0]?.count ?? 0) > 0) ran.push(name);
+    }
+  }
+  expect(ran.length, "coverage of the bundle (was it run?)").toBeGreaterThan(0);
+  return ran;
+}
+
+interface V8Coverage {
+  readonly result: readonly {
+    readonly url: string;
+    readonly functions: readonly {
+      readonly functionName: string;
+      readonly ranges: readonly { readonly count: number }[];
+    }[];
+  }[];
 }

@@ -10,6 +10,7 @@
  */
 import type { Query, SDKMessage, SettingSource } from "@anthropic-ai/claude-agent-sdk";
 import type { BackendConfig } from "../../definition/types.js";
+import { importModule } from "../../import-module.js";
 import type { Backend, BackendRequest, BackendResponse } from "../../ports.js";
 import { abortedError, errorResponse } from "../backend-errors.js";
 import { makeClaudeProcess } from "./claude-process.js";
@@ -120,7 +121,9 @@ async function runQuery(request: BackendRequest, settings: RunSettings): Promise
       spawn: claudeProcess.spawn,
     });
     // Loaded on the first query: a process that never runs this backend never pays for the SDK.
-    const { query } = await import("@anthropic-ai/claude-agent-sdk");
+    const { query } = await importModule<typeof import("@anthropic-ai/claude-agent-sdk")>(
+      "@anthropic-ai/claude-agent-sdk",
+    );
     const stream = query({ prompt: request.prompt, options });
     const onMessage = request.onCost === undefined ? () => {} : makeRunningCost(request.onCost);
     const ended = await Promise.race([drain(stream, messages, onMessage), stuck.reached]);
