@@ -20,10 +20,15 @@ export const BASELINE_CHECK_ID = "baseline";
  * A resumed run keeps the baseline its first attempt took.
  */
 export async function takeBaseline(run: RunContext): Promise<void> {
+  const { integrity } = run.ports;
   // Kept by this process for the git-state guard, a resumed run's too (docs/integrity.md#git-state).
-  const gitState = await run.ports.integrity.recordGitState();
-  if (run.state.baseline !== undefined) return;
+  const recording = integrity.recordGitState();
+  if (run.state.baseline !== undefined) {
+    await recording;
+    return;
+  }
   if (run.state.iteration > 0) {
+    await recording;
     warn(
       run,
       run.state.iteration,
@@ -32,15 +37,20 @@ export async function takeBaseline(run: RunContext): Promise<void> {
     return;
   }
   const startedMs = run.ports.clock.now();
-  const dirtyFiles = await run.ports.integrity.listDirtyFiles();
-  const commit = await run.ports.integrity.readHeadCommit().catch(() => "");
+  const conditions = baselineConditions(run.agent);
+  // Nothing has run in the tree yet, and these only read it: git is asked all at once
+  // (docs/performance.md#run-start).
+  const [gitState, dirtyFiles, commit, fingerprint] = await Promise.all([
+    recording,
+    integrity.listDirtyFiles(),
+    integrity.readHeadCommit().catch(() => ""),
+    readPhaseFingerprint(
+      run,
+      conditions.map((condition) => condition.validator),
+    ),
+  ]);
   const checks: { validator: string; valid: boolean; durationMs: number; tests?: number }[] = [];
   const inventories: Record<string, TestInventory> = {};
-  const conditions = baselineConditions(run.agent);
-  const fingerprint = await readPhaseFingerprint(
-    run,
-    conditions.map((condition) => condition.validator),
-  );
   const concurrency = phaseConcurrency(Object.values(run.agent.registry.completionSteps));
   const outcomes = await runConditions(
     conditions,
@@ -60,7 +70,7 @@ export async function takeBaseline(run: RunContext): Promise<void> {
   // A check the abort stopped measured nothing: a resumed run takes the baseline again.
   if (run.signal.aborted) return;
   // After the checks ran: what running them writes is part of the start, not the model's doing.
-  const protectedFiles = await run.ports.integrity.fingerprintProtected();
+  const protectedFiles = await integrity.fingerprintProtected();
   const baseline: Baseline = {
     takenAt: isoTime(run),
     ...(commit === "" ? {} : { commit }),

@@ -1,6 +1,5 @@
 import type { ResolvedAgent, ValidatorDefinition } from "../definition/types.js";
 import { CloserError } from "../errors.js";
-import { isInsideGitRepository } from "../workspace/index.js";
 
 /** `git` as a program of a shell line: `git status`, `npm test && git diff`, `/usr/bin/git log`. */
 const RUNS_GIT = /(?:^|[\s;&|(`/])git(?=$|[\s;&|)`])/;
@@ -50,12 +49,12 @@ export function listGitNeeds(agent: ResolvedAgent, shape: RunShape): string[] {
  * forever, or pass for the wrong reason. A run that needs no git goes on, with
  * the warning returned.
  */
-export async function checkGitRepository(
+export function checkGitRepository(
   agent: ResolvedAgent,
   cwd: string,
-  shape: RunShape,
-): Promise<string[]> {
-  if (await isInsideGitRepository(cwd)) return [];
+  shape: RunShape & { readonly inside: boolean },
+): string[] {
+  if (shape.inside) return [];
   const needs = listGitNeeds(agent, shape);
   if (needs.length > 0) {
     throw new CloserError(

@@ -6,6 +6,7 @@ import {
   branchLockKey,
   canonicalPath,
   excludeCloserFiles,
+  type GitPlace,
   getMainWorktreeRoot,
   type HeldLock,
   issueLockKey,
@@ -32,6 +33,8 @@ export interface PrepareTreeOptions {
   readonly agent: ResolvedAgent;
   /** The project folder (inside the repository). */
   readonly cwd: string;
+  /** Where the project folder is in git. */
+  readonly place: GitPlace;
   readonly runId: string;
   readonly issue?: number;
   readonly useWorktree: boolean;
@@ -126,7 +129,12 @@ async function acquireLocks(
   };
   try {
     for (const request of requests) {
-      const acquired = await acquireLock({ cwd: options.cwd, runId: options.runId, ...request });
+      const acquired = await acquireLock({
+        cwd: options.cwd,
+        place: options.place,
+        runId: options.runId,
+        ...request,
+      });
       held.push(acquired.lock);
       warnings.push(...acquired.warnings);
     }

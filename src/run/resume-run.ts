@@ -1,3 +1,4 @@
+import { readGitPlace } from "../workspace/index.js";
 import { githubClientFor } from "./github-client-for.js";
 import { runInTree } from "./run-in-tree.js";
 import { withRunLock } from "./run-lock.js";
@@ -23,7 +24,8 @@ export interface ResumeRunOptions extends RunBaseOptions, GithubRunOptions {
  */
 export async function resumeRun(options: ResumeRunOptions): Promise<RunOutcome> {
   const base = await resolveRunBase(options);
-  return withRunLock(base.cwd, options.resume, async (warnings) => {
+  const place = await readGitPlace(base.cwd);
+  return withRunLock({ cwd: base.cwd, place }, options.resume, async (warnings) => {
     const state = await readRunToResume(base, options.resume, {
       ...(options.rebuild === undefined ? {} : { rebuild: options.rebuild }),
     });
@@ -37,6 +39,7 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunOutcome> 
             client: await githubClientFor(base, options),
           };
     return runInTree(base, {
+      place,
       start: { resumed: state },
       ...(issue === undefined ? {} : { issue }),
       useWorktree: state.worktree !== undefined,

@@ -3,6 +3,7 @@ import type { RunStart } from "../loop/index.js";
 import { runAgent } from "../loop/index.js";
 import { ensureRunsDirWritable } from "../record/runs-dir-access.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
+import type { GitPlace } from "../workspace/index.js";
 import { type FinishIssue, finishAfterLoop } from "./after-loop.js";
 import { makeBranchWork } from "./branch-conditions.js";
 import { keepDecisionFileOutOfGit } from "./exclude-decision-file.js";
@@ -15,6 +16,8 @@ import { preloadBackends, type RunBase, resolveBackend, settingsFor } from "./ru
 
 /** One task in its working tree. */
 export interface TreeJob {
+  /** Where the project folder is in git (readGitPlace). */
+  readonly place: GitPlace;
   /** A new run's task, or the state of a run to resume. */
   readonly start: RunStart;
   readonly issue?: FinishIssue;
@@ -40,13 +43,15 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
   const runId = resumed?.runId ?? base.runId;
   preloadBackends(base);
   await ensureRunsDirWritable(base.runsDir);
-  const gitWarnings = await checkGitRepository(base.agent, base.cwd, {
+  const gitWarnings = checkGitRepository(base.agent, base.cwd, {
     worktree: job.useWorktree,
     issue: job.issue !== undefined,
+    inside: job.place.insideWorkTree,
   });
   const tree = await prepareTree({
     agent: base.agent,
     cwd: base.cwd,
+    place: job.place,
     runId,
     ...(job.issue === undefined ? {} : { issue: job.issue.number }),
     useWorktree: job.useWorktree,

@@ -1,4 +1,6 @@
+import { resolve } from "node:path";
 import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
+import { readGitPlace } from "../workspace/index.js";
 import { githubClientFor } from "./github-client-for.js";
 import { makeIssueTask } from "./issue-task.js";
 import { runInTree } from "./run-in-tree.js";
@@ -22,6 +24,8 @@ export interface IssueRunOptions extends RunBaseOptions, GithubRunOptions {
  */
 export async function runIssue(options: IssueRunOptions): Promise<RunOutcome> {
   wholeNumberAtLeastOne("--issue", options.issue);
+  const reading = readGitPlace(resolve(options.cwd));
+  reading.catch(() => undefined);
   const base = await resolveCheckedRunBase(options);
   const client = await githubClientFor(base, options);
   const issue = await client.getIssue(options.issue);
@@ -33,8 +37,10 @@ export async function runIssue(options: IssueRunOptions): Promise<RunOutcome> {
     });
   }
   const { task, args } = makeIssueTask(issue, options.args);
-  return withRunLock(base.cwd, base.runId, (warnings) =>
+  const place = await reading;
+  return withRunLock({ cwd: base.cwd, place }, base.runId, (warnings) =>
     runInTree(base, {
+      place,
       start: { task, args },
       issue: { number: issue.number, title: issue.title, client },
       useWorktree: options.worktree !== false,

@@ -1,4 +1,10 @@
-import { acquireLock, runLockKey } from "../workspace/index.js";
+import { acquireLock, type GitPlace, runLockKey } from "../workspace/index.js";
+
+/** The project folder a run starts in, and where it is in git (read once: readGitPlace). */
+export interface RunFolder {
+  readonly cwd: string;
+  readonly place: GitPlace;
+}
 
 /**
  * Does `work` holding the lock of run `runId` (docs/integrity.md#run-lock), so
@@ -7,11 +13,12 @@ import { acquireLock, runLockKey } from "../workspace/index.js";
  * recovered (the process of a killed run).
  */
 export async function withRunLock<T>(
-  cwd: string,
+  folder: RunFolder,
   runId: string,
   work: (warnings: readonly string[]) => Promise<T>,
 ): Promise<T> {
-  const { lock, warnings } = await acquireLock({ cwd, key: runLockKey(runId), runId });
+  const { cwd, place } = folder;
+  const { lock, warnings } = await acquireLock({ cwd, place, key: runLockKey(runId), runId });
   try {
     return await work(warnings);
   } finally {

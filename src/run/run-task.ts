@@ -1,4 +1,6 @@
+import { resolve } from "node:path";
 import type { TaskInfo } from "../record/run-state.js";
+import { readGitPlace } from "../workspace/index.js";
 import { runInTree } from "./run-in-tree.js";
 import { withRunLock } from "./run-lock.js";
 import type { RunBaseOptions, RunOutcome } from "./run-options.js";
@@ -23,12 +25,17 @@ export async function runTask(options: TaskRunOptions): Promise<RunOutcome> {
     what: "the task",
     fix: "put the large part (logs, data) in a file of the project and name that file in the task",
   });
+  // Git is asked where the folder is while the agent is checked (docs/performance.md#run-start).
+  const reading = readGitPlace(resolve(options.cwd));
+  reading.catch(() => undefined);
   const base = await resolveCheckedRunBase(options);
+  const place = await reading;
   const useWorktree =
     options.worktree !== false &&
     (options.branch !== undefined || options.agent.runner.worktree.enabled);
-  return withRunLock(base.cwd, base.runId, (warnings) =>
+  return withRunLock({ cwd: base.cwd, place }, base.runId, (warnings) =>
     runInTree(base, {
+      place,
       start: { task: options.task, args: options.args ?? {} },
       useWorktree,
       ...(useWorktree ? { branch: options.branch ?? `closer/task-${base.runId}` } : {}),

@@ -3,6 +3,7 @@
 export * from "./changes-since.js";
 export * from "./finish-worktree.js";
 export * from "./git.js";
+export * from "./git-place.js";
 export * from "./git-worktree.js";
 export * from "./list-worktrees.js";
 export * from "./lock.js";

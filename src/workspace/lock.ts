@@ -10,7 +10,7 @@ import { link, mkdir, readdir, readFile, rename, unlink, writeFile } from "node:
 import os from "node:os";
 import path from "node:path";
 import { CloserError } from "../errors.js";
-import { runGit } from "./git.js";
+import { type GitPlace, readGitPlace } from "./git-place.js";
 
 /** What a lock file holds. */
 export interface LockHolder {
@@ -39,6 +39,8 @@ export interface AcquireLockOptions {
   readonly runId: string;
   readonly worktreePath?: string;
   readonly branch?: string;
+  /** Where `cwd` is in git, when the caller read it already (default: read here). */
+  readonly place?: GitPlace;
   /** Injected for tests; default: the current time. */
   readonly now?: () => Date;
 }
@@ -71,9 +73,13 @@ export function treeLockKey(realPath: string): string {
 
 /** Folder of the lock files of the repository that holds `cwd`; outside git, `<cwd>/.closer/locks`. */
 export async function getLocksDir(cwd: string): Promise<string> {
-  const found = await runGit(cwd, ["rev-parse", "--git-common-dir"], { allowFailure: true });
-  if (found.exitCode !== 0) return path.join(path.resolve(cwd), ".closer", "locks");
-  return path.join(path.resolve(cwd, found.stdout.replace(/\n$/, "")), "closer", "locks");
+  return locksDirOf(cwd, await readGitPlace(cwd));
+}
+
+/** Folder of the lock files for `cwd`, whose place in git is known. */
+export function locksDirOf(cwd: string, place: GitPlace): string {
+  if (place.commonDir === undefined) return path.join(path.resolve(cwd), ".closer", "locks");
+  return path.join(place.commonDir, "closer", "locks");
 }
 
 /** True when the process still exists; a holder on another host counts as alive. */
@@ -212,7 +218,10 @@ function makeHeldLock(lockPath: string, holder: LockHolder): HeldLock {
  * and run id; a holder that died on this host → recovered, with a warning.
  */
 export async function acquireLock(options: AcquireLockOptions): Promise<AcquiredLock> {
-  const locksDir = await getLocksDir(options.cwd);
+  const locksDir =
+    options.place === undefined
+      ? await getLocksDir(options.cwd)
+      : locksDirOf(options.cwd, options.place);
   await mkdir(locksDir, { recursive: true });
   const lockPath = path.join(locksDir, `${options.key}.lock`);
   const holder: LockHolder = {
