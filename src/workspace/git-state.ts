@@ -14,6 +14,12 @@ import { dirname, join, relative, sep } from "node:path";
 interface KeptFile {
   readonly content: Buffer;
   readonly mode: number;
+  /**
+   * Device, inode, size, modification and change time when it was read, if
+   * it was last changed long enough before: the same identity later is the
+   * same content, which is then not read again (docs/integrity.md#git-state).
+   */
+  readonly identity?: string;
 }
 
 /** The git state of a repository at one moment, by path relative to the common git dir. */
@@ -32,6 +38,13 @@ export interface GitStateChange {
 
 /** Folders of the common git dir whose every file is part of the state. */
 const KEPT_FOLDERS = ["hooks", "info"] as const;
+
+/**
+ * A file changed this recently may be written again within the same tick of
+ * the file system's clock, leaving its times as they were: its identity is
+ * not trusted (git's "racily clean" files).
+ */
+const SETTLED_MS = 2_000;
 
 /** The shared config file, whose branch sections git itself writes (see `splitBranchSections`). */
 const SHARED_CONFIG = "config";
@@ -85,6 +98,7 @@ function restoredContent(path: string, kept: KeptFile, current: KeptFile | undef
 export async function recordGitState(
   commonDir: string,
   gitDir = commonDir,
+  settledMs = SETTLED_MS,
 ): Promise<GitStateRecord> {
   // `commondir` says where the git dir is: one the model wrote would point closer's git at a config of its own.
   const singleFiles = ["config", "config.worktree", "commondir"];
@@ -94,7 +108,7 @@ export async function recordGitState(
       singleFiles.push(join(worktreeDir, name).split(sep).join("/"));
     }
   }
-  return { commonDir, singleFiles, files: readState(commonDir, singleFiles) };
+  return { commonDir, singleFiles, files: readState(commonDir, singleFiles, new Map(), settledMs) };
 }
 
 /** The record's files with their sha256 (12 hex), for run.json. */
@@ -108,7 +122,7 @@ export function fingerprintGitState(record: GitStateRecord): Record<string, stri
 
 /** What differs now from the record (a changed permission counts as changed). */
 export async function compareGitState(record: GitStateRecord): Promise<GitStateChange[]> {
-  const now = readState(record.commonDir, record.singleFiles);
+  const now = readState(record.commonDir, record.singleFiles, record.files);
   const changes: GitStateChange[] = [];
   for (const [path, kept] of record.files) {
     const current = now.get(path);
@@ -126,7 +140,7 @@ export async function restoreGitState(
   record: GitStateRecord,
   changes: readonly GitStateChange[],
 ): Promise<void> {
-  const now = readState(record.commonDir, record.singleFiles);
+  const now = readState(record.commonDir, record.singleFiles, record.files);
   for (const change of changes) {
     const target = join(record.commonDir, change.path);
     const kept = record.files.get(change.path);
@@ -142,16 +156,31 @@ export async function restoreGitState(
 
 /**
  * Reads the files synchronously: a handful of small files after every query,
- * where the thread pool's round trips would cost more than the reads.
+ * where the thread pool's round trips would cost more than the reads. A file
+ * whose identity is the one `known` has for it is not read again.
  */
-function readState(commonDir: string, singleFiles: readonly string[]): Map<string, KeptFile> {
-  const files = new Map<string, KeptFile>();
+function readState(
+  commonDir: string,
+  singleFiles: readonly string[],
+  known: ReadonlyMap<string, KeptFile> = new Map(),
+  settledMs = SETTLED_MS,
+): Map<string, KeptFile> {
+  const settledBeforeMs = Date.now() - settledMs;
+  const reader: StateReader = { commonDir, known, files: new Map(), settledBeforeMs };
   for (const path of singleFiles) {
-    readInto(files, commonDir, path);
-    if (isEmptyWorktreeConfig(path, files.get(path))) files.delete(path);
+    readInto(reader, path);
+    if (isEmptyWorktreeConfig(path, reader.files.get(path))) reader.files.delete(path);
   }
-  for (const folder of KEPT_FOLDERS) walk(files, commonDir, folder);
-  return files;
+  for (const folder of KEPT_FOLDERS) walk(reader, folder);
+  return reader.files;
+}
+
+interface StateReader {
+  readonly commonDir: string;
+  readonly known: ReadonlyMap<string, KeptFile>;
+  readonly files: Map<string, KeptFile>;
+  /** A file last changed before this is settled: its identity is kept. */
+  readonly settledBeforeMs: number;
 }
 
 /**
@@ -163,27 +192,35 @@ function isEmptyWorktreeConfig(path: string, file: KeptFile | undefined): boolea
   return file !== undefined && file.content.length === 0 && path.endsWith("config.worktree");
 }
 
-function walk(files: Map<string, KeptFile>, commonDir: string, folder: string): void {
+function walk(reader: StateReader, folder: string): void {
   let entries: Dirent[];
   try {
-    entries = readdirSync(join(commonDir, folder), { withFileTypes: true });
+    entries = readdirSync(join(reader.commonDir, folder), { withFileTypes: true });
   } catch {
     return;
   }
   for (const entry of entries) {
     const path = `${folder}/${entry.name}`;
-    if (entry.isDirectory()) walk(files, commonDir, path);
-    else readInto(files, commonDir, path);
+    if (entry.isDirectory()) walk(reader, path);
+    else readInto(reader, path);
   }
 }
 
 /** A file, or a symlink or other entry kept by what it is (so planting one counts as added). */
-function readInto(files: Map<string, KeptFile>, commonDir: string, path: string): void {
-  const full = join(commonDir, path);
-  const info = lstatSync(full, { throwIfNoEntry: false });
+function readInto(reader: StateReader, path: string): void {
+  const full = join(reader.commonDir, path);
+  const info = lstatSync(full, { bigint: true, throwIfNoEntry: false });
   if (info === undefined || info.isDirectory()) return;
+  const identity = [info.dev, info.ino, info.size, info.mtimeNs, info.ctimeNs].join(":");
+  const known = reader.known.get(path);
+  if (known?.identity !== undefined && known.identity === identity) {
+    reader.files.set(path, known);
+    return;
+  }
   const content = info.isFile()
     ? readFileSync(full)
     : Buffer.from(`not a file (mode ${info.mode.toString(8)})`);
-  files.set(path, { content, mode: info.mode & 0o7777 });
+  const settled = Number(info.ctimeMs) < reader.settledBeforeMs;
+  const mode = Number(info.mode) & 0o7777;
+  reader.files.set(path, { content, mode, ...(settled ? { identity } : {}) });
 }
