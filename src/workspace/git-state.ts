@@ -14,12 +14,17 @@ import { dirname, join, relative, sep } from "node:path";
 interface KeptFile {
   readonly content: Buffer;
   readonly mode: number;
-  /**
-   * Device, inode, size, modification and change time when it was read, if
-   * it was last changed long enough before: the same identity later is the
-   * same content, which is then not read again (docs/integrity.md#git-state).
-   */
-  readonly identity?: string;
+}
+
+/**
+ * The files as last read, each with its identity (device, inode, size,
+ * modification and change time): a file whose identity is the same later
+ * has the same content, and is not read again (docs/integrity.md#file-identity).
+ * Only files last changed `settledMs` or more before they were read are kept.
+ */
+interface ReadCache {
+  readonly files: Map<string, KeptFile & { readonly identity: string }>;
+  readonly settledMs: number;
 }
 
 /** The git state of a repository at one moment, by path relative to the common git dir. */
@@ -28,6 +33,8 @@ export interface GitStateRecord {
   /** Relative paths of single files (config files); absent ones are not in `files`. */
   readonly singleFiles: readonly string[];
   readonly files: ReadonlyMap<string, KeptFile>;
+  /** What later reads of the state need not read again. */
+  readonly reads: ReadCache;
 }
 
 /** How one path of the git state differs from the record. */
@@ -108,7 +115,8 @@ export async function recordGitState(
       singleFiles.push(join(worktreeDir, name).split(sep).join("/"));
     }
   }
-  return { commonDir, singleFiles, files: readState(commonDir, singleFiles, new Map(), settledMs) };
+  const reads: ReadCache = { files: new Map(), settledMs };
+  return { commonDir, singleFiles, files: readState(commonDir, singleFiles, reads), reads };
 }
 
 /** The record's files with their sha256 (12 hex), for run.json. */
@@ -122,7 +130,7 @@ export function fingerprintGitState(record: GitStateRecord): Record<string, stri
 
 /** What differs now from the record (a changed permission counts as changed). */
 export async function compareGitState(record: GitStateRecord): Promise<GitStateChange[]> {
-  const now = readState(record.commonDir, record.singleFiles, record.files);
+  const now = readState(record.commonDir, record.singleFiles, record.reads);
   const changes: GitStateChange[] = [];
   for (const [path, kept] of record.files) {
     const current = now.get(path);
@@ -140,7 +148,7 @@ export async function restoreGitState(
   record: GitStateRecord,
   changes: readonly GitStateChange[],
 ): Promise<void> {
-  const now = readState(record.commonDir, record.singleFiles, record.files);
+  const now = readState(record.commonDir, record.singleFiles, record.reads);
   for (const change of changes) {
     const target = join(record.commonDir, change.path);
     const kept = record.files.get(change.path);
@@ -157,16 +165,15 @@ export async function restoreGitState(
 /**
  * Reads the files synchronously: a handful of small files after every query,
  * where the thread pool's round trips would cost more than the reads. A file
- * whose identity is the one `known` has for it is not read again.
+ * whose identity is the one it had when last read is not read again.
  */
 function readState(
   commonDir: string,
   singleFiles: readonly string[],
-  known: ReadonlyMap<string, KeptFile> = new Map(),
-  settledMs = SETTLED_MS,
+  cache: ReadCache,
 ): Map<string, KeptFile> {
-  const settledBeforeMs = Date.now() - settledMs;
-  const reader: StateReader = { commonDir, known, files: new Map(), settledBeforeMs };
+  const settledBeforeMs = Date.now() - cache.settledMs;
+  const reader: StateReader = { commonDir, cache, files: new Map(), settledBeforeMs };
   for (const path of singleFiles) {
     readInto(reader, path);
     if (isEmptyWorktreeConfig(path, reader.files.get(path))) reader.files.delete(path);
@@ -177,7 +184,7 @@ function readState(
 
 interface StateReader {
   readonly commonDir: string;
-  readonly known: ReadonlyMap<string, KeptFile>;
+  readonly cache: ReadCache;
   readonly files: Map<string, KeptFile>;
   /** A file last changed before this is settled: its identity is kept. */
   readonly settledBeforeMs: number;
@@ -212,15 +219,19 @@ function readInto(reader: StateReader, path: string): void {
   const info = lstatSync(full, { bigint: true, throwIfNoEntry: false });
   if (info === undefined || info.isDirectory()) return;
   const identity = [info.dev, info.ino, info.size, info.mtimeNs, info.ctimeNs].join(":");
-  const known = reader.known.get(path);
-  if (known?.identity !== undefined && known.identity === identity) {
-    reader.files.set(path, known);
+  const cached = reader.cache.files.get(path);
+  if (cached?.identity === identity) {
+    reader.files.set(path, cached);
     return;
   }
   const content = info.isFile()
     ? readFileSync(full)
     : Buffer.from(`not a file (mode ${info.mode.toString(8)})`);
-  const settled = Number(info.ctimeMs) < reader.settledBeforeMs;
-  const mode = Number(info.mode) & 0o7777;
-  reader.files.set(path, { content, mode, ...(settled ? { identity } : {}) });
+  const file = { content, mode: Number(info.mode) & 0o7777 };
+  reader.files.set(path, file);
+  if (Number(info.ctimeMs) < reader.settledBeforeMs) {
+    reader.cache.files.set(path, { ...file, identity });
+  } else {
+    reader.cache.files.delete(path);
+  }
 }
