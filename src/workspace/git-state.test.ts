@@ -79,7 +79,7 @@ describe("the git state (docs/integrity.md#git-state)", () => {
     await writeFile(hook, "#!/bin/sh\nexit 0\n");
     await writeFile(path.join(gitDir, "info/exclude"), "scratch/\n");
     // Every file counts as settled, so each is compared by its identity first.
-    const record = await recordGitState(gitDir, gitDir, Number.NEGATIVE_INFINITY);
+    const record = await recordGitState(gitDir, gitDir, () => Number.POSITIVE_INFINITY);
     expect(await compareGitState(record)).toEqual([]);
     // Its times to the nanosecond, kept on another file and set back after the write.
     const times = path.join(repo.dir, "..", `times-${path.basename(repo.dir)}`);

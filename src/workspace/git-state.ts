@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
+import { identityOf, settledIdentity } from "../integrity/file-identity.js";
 
 /** One file as it was: its bytes and permission bits. */
 interface KeptFile {
@@ -20,11 +21,12 @@ interface KeptFile {
  * The files as last read, each with its identity (device, inode, size,
  * modification and change time): a file whose identity is the same later
  * has the same content, and is not read again (docs/integrity.md#file-identity).
- * Only files last changed `settledMs` or more before they were read are kept.
+ * Only files that had settled when they were read are kept.
  */
 interface ReadCache {
   readonly files: Map<string, KeptFile & { readonly identity: string }>;
-  readonly settledMs: number;
+  /** The clock the settling is measured by (milliseconds since the epoch). */
+  readonly now: () => number;
 }
 
 /** The git state of a repository at one moment, by path relative to the common git dir. */
@@ -45,13 +47,6 @@ export interface GitStateChange {
 
 /** Folders of the common git dir whose every file is part of the state. */
 const KEPT_FOLDERS = ["hooks", "info"] as const;
-
-/**
- * A file changed this recently may be written again within the same tick of
- * the file system's clock, leaving its times as they were: its identity is
- * not trusted (git's "racily clean" files).
- */
-const SETTLED_MS = 2_000;
 
 /** The shared config file, whose branch sections git itself writes (see `splitBranchSections`). */
 const SHARED_CONFIG = "config";
@@ -105,7 +100,7 @@ function restoredContent(path: string, kept: KeptFile, current: KeptFile | undef
 export async function recordGitState(
   commonDir: string,
   gitDir = commonDir,
-  settledMs = SETTLED_MS,
+  now: () => number = Date.now,
 ): Promise<GitStateRecord> {
   // `commondir` says where the git dir is: one the model wrote would point closer's git at a config of its own.
   const singleFiles = ["config", "config.worktree", "commondir"];
@@ -115,7 +110,7 @@ export async function recordGitState(
       singleFiles.push(join(worktreeDir, name).split(sep).join("/"));
     }
   }
-  const reads: ReadCache = { files: new Map(), settledMs };
+  const reads: ReadCache = { files: new Map(), now };
   return { commonDir, singleFiles, files: readState(commonDir, singleFiles, reads), reads };
 }
 
@@ -172,8 +167,7 @@ function readState(
   singleFiles: readonly string[],
   cache: ReadCache,
 ): Map<string, KeptFile> {
-  const settledBeforeMs = Date.now() - cache.settledMs;
-  const reader: StateReader = { commonDir, cache, files: new Map(), settledBeforeMs };
+  const reader: StateReader = { commonDir, cache, files: new Map(), nowMs: cache.now() };
   for (const path of singleFiles) {
     readInto(reader, path);
     if (isEmptyWorktreeConfig(path, reader.files.get(path))) reader.files.delete(path);
@@ -186,8 +180,7 @@ interface StateReader {
   readonly commonDir: string;
   readonly cache: ReadCache;
   readonly files: Map<string, KeptFile>;
-  /** A file last changed before this is settled: its identity is kept. */
-  readonly settledBeforeMs: number;
+  readonly nowMs: number;
 }
 
 /**
@@ -218,9 +211,8 @@ function readInto(reader: StateReader, path: string): void {
   const full = join(reader.commonDir, path);
   const info = lstatSync(full, { bigint: true, throwIfNoEntry: false });
   if (info === undefined || info.isDirectory()) return;
-  const identity = [info.dev, info.ino, info.size, info.mtimeNs, info.ctimeNs].join(":");
   const cached = reader.cache.files.get(path);
-  if (cached?.identity === identity) {
+  if (cached !== undefined && cached.identity === identityOf(info)) {
     reader.files.set(path, cached);
     return;
   }
@@ -229,9 +221,7 @@ function readInto(reader: StateReader, path: string): void {
     : Buffer.from(`not a file (mode ${info.mode.toString(8)})`);
   const file = { content, mode: Number(info.mode) & 0o7777 };
   reader.files.set(path, file);
-  if (Number(info.ctimeMs) < reader.settledBeforeMs) {
-    reader.cache.files.set(path, { ...file, identity });
-  } else {
-    reader.cache.files.delete(path);
-  }
+  const identity = settledIdentity(info, reader.nowMs);
+  if (identity === undefined) reader.cache.files.delete(path);
+  else reader.cache.files.set(path, { ...file, identity });
 }
