@@ -84,7 +84,10 @@ function iterationFileName(iteration: number, extension: string, label?: string)
  * an ended run (any other status) is also synced to the disk before it is
  * renamed into place, so the end of a run survives a crash of the machine
  * too. Syncing every iteration would make each one wait on the disk for a
- * state the next iteration replaces.
+ * state the next iteration replaces. A running state with `checking` (a
+ * declaration's checks starting) is instead one line appended to
+ * `run-marks.jsonl`, amending the last run.json this process wrote;
+ * `readRunState` reads the two together (docs/record.md#state-marks).
  *
  * A failed write rejects its own promise with a `record_error` naming the
  * file and the cause, and is reported again by every later `saveState` (which
