@@ -11,11 +11,11 @@ import {
   restoreGitState,
 } from "../workspace/git-state.js";
 import { readTreeFingerprint } from "../workspace/tree-fingerprint.js";
-import { fingerprintProtected, type HashCache, type ProtectedSet } from "./protected-files.js";
+import { fingerprintProtected, makeProtectedCache, type ProtectedSet } from "./protected-files.js";
 
 /** The integrity guards' view of the working tree (docs/integrity.md). */
 export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
-  const cache: HashCache = new Map();
+  const cache = makeProtectedCache();
   let gitState: Promise<GitStateRecord | undefined> | undefined;
   const recorded = () => {
     gitState ??= recordGitStateOf(set.cwd);

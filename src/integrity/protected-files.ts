@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { type Dirent, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
+import { identityOf, settledIdentity } from "./file-identity.js";
+import { type FolderCache, listFolder } from "./folder-listing.js";
 
 /** What a run protects from the model (docs/integrity.md#protected-paths). */
 export interface ProtectedSet {
@@ -44,11 +46,19 @@ export const DEFAULT_PROTECTED_GLOBS: readonly string[] = Object.freeze([
 const NEVER_WALKED = ["**/node_modules/**", "**/.git/**"];
 
 /**
- * Content hashes kept by file identity: device, inode, size, modification
- * and change time. Any write changes the change time (which no user-space
- * call can set back), so a file whose identity is the same was not written.
+ * Content hashes and folder listings kept by identity: device, inode, size,
+ * modification and change time. Any write changes the change time (which no
+ * user-space call can set back), so a file whose identity is the same was
+ * not written (docs/integrity.md#file-identity).
  */
-export type HashCache = Map<string, { readonly identity: string; readonly hash: string }>;
+export interface ProtectedCache {
+  readonly hashes: Map<string, { readonly identity: string; readonly hash: string }>;
+  readonly folders: FolderCache;
+}
+
+export function makeProtectedCache(): ProtectedCache {
+  return { hashes: new Map(), folders: new Map() };
+}
 
 /**
  * Hashes every protected path as it is now. A path that does not exist is
@@ -61,15 +71,16 @@ export type HashCache = Map<string, { readonly identity: string; readonly hash: 
  */
 export async function fingerprintProtected(
   set: ProtectedSet,
-  cache: HashCache = new Map(),
+  cache: ProtectedCache = makeProtectedCache(),
 ): Promise<ProtectedFingerprint> {
-  const files = (await listTreeFiles(set.cwd, set.globs)).map((file) =>
+  const files = (await listTreeFiles(set.cwd, set.globs, cache.folders)).map((file) =>
     path.resolve(set.cwd, file),
   );
-  for (const folder of set.folders) files.push(...listFolder(folder));
+  for (const folder of set.folders) files.push(...listFolder(folder, cache.folders));
   const fingerprint: Record<string, string> = {};
+  const nowMs = Date.now();
   for (const file of [...new Set(files)].sort()) {
-    const hash = hashPath(file, cache);
+    const hash = hashPath(file, cache, nowMs);
     if (hash !== undefined) fingerprint[shownPath(set.cwd, file)] = hash;
   }
   Object.assign(fingerprint, fingerprintScripts(set));
@@ -85,7 +96,11 @@ const WHOLE_FOLDER = /^([^*?[\]{}!]+)\/\*\*$/;
  * read directly (a look at the top of the tree, a walk of a few folders); any
  * other glob, and every `!` glob, goes through tinyglobby.
  */
-async function listTreeFiles(cwd: string, globs: readonly string[]): Promise<string[]> {
+async function listTreeFiles(
+  cwd: string,
+  globs: readonly string[],
+  folders: FolderCache,
+): Promise<string[]> {
   const include = globs.filter((pattern) => !pattern.startsWith("!"));
   const exclude = globs.filter((pattern) => pattern.startsWith("!")).map((p) => p.slice(1));
   const others = include.filter((p) => !TOP_NAME.test(p) && !WHOLE_FOLDER.test(p));
@@ -100,7 +115,7 @@ async function listTreeFiles(cwd: string, globs: readonly string[]): Promise<str
   for (const pattern of include) {
     const folder = WHOLE_FOLDER.exec(pattern)?.[1];
     if (folder === undefined || !present.has(folder.split("/")[0] ?? "")) continue;
-    for (const file of listFolder(path.join(cwd, folder))) {
+    for (const file of listFolder(path.join(cwd, folder), folders)) {
       files.add(path.relative(cwd, file));
     }
   }
@@ -138,20 +153,12 @@ function topNameMatcher(pattern: string): RegExp {
 }
 
 /** The entries of a folder; none when it is missing or unreadable. */
-function listEntries(folder: string, recursive = false): Dirent[] {
+function listEntries(folder: string): Dirent[] {
   try {
-    return readdirSync(folder, { withFileTypes: true, recursive });
+    return readdirSync(folder, { withFileTypes: true });
   } catch {
     return [];
   }
-}
-
-/** Every file under `folder` (absolute paths), none from node_modules; nothing when it is missing. */
-function listFolder(folder: string): string[] {
-  return listEntries(folder, true)
-    .filter((entry) => entry.isFile() || entry.isSymbolicLink())
-    .map((entry) => path.join(entry.parentPath, entry.name))
-    .filter((file) => !file.split(path.sep).includes("node_modules"));
 }
 
 function escapeRegExp(text: string): string {
@@ -170,16 +177,17 @@ function walkOptions(cwd: string) {
 }
 
 /** Hash of a file's content, or of a symbolic link's target; undefined when it is gone. */
-function hashPath(file: string, cache: HashCache): string | undefined {
+function hashPath(file: string, cache: ProtectedCache, nowMs: number): string | undefined {
   try {
     const stats = lstatSync(file, { bigint: true });
-    const identity = [stats.dev, stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs].join(":");
-    const known = cache.get(file);
-    if (known?.identity === identity) return known.hash;
+    const known = cache.hashes.get(file);
+    if (known !== undefined && known.identity === identityOf(stats)) return known.hash;
     let hash: string | undefined;
     if (stats.isSymbolicLink()) hash = sha256(`symlink:${readlinkSync(file)}`);
     else if (stats.isFile()) hash = sha256(readFileSync(file));
-    if (hash !== undefined) cache.set(file, { identity, hash });
+    const identity = settledIdentity(stats, nowMs);
+    if (hash === undefined || identity === undefined) cache.hashes.delete(file);
+    else cache.hashes.set(file, { identity, hash });
     return hash;
   } catch {
     return undefined;

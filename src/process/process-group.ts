@@ -14,11 +14,17 @@ const POLL_INTERVAL_MS = 25;
  */
 export function signalProcessGroup(processGroupId: number, signal: NodeJS.Signals | 0): boolean {
   if (!Number.isInteger(processGroupId) || processGroupId < 2) return false;
+  // A group already gone is the common case (every command's group is ended after it
+  // exits): its ESRCH error is thrown without the stack trace no one reads.
+  const traceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     process.kill(-processGroupId, signal);
     return true;
   } catch {
     return false;
+  } finally {
+    Error.stackTraceLimit = traceLimit;
   }
 }
 

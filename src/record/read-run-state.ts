@@ -3,8 +3,12 @@ import { join } from "node:path";
 import { CloserError } from "../errors.js";
 import { RUN_FILES } from "./run-record.js";
 import { RUN_STATE_VERSION, type RunState } from "./run-state.js";
+import { applyLastMark } from "./state-marks.js";
 
-/** Reads run.json of a run folder; a missing or broken file is a CloserError saying so. */
+/**
+ * Reads run.json of a run folder, as amended by its last mark
+ * (docs/record.md#state-marks); a missing or broken file is a CloserError saying so.
+ */
 export async function readRunState(runDir: string): Promise<RunState> {
   const file = join(runDir, RUN_FILES.state);
   let text: string;
@@ -29,8 +33,28 @@ export async function readRunState(runDir: string): Promise<RunState> {
       cause: error,
     });
   }
-  const state = checkRunState(parsed, file);
+  const marks = await readMarks(join(runDir, RUN_FILES.marks));
+  const state = checkRunState(amend(text, parsed, marks), file);
   return { ...state, ...(await readWholeTask(runDir)) };
+}
+
+async function readMarks(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
+    throw new CloserError("record_error", "run-marks.jsonl cannot be read", {
+      file,
+      found: (error as Error).message,
+      fix: "make the file readable, or remove it to resume from run.json alone",
+      cause: error,
+    });
+  }
+}
+
+function amend(text: string, parsed: unknown, marks: string): unknown {
+  if (marks === "" || typeof parsed !== "object" || parsed === null) return parsed;
+  return applyLastMark(text, parsed, marks);
 }
 
 /**

@@ -12,6 +12,7 @@ import { cutText } from "./bounded-text.js";
 import { recordWriteError } from "./record-write-error.js";
 import type { RunState } from "./run-state.js";
 import { makeRedactor } from "./secret-redactor.js";
+import { makeStateMarks } from "./state-marks.js";
 import { makeStateText } from "./state-text.js";
 
 export { readRunState } from "./read-run-state.js";
@@ -30,6 +31,8 @@ export const RUN_FILES = {
   baseline: "baseline.json",
   /** Texts too long for their event, gzipped (docs/record.md#bounded-record). */
   payloads: "payloads",
+  /** What amends run.json between its writes: the checks under way (docs/record.md#state-marks). */
+  marks: "run-marks.jsonl",
 } as const;
 
 /** What a stored string field keeps by default: its first and last 128 KiB. */
@@ -81,7 +84,10 @@ function iterationFileName(iteration: number, extension: string, label?: string)
  * an ended run (any other status) is also synced to the disk before it is
  * renamed into place, so the end of a run survives a crash of the machine
  * too. Syncing every iteration would make each one wait on the disk for a
- * state the next iteration replaces.
+ * state the next iteration replaces. A running state with `checking` (a
+ * declaration's checks starting) is instead one line appended to
+ * `run-marks.jsonl`, amending the last run.json this process wrote;
+ * `readRunState` reads the two together (docs/record.md#state-marks).
  *
  * A failed write rejects its own promise with a `record_error` naming the
  * file and the cause, and is reported again by every later `saveState` (which
@@ -95,6 +101,7 @@ export function createRunRecord(runDir: string, options: RunRecordOptions): RunR
   const statePath = join(runDir, RUN_FILES.state);
   const events = openAppendOnly(eventsPath);
   const stateText = makeStateText(redact, maxFieldBytes);
+  const marks = makeStateMarks(join(runDir, RUN_FILES.marks), redact, maxFieldBytes);
   const payloadFiles = new Map<string, string>();
   let foldersMade = false;
   let failure: unknown;
@@ -145,17 +152,29 @@ export function createRunRecord(runDir: string, options: RunRecordOptions): RunR
       keptBaseline = state.baseline;
     }
   };
-  const writeState = (state: RunState, text: string): Promise<void> =>
-    state.status === "running"
-      ? writeNow(statePath, () => {
-          keepStartFiles(state);
-          replaceFileSync(statePath, text);
-        })
-      : writeNow(statePath, () => keepStartFiles(state)).then(() =>
-          writeFileAtomic(statePath, text).catch((error: unknown) => {
+  const writeState = (state: RunState): Promise<void> => {
+    if (state.status !== "running") {
+      const text = stateText(state);
+      return writeNow(statePath, () => keepStartFiles(state)).then(() =>
+        writeFileAtomic(statePath, text).then(
+          () => marks.written(state, text),
+          (error: unknown) => {
             throw fail(statePath, error);
-          }),
-        );
+          },
+        ),
+      );
+    }
+    // The checks of a declaration starting: one line appended, not a new run.json (state-marks).
+    if (state.checking !== undefined && marks.canMark()) {
+      return writeNow(join(runDir, RUN_FILES.marks), () => marks.mark(state));
+    }
+    return writeNow(statePath, () => {
+      keepStartFiles(state);
+      const text = stateText(state);
+      replaceFileSync(statePath, text);
+      marks.written(state, text);
+    });
+  };
 
   return {
     runDir,
@@ -163,15 +182,20 @@ export function createRunRecord(runDir: string, options: RunRecordOptions): RunR
       writeNow(eventsPath, () => {
         events.append(`${eventLine(eventFields(event), redact, maxFieldBytes, spill)}\n`);
         // The last event of a run: nothing follows it but, rarely, a later run's resume.
-        if (event.type === "run-end") events.close();
+        if (event.type === "run-end") {
+          events.close();
+          marks.close();
+        }
       }),
     saveState: async (state: RunState) => {
       // Once an iteration, not once an event: events.jsonl removed or replaced is written anew.
-      writeNow(eventsPath, () => events.closeIfReplaced()).catch(() => undefined);
-      const text = stateText(state);
+      writeNow(eventsPath, () => {
+        events.closeIfReplaced();
+        marks.closeIfReplaced();
+      }).catch(() => undefined);
       // One write after another: a synced write of an ended run may still be under way.
       // After a failed write run.json is still written where it can be, so the end is on record.
-      const written = stateWrites.then(() => writeState(state, text));
+      const written = stateWrites.then(() => writeState(state));
       stateWrites = written.catch(() => undefined);
       await written;
       if (failure !== undefined) throw failure;

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -71,6 +72,28 @@ describe("the git state (docs/integrity.md#git-state)", () => {
     await writeFile(path.join(repo.dir, "new.txt"), "new\n");
     await commitAll(repo.dir, "the user's hook runs");
     expect(await readMarker(marker)).toBe("post-commit token=none\n");
+  });
+
+  it("finds a file rewritten to the same size with its times set back, though it reads unchanged files once", async () => {
+    const hook = path.join(gitDir, "hooks/pre-push");
+    await writeFile(hook, "#!/bin/sh\nexit 0\n");
+    await writeFile(path.join(gitDir, "info/exclude"), "scratch/\n");
+    // Every file counts as settled, so each is compared by its identity first.
+    const record = await recordGitState(gitDir, gitDir, () => Number.POSITIVE_INFINITY);
+    expect(await compareGitState(record)).toEqual([]);
+    // Its times to the nanosecond, kept on another file and set back after the write.
+    const times = path.join(repo.dir, "..", `times-${path.basename(repo.dir)}`);
+    execFileSync("touch", ["-r", hook, times]);
+    await writeFile(hook, "#!/bin/sh\nexit 1\n");
+    execFileSync("touch", ["-r", times, hook]);
+    expect((await stat(hook, { bigint: true })).mtimeNs).toBe(
+      (await stat(times, { bigint: true })).mtimeNs,
+    );
+    await writeFile(path.join(gitDir, "info/exclude"), "secret/\n");
+    expect(await compareGitState(record)).toEqual([
+      { path: "hooks/pre-push", how: "changed" },
+      { path: "info/exclude", how: "changed" },
+    ]);
   });
 });
 

@@ -9,11 +9,24 @@ import { createHash } from "node:crypto";
 import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
+import { identityOf, settledIdentity } from "../integrity/file-identity.js";
 
 /** One file as it was: its bytes and permission bits. */
 interface KeptFile {
   readonly content: Buffer;
   readonly mode: number;
+}
+
+/**
+ * The files as last read, each with its identity (device, inode, size,
+ * modification and change time): a file whose identity is the same later
+ * has the same content, and is not read again (docs/integrity.md#file-identity).
+ * Only files that had settled when they were read are kept.
+ */
+interface ReadCache {
+  readonly files: Map<string, KeptFile & { readonly identity: string }>;
+  /** The clock the settling is measured by (milliseconds since the epoch). */
+  readonly now: () => number;
 }
 
 /** The git state of a repository at one moment, by path relative to the common git dir. */
@@ -22,6 +35,8 @@ export interface GitStateRecord {
   /** Relative paths of single files (config files); absent ones are not in `files`. */
   readonly singleFiles: readonly string[];
   readonly files: ReadonlyMap<string, KeptFile>;
+  /** What later reads of the state need not read again. */
+  readonly reads: ReadCache;
 }
 
 /** How one path of the git state differs from the record. */
@@ -85,6 +100,7 @@ function restoredContent(path: string, kept: KeptFile, current: KeptFile | undef
 export async function recordGitState(
   commonDir: string,
   gitDir = commonDir,
+  now: () => number = Date.now,
 ): Promise<GitStateRecord> {
   // `commondir` says where the git dir is: one the model wrote would point closer's git at a config of its own.
   const singleFiles = ["config", "config.worktree", "commondir"];
@@ -94,7 +110,8 @@ export async function recordGitState(
       singleFiles.push(join(worktreeDir, name).split(sep).join("/"));
     }
   }
-  return { commonDir, singleFiles, files: readState(commonDir, singleFiles) };
+  const reads: ReadCache = { files: new Map(), now };
+  return { commonDir, singleFiles, files: readState(commonDir, singleFiles, reads), reads };
 }
 
 /** The record's files with their sha256 (12 hex), for run.json. */
@@ -108,7 +125,7 @@ export function fingerprintGitState(record: GitStateRecord): Record<string, stri
 
 /** What differs now from the record (a changed permission counts as changed). */
 export async function compareGitState(record: GitStateRecord): Promise<GitStateChange[]> {
-  const now = readState(record.commonDir, record.singleFiles);
+  const now = readState(record.commonDir, record.singleFiles, record.reads);
   const changes: GitStateChange[] = [];
   for (const [path, kept] of record.files) {
     const current = now.get(path);
@@ -126,7 +143,7 @@ export async function restoreGitState(
   record: GitStateRecord,
   changes: readonly GitStateChange[],
 ): Promise<void> {
-  const now = readState(record.commonDir, record.singleFiles);
+  const now = readState(record.commonDir, record.singleFiles, record.reads);
   for (const change of changes) {
     const target = join(record.commonDir, change.path);
     const kept = record.files.get(change.path);
@@ -142,16 +159,28 @@ export async function restoreGitState(
 
 /**
  * Reads the files synchronously: a handful of small files after every query,
- * where the thread pool's round trips would cost more than the reads.
+ * where the thread pool's round trips would cost more than the reads. A file
+ * whose identity is the one it had when last read is not read again.
  */
-function readState(commonDir: string, singleFiles: readonly string[]): Map<string, KeptFile> {
-  const files = new Map<string, KeptFile>();
+function readState(
+  commonDir: string,
+  singleFiles: readonly string[],
+  cache: ReadCache,
+): Map<string, KeptFile> {
+  const reader: StateReader = { commonDir, cache, files: new Map(), nowMs: cache.now() };
   for (const path of singleFiles) {
-    readInto(files, commonDir, path);
-    if (isEmptyWorktreeConfig(path, files.get(path))) files.delete(path);
+    readInto(reader, path);
+    if (isEmptyWorktreeConfig(path, reader.files.get(path))) reader.files.delete(path);
   }
-  for (const folder of KEPT_FOLDERS) walk(files, commonDir, folder);
-  return files;
+  for (const folder of KEPT_FOLDERS) walk(reader, folder);
+  return reader.files;
+}
+
+interface StateReader {
+  readonly commonDir: string;
+  readonly cache: ReadCache;
+  readonly files: Map<string, KeptFile>;
+  readonly nowMs: number;
 }
 
 /**
@@ -163,27 +192,36 @@ function isEmptyWorktreeConfig(path: string, file: KeptFile | undefined): boolea
   return file !== undefined && file.content.length === 0 && path.endsWith("config.worktree");
 }
 
-function walk(files: Map<string, KeptFile>, commonDir: string, folder: string): void {
+function walk(reader: StateReader, folder: string): void {
   let entries: Dirent[];
   try {
-    entries = readdirSync(join(commonDir, folder), { withFileTypes: true });
+    entries = readdirSync(join(reader.commonDir, folder), { withFileTypes: true });
   } catch {
     return;
   }
   for (const entry of entries) {
     const path = `${folder}/${entry.name}`;
-    if (entry.isDirectory()) walk(files, commonDir, path);
-    else readInto(files, commonDir, path);
+    if (entry.isDirectory()) walk(reader, path);
+    else readInto(reader, path);
   }
 }
 
 /** A file, or a symlink or other entry kept by what it is (so planting one counts as added). */
-function readInto(files: Map<string, KeptFile>, commonDir: string, path: string): void {
-  const full = join(commonDir, path);
-  const info = lstatSync(full, { throwIfNoEntry: false });
+function readInto(reader: StateReader, path: string): void {
+  const full = join(reader.commonDir, path);
+  const info = lstatSync(full, { bigint: true, throwIfNoEntry: false });
   if (info === undefined || info.isDirectory()) return;
+  const cached = reader.cache.files.get(path);
+  if (cached !== undefined && cached.identity === identityOf(info)) {
+    reader.files.set(path, cached);
+    return;
+  }
   const content = info.isFile()
     ? readFileSync(full)
     : Buffer.from(`not a file (mode ${info.mode.toString(8)})`);
-  files.set(path, { content, mode: info.mode & 0o7777 });
+  const file = { content, mode: Number(info.mode) & 0o7777 };
+  reader.files.set(path, file);
+  const identity = settledIdentity(info, reader.nowMs);
+  if (identity === undefined) reader.cache.files.delete(path);
+  else reader.cache.files.set(path, { ...file, identity });
 }

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { cli } from "../cli/support/cli-repo.js";
@@ -25,6 +25,15 @@ const SLOW_FIRST = [
   "}",
   DONE_ANSWER,
 ].join("\n");
+
+/** A check that, while `.closer/hold` is there, writes its process mark and waits to be stopped. */
+const HOLDING_CHECK = `import { existsSync, writeFileSync } from "node:fs";
+if (process.env.CLOSER_CHECK_ID !== "baseline" && existsSync(".closer/hold")) {
+  writeFileSync(".closer/check-mark", process.env.CLOSER_PROCESS_MARK ?? "none");
+  await new Promise((resolve) => setTimeout(resolve, 600_000));
+}
+console.log("ok 1 - widgets work");
+`;
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -87,6 +96,61 @@ describe("Interruptions", () => {
       const events = await readRecordedEvents(runDir);
       expect(events.filter((event) => event.type === "run-start")).toHaveLength(2);
       expect(events.at(-1)).toMatchObject({ type: "run-end", status: "completed" });
+      await expectUserStateKept(repo.dir, before);
+    },
+    60_000,
+  );
+
+  fault(
+    {
+      what: "closer is killed (SIGKILL, power loss) during the checks of a declaration",
+      does: "`--resume` runs that declaration's checks again before anything is sent to the model, says so in a warning, and completes in the iteration the declaration was made",
+    },
+    async () => {
+      repo = await makeFaultRepo({
+        files: { "holding-check.mjs": HOLDING_CHECK },
+        validators: {
+          "holding-check": {
+            type: "command",
+            command: "node holding-check.mjs",
+            successWhen: "exitCode:0",
+            failurePattern: "check-failed",
+            extractParams: { errorOutput: "stderr" },
+            cache: false,
+          },
+        },
+        conditions: ["holding-check"],
+      });
+      const before = await takeUserState(repo.dir);
+      await mkdir(join(repo.dir, ".closer"), { recursive: true });
+      await writeFile(join(repo.dir, ".closer/hold"), "");
+      const args = ["run", repo.agent, "--task", "Do it", "--no-worktree", "--cwd", repo.dir];
+      const closer = startCloser(args, { cwd: repo.dir });
+      const checkMark = join(repo.dir, ".closer/check-mark");
+      await until(() => existsSync(checkMark));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      modelMark = await readFile(checkMark, "utf8");
+      closer.child.kill("SIGKILL");
+      await closer.exited;
+      await killMarked(modelMark);
+      await rm(join(repo.dir, ".closer/hold"));
+      const runDir = await onlyRunFolder(repo.dir);
+
+      const resumed = await cli("run", repo.agent, "--resume", basename(runDir), "--cwd", repo.dir);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(await readRunJson(runDir)).toMatchObject({ status: "completed", iteration: 1 });
+      const events = await readRecordedEvents(runDir);
+      expect(events.filter((event) => event.type === "backend-start")).toHaveLength(1);
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: "warning",
+          message: expect.stringContaining("stopped during the checks of iteration 1"),
+        }),
+      );
+      expect(events.filter((event) => event.type === "validator-end").at(-1)).toMatchObject({
+        validator: "holding-check",
+        valid: true,
+      });
       await expectUserStateKept(repo.dir, before);
     },
     60_000,
