@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -232,9 +231,13 @@ function safeName(field: string): string {
   return field.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40) || "value";
 }
 
+/** Temp files this process made: with its pid, a name no other write uses. */
+let temporaryFiles = 0;
+
 /** A temp file beside `path`, unique to this write. */
 function temporaryPathFor(path: string): string {
-  return `${path}.${randomUUID().slice(0, 8)}.tmp`;
+  temporaryFiles += 1;
+  return `${path}.${process.pid}-${temporaryFiles}.tmp`;
 }
 
 /**
