@@ -6,7 +6,12 @@ import { CloserError } from "../errors.js";
 import { type C3lWords, findBadWords } from "../prompts/c3l.js";
 import { listTemplateNeeds, type TemplateNeeds } from "../prompts/list-template-needs.js";
 import { retryWords, stepWords } from "../prompts/prompt-words.js";
-import { type LocatedPrompt, locatePrompt } from "../prompts/render-prompt.js";
+import {
+  type LocatedPrompt,
+  locatePrompt,
+  makeTemplateReader,
+  type TemplateReader,
+} from "../prompts/render-prompt.js";
 import {
   RETRY_VARIABLES,
   REVIEW_VARIABLES,
@@ -30,6 +35,8 @@ interface PromptContext {
   readonly problems: ProblemCollector;
   /** What each template file needs, read once; undefined for a file that does not parse. */
   readonly needs: Map<string, TemplateNeeds | undefined>;
+  /** Each template file read once for every prompt that falls back to it. */
+  readonly read: TemplateReader;
 }
 
 /** Checks that every prompt the loop can ask for resolves, and that its variables are supplied. */
@@ -37,7 +44,7 @@ export async function checkPrompts(
   agent: ResolvedAgent,
   problems: ProblemCollector,
 ): Promise<void> {
-  const context: PromptContext = { agent, problems, needs: new Map() };
+  const context: PromptContext = { agent, problems, needs: new Map(), read: makeTemplateReader() };
   const { registry } = agent;
   for (const [id, step] of Object.entries(registry.steps)) {
     await checkPrompt(context, {
@@ -62,7 +69,7 @@ export async function checkPrompts(
     }
     if (completionStep.prompt) {
       await checkPrompt(context, {
-        words: await completionPromptWords(agent, completionStep.prompt),
+        words: await completionPromptWords(context, completionStep.prompt),
         place: { file: agent.files.registry, jsonPath: `${jsonPath}.prompt` },
         expectation: { extra: [], owner: `the completion prompt of completion step "${id}"` },
       });
@@ -82,12 +89,13 @@ export async function checkPrompts(
 
 /** The completion prompt's words: its edition when that file exists, else `default` (as a run looks). */
 async function completionPromptWords(
-  agent: ResolvedAgent,
+  context: PromptContext,
   prompt: { readonly c2: string; readonly c3: string; readonly edition: string },
 ): Promise<C3lWords> {
+  const { agent, read } = context;
   const words = { c1: agent.registry.c1, c2: prompt.c2, c3: prompt.c3, edition: prompt.edition };
   if (prompt.edition === "default" || findBadWords(words).length > 0) return words;
-  const located = await locatePrompt(agent.dir, words, { retry: false });
+  const located = await locatePrompt(agent.dir, words, { retry: false, read });
   return located.found === undefined ? { ...words, edition: "default" } : words;
 }
 
@@ -95,13 +103,16 @@ async function checkPrompt(
   context: PromptContext,
   request: { words: C3lWords; place: ProblemPlace; expectation: TemplateExpectation },
 ): Promise<void> {
-  const { agent, problems } = context;
+  const { agent, problems, read } = context;
   const { words, place, expectation } = request;
   // Bad words are reported once, at their place in the registry, by checkPathWords.
   if (findBadWords(words).length > 0) return;
   let located: LocatedPrompt;
   try {
-    located = await locatePrompt(agent.dir, words, { retry: expectation.retry !== undefined });
+    located = await locatePrompt(agent.dir, words, {
+      retry: expectation.retry !== undefined,
+      read,
+    });
   } catch (error) {
     if (error instanceof CloserError) return problems.addError(error, place);
     throw error;

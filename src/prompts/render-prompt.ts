@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { normalizeDefinitionText } from "../definition/definition-text.js";
@@ -38,17 +39,21 @@ export interface LocatedPrompt {
   readonly source?: string;
 }
 
+/** Reads a template file: its text, or undefined when there is none. */
+export type TemplateReader = (path: string) => Promise<string | undefined>;
+
 /** Walks the C3L fallback chain and reads the first template file that exists. */
 export async function locatePrompt(
   agentDir: string,
   words: C3lWords,
-  options: { readonly retry: boolean },
+  options: { readonly retry: boolean; readonly read?: TemplateReader },
 ): Promise<LocatedPrompt> {
   checkC3lWords(words);
   const candidates = listPromptCandidates(words, options);
+  const read = options.read ?? readIfExists;
   for (const candidate of candidates) {
     if (candidate.kind === "builtin") return { candidates, found: candidate };
-    const source = await readIfExists(join(agentDir, candidate.path));
+    const source = await read(join(agentDir, candidate.path));
     if (source !== undefined) return { candidates, found: candidate, source };
   }
   return { candidates };
@@ -120,16 +125,43 @@ async function readIfExists(path: string): Promise<string | undefined> {
   try {
     return normalizeDefinitionText(await readFile(path, "utf8"));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw new CloserError(
-      "config_error",
-      `cannot read prompt template: ${(error as Error).message}`,
-      {
-        file: path,
-        fix: "make it a readable file",
-        cause: error,
-      },
-    );
+    return noTemplate(path, error);
   }
+}
+
+/**
+ * The reader of a check of every prompt at once (`closer validate`): each
+ * file is read once, and synchronously: a few small files of the agent's own
+ * folder, for which a round trip through Node's thread pool costs more than
+ * the read (docs/cli.md#start-up).
+ */
+export function makeTemplateReader(): TemplateReader {
+  const texts = new Map<string, string | undefined>();
+  return async (path) => {
+    if (!texts.has(path)) texts.set(path, readNow(path));
+    return texts.get(path);
+  };
+}
+
+function readNow(path: string): string | undefined {
+  try {
+    return normalizeDefinitionText(readFileSync(path, "utf8"));
+  } catch (error) {
+    return noTemplate(path, error);
+  }
+}
+
+/** No file there (undefined); anything else that stops the read is the definition's error. */
+function noTemplate(path: string, error: unknown): undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+  throw new CloserError(
+    "config_error",
+    `cannot read prompt template: ${(error as Error).message}`,
+    {
+      file: path,
+      fix: "make it a readable file",
+      cause: error,
+    },
+  );
 }
