@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { cli } from "../cli/support/cli-repo.js";
@@ -7,6 +7,7 @@ import { liveMarkedProcesses } from "../doubles/fake-claude/process-liveness.js"
 import { startCloser } from "./support/closer-process.js";
 import { fault } from "./support/fault.js";
 import { DONE_ANSWER, type FaultRepo, makeFaultRepo, READ_PROMPT } from "./support/fault-repo.js";
+import { holdChecks, makeHoldingCheckRepo } from "./support/holding-check.js";
 import { onlyRunFolder, readRecordedEvents, readRunJson } from "./support/run-folder.js";
 import { expectUserStateKept, takeUserState } from "./support/user-state.js";
 
@@ -25,15 +26,6 @@ const SLOW_FIRST = [
   "}",
   DONE_ANSWER,
 ].join("\n");
-
-/** A check that, while `.closer/hold` is there, writes its process mark and waits to be stopped. */
-const HOLDING_CHECK = `import { existsSync, writeFileSync } from "node:fs";
-if (process.env.CLOSER_CHECK_ID !== "baseline" && existsSync(".closer/hold")) {
-  writeFileSync(".closer/check-mark", process.env.CLOSER_PROCESS_MARK ?? "none");
-  await new Promise((resolve) => setTimeout(resolve, 600_000));
-}
-console.log("ok 1 - widgets work");
-`;
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -107,23 +99,9 @@ describe("Interruptions", () => {
       does: "`--resume` runs that declaration's checks again before anything is sent to the model, says so in a warning, and completes in the iteration the declaration was made",
     },
     async () => {
-      repo = await makeFaultRepo({
-        files: { "holding-check.mjs": HOLDING_CHECK },
-        validators: {
-          "holding-check": {
-            type: "command",
-            command: "node holding-check.mjs",
-            successWhen: "exitCode:0",
-            failurePattern: "check-failed",
-            extractParams: { errorOutput: "stderr" },
-            cache: false,
-          },
-        },
-        conditions: ["holding-check"],
-      });
+      repo = await makeHoldingCheckRepo();
       const before = await takeUserState(repo.dir);
-      await mkdir(join(repo.dir, ".closer"), { recursive: true });
-      await writeFile(join(repo.dir, ".closer/hold"), "");
+      await holdChecks(repo.dir);
       const args = ["run", repo.agent, "--task", "Do it", "--no-worktree", "--cwd", repo.dir];
       const closer = startCloser(args, { cwd: repo.dir });
       const checkMark = join(repo.dir, ".closer/check-mark");

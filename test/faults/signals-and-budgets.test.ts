@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { loadAgent } from "../../src/definition/load-agent.js";
@@ -16,6 +16,7 @@ import {
 import { startCloser } from "./support/closer-process.js";
 import { fault } from "./support/fault.js";
 import { DONE_ANSWER, type FaultRepo, makeFaultRepo, READ_PROMPT } from "./support/fault-repo.js";
+import { holdChecks, makeHoldingCheckRepo } from "./support/holding-check.js";
 import { onlyRunFolder, readRecordedEvents, readRunJson } from "./support/run-folder.js";
 import { expectUserStateKept, takeUserState } from "./support/user-state.js";
 
@@ -31,15 +32,6 @@ spawn("sleep", ["600"], { stdio: "ignore" });
 mkdirSync(".closer", { recursive: true });
 writeFileSync(".closer/model-mark", process.env.CLOSER_PROCESS_MARK ?? "none");
 await new Promise(() => setInterval(() => {}, 1000));
-`;
-
-/** A check that holds (writing its mark to .closer/check-mark) while .closer/hold exists, except on the baseline. */
-const HOLDING_CHECK = `import { existsSync, writeFileSync } from "node:fs";
-if (process.env.CLOSER_CHECK_ID !== "baseline" && existsSync(".closer/hold")) {
-  writeFileSync(".closer/check-mark", process.env.CLOSER_PROCESS_MARK ?? "none");
-  await new Promise((resolve) => setTimeout(resolve, 600_000));
-}
-console.log("ok 1 - widgets work");
 `;
 
 const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGTERM: 15 } as const;
@@ -221,24 +213,9 @@ describe("Signals, budgets and processes", () => {
       does: "exit 130, aborted during the checks (not a failed check: no pattern, no retry); --resume runs that declaration's checks again, sends no prompt, and completes",
     },
     async () => {
-      repo = await makeFaultRepo({
-        files: { "holding-check.mjs": HOLDING_CHECK },
-        validators: {
-          "holding-check": {
-            type: "command",
-            command: "node holding-check.mjs",
-            successWhen: "exitCode:0",
-            failurePattern: "check-failed",
-            extractParams: { errorOutput: "stderr" },
-            // It reads an ignored file and the check id (docs/completion.md#cached-verdicts).
-            cache: false,
-          },
-        },
-        conditions: ["holding-check"],
-      });
+      repo = await makeHoldingCheckRepo();
       const before = await takeUserState(repo.dir);
-      await mkdir(join(repo.dir, ".closer"), { recursive: true });
-      await writeFile(join(repo.dir, ".closer/hold"), "");
+      await holdChecks(repo.dir);
       const closer = startCloser(["run", repo.agent, "--task", "do it", "--json"], {
         cwd: repo.dir,
       });
@@ -288,24 +265,9 @@ describe("Signals, budgets and processes", () => {
 
   /** Sends `name` to closer while a check runs, and checks how the run ended. */
   async function signalDuringChecks(name: keyof typeof SIGNALS): Promise<void> {
-    repo = await makeFaultRepo({
-      files: { "holding-check.mjs": HOLDING_CHECK },
-      validators: {
-        "holding-check": {
-          type: "command",
-          command: "node holding-check.mjs",
-          successWhen: "exitCode:0",
-          failurePattern: "check-failed",
-          extractParams: { errorOutput: "stderr" },
-          // It reads an ignored file and the check id (docs/completion.md#cached-verdicts).
-          cache: false,
-        },
-      },
-      conditions: ["holding-check"],
-    });
+    repo = await makeHoldingCheckRepo();
     const before = await takeUserState(repo.dir);
-    await mkdir(join(repo.dir, ".closer"), { recursive: true });
-    await writeFile(join(repo.dir, ".closer/hold"), "");
+    await holdChecks(repo.dir);
     const closer = startCloser(["run", repo.agent, "--task", "do it", "--json"], {
       cwd: repo.dir,
     });
