@@ -3,7 +3,7 @@ import { CloserError } from "../errors.js";
 import type { BackendResponse } from "../ports.js";
 import { COMPLETION_PROMPT_REASON } from "../record/receipt-reason.js";
 import { queryBackend } from "./query-backend.js";
-import { emit, keep, type RunContext } from "./run-context.js";
+import { type RunContext, recordPrompt } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";
 import type { Terminal } from "./terminal-state.js";
 
@@ -32,14 +32,12 @@ export async function askCompletion(
   words: CompletionPromptWords,
 ): Promise<CompletionAnswer> {
   const prompt = await renderCompletionPrompt(run, turn, words);
-  keep(run.ports.record.savePrompt(turn.iteration, prompt.text, LABEL));
-  emit(run, {
-    type: "prompt",
+  recordPrompt(run, {
     iteration: turn.iteration,
     step: turn.step.id,
-    templatePath: prompt.templatePath,
+    prompt,
     kind: "completion",
-    chars: prompt.text.length,
+    label: LABEL,
   });
   const ref = completionStep.outputSchemaRef;
   const schema = ref === undefined ? turn.query.schema : await run.ports.resolveSchema(ref);

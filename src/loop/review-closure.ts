@@ -11,7 +11,7 @@ import type { ReviewRecord } from "../record/run-state.js";
 import type { TreeChanges } from "../workspace/changes-since.js";
 import { gatherReviewEvidence, type ReviewSubject, readChanges } from "./gather-review-evidence.js";
 import { type Query, queryBackend } from "./query-backend.js";
-import { emit, keep, type RunContext, updateState } from "./run-context.js";
+import { emit, type RunContext, recordPrompt, updateState } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";
 import type { Terminal } from "./terminal-state.js";
 
@@ -58,14 +58,12 @@ export async function reviewClosure(
       ...evidence.variables,
     },
   });
-  keep(run.ports.record.savePrompt(turn.iteration, prompt.text, LABEL));
-  emit(run, {
-    type: "prompt",
+  recordPrompt(run, {
     iteration: turn.iteration,
     step: turn.step.id,
-    templatePath: prompt.templatePath,
+    prompt,
     kind: "closure-review",
-    chars: prompt.text.length,
+    label: LABEL,
   });
   const reviewer = await reviewerOf(run, review);
   const costBefore = run.state.totals.costUsd;

@@ -62,6 +62,35 @@ export function emitWritten(run: RunContext, body: RunEventBody): Promise<void> 
   return written;
 }
 
+/** What a `prompt` event says the prompt was for. */
+export type PromptKind = Extract<RunEventBody, { type: "prompt" }>["kind"];
+
+/**
+ * Keeps a prompt's text in the record (an extra query of the iteration under
+ * its `label`: `iteration-007-completion.md`) and says it is sent: a `prompt` event.
+ */
+export function recordPrompt(
+  run: RunContext,
+  sent: {
+    readonly iteration: number;
+    readonly step: string;
+    readonly prompt: { readonly text: string; readonly templatePath: string };
+    readonly kind: PromptKind;
+    readonly label?: string;
+  },
+): void {
+  const { iteration, step, prompt, kind, label } = sent;
+  keep(run.ports.record.savePrompt(iteration, prompt.text, label));
+  emit(run, {
+    type: "prompt",
+    iteration,
+    step,
+    templatePath: prompt.templatePath,
+    kind,
+    chars: prompt.text.length,
+  });
+}
+
 /** Hands a prompt or transcript to the record without waiting for it (like `emit`). */
 export function keep(write: Promise<void>): void {
   write.catch(() => undefined);

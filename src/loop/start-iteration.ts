@@ -6,7 +6,7 @@ import type { FileSnapshot } from "../record/read-optional-file.js";
 import { reasonOfPrompt } from "../record/receipt-reason.js";
 import type { IterationSummary } from "../record/run-state.js";
 import type { Query } from "./query-backend.js";
-import { emit, keep, type RunContext, updateState } from "./run-context.js";
+import { emit, type RunContext, recordPrompt, updateState } from "./run-context.js";
 
 /** One iteration under way: its number, check id, step and the query it sends. */
 export interface Turn {
@@ -35,15 +35,7 @@ export async function startIteration(run: RunContext): Promise<Turn> {
   const step = findStep(run, run.state.stepId);
   emit(run, { type: "iteration-start", iteration, step: step.id });
   const prompt = pending ?? (await renderStepPrompt(run, step, iteration, checkId));
-  keep(run.ports.record.savePrompt(iteration, prompt.text));
-  emit(run, {
-    type: "prompt",
-    iteration,
-    step: step.id,
-    templatePath: prompt.templatePath,
-    kind: pending?.kind ?? "step",
-    chars: prompt.text.length,
-  });
+  recordPrompt(run, { iteration, step: step.id, prompt, kind: pending?.kind ?? "step" });
   const schema = step.outputSchemaRef && (await run.ports.resolveSchema(step.outputSchemaRef));
   const model = step.model ?? run.agent.runner.backend.model;
   const completionStep = completionStepOf(run, step);
