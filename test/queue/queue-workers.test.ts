@@ -80,11 +80,13 @@ describe.skipIf(redis === undefined)(
       return started;
     };
 
+    // The state first, then the job: a job read just before it completed has no return value yet.
     const completedJob = (id: string) =>
-      waitFor(`job ${id} to complete`, async () => {
-        const job = await harness.queue.getJob(id);
-        return (await job?.getState()) === "completed" ? job : undefined;
-      });
+      waitFor(`job ${id} to complete`, async () =>
+        (await harness.queue.getJobState(id)) === "completed"
+          ? await harness.queue.getJob(id)
+          : undefined,
+      );
 
     it("enqueueing the same issue twice makes one job; once it finished, it may be queued again", async () => {
       const first = await enqueue("good", 9);
