@@ -31,10 +31,8 @@ export {
   formatProblem,
   type Problem,
 } from "./check/index.js";
-export type { ExternalCondition } from "./completion/is-complete.js";
 export { type AgentListing, listAgents, loadAgent } from "./definition/load-agent.js";
 export { SchemaResolver } from "./definition/schema-resolver.js";
-export type * from "./definition/types.js";
 export {
   CloserError,
   type CloserErrorCode,
@@ -43,14 +41,6 @@ export {
   GithubError,
   isCloserError,
 } from "./errors.js";
-export type {
-  DecisionSource,
-  EventListener,
-  RunEvent,
-  RunEventOf,
-  RunEventType,
-  TerminalStatus,
-} from "./events.js";
 export {
   type AgentResult,
   type Declaration,
@@ -58,12 +48,26 @@ export {
   runAgent,
 } from "./loop/index.js";
 export * from "./plugins/index.js";
-export type * from "./ports.js";
-export type { PromptRenderer } from "./prompts/make-prompt-renderer.js";
-export type { PromptRequest, RenderedPrompt } from "./prompts/render-prompt.js";
+export type * from "./ports/agent.js";
+export type { ExternalCondition } from "./ports/declaration.js";
+export type {
+  DecisionSource,
+  EventListener,
+  RunEvent,
+  RunEventOf,
+  RunEventType,
+  TerminalStatus,
+} from "./ports/events.js";
+export type * from "./ports/loop-ports.js";
+export type {
+  PromptRenderer,
+  PromptRequest,
+  RenderedPrompt,
+  RetryPrompt,
+  RetryPromptRequest,
+} from "./ports/prompts.js";
+export type { IterationSummary, RunState, TaskInfo } from "./ports/run-state.js";
 export { createRunRecord, defaultRunsDir, readRunState } from "./record/run-record.js";
-export type { IterationSummary, RunState, TaskInfo } from "./record/run-state.js";
-export type { RetryPrompt, RetryPromptRequest } from "./retry/retry-prompt.js";
 export {
   AgentRunner,
   type AgentRunOptions,

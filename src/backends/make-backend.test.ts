@@ -8,9 +8,9 @@ import {
   makeRequest,
   setUpFakeCli,
 } from "../../test/doubles/fake-cli/fake-cli-harness.js";
-import type { BackendConfig, BackendKind } from "../definition/types.js";
 import { CloserError } from "../errors.js";
-import type { Backend } from "../ports.js";
+import type { BackendConfig, BackendKind } from "../ports/agent.js";
+import type { Backend } from "../ports/loop-ports.js";
 import { makeBackend } from "./make-backend.js";
 
 function config(kind: BackendKind, extra: Partial<BackendConfig> = {}): BackendConfig {

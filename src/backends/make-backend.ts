@@ -3,9 +3,9 @@
  */
 import path from "node:path";
 import { BACKEND_KINDS } from "../definition/backend-kinds.js";
-import type { BackendConfig, BackendKind } from "../definition/types.js";
 import { CloserError } from "../errors.js";
-import type { Backend } from "../ports.js";
+import type { BackendConfig, BackendKind } from "../ports/agent.js";
+import type { Backend } from "../ports/loop-ports.js";
 import { makeChildEnvironment, NO_GRANT } from "../process/child-environment.js";
 import { makeClaudeCliBackend, resolveClaudeCliCommand } from "./agent-cli/claude-cli.js";
 import { makeCodexBackend } from "./agent-cli/codex.js";

@@ -1,5 +1,5 @@
-import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import { checkAgent } from "./check-agent.js";
 import { formatProblem } from "./problem.js";
 

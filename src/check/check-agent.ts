@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import type { ResolvedAgent } from "../definition/types.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import { checkApiKeyEnv } from "./check-api-key.js";
 import { checkCostBudget } from "./check-cost-budget.js";
 import { checkPrompts } from "./check-prompts.js";

@@ -1,4 +1,4 @@
-import type { ResolvedAgent } from "../definition/types.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import type { ProblemCollector } from "./problem.js";
 
 /**

@@ -1,5 +1,5 @@
 import { unpricedModelWarnings } from "../backends/pricing.js";
-import type { ResolvedAgent } from "../definition/types.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import type { ProblemCollector } from "./problem.js";
 
 /** A cost budget closer cannot enforce, because it knows no price for a model (docs/backends.md#cost). */

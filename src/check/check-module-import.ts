@@ -4,7 +4,7 @@
  * code, not closer's (docs/definition.md#validate).
  */
 import { relative } from "node:path";
-import type { CustomValidatorDefinition, ResolvedAgent } from "../definition/types.js";
+import type { CustomValidatorDefinition, ResolvedAgent } from "../ports/agent.js";
 import { makeChildEnvironment } from "../process/child-environment.js";
 import { keyPath, type ProblemCollector } from "./problem.js";
 

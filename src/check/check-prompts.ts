@@ -1,9 +1,10 @@
 import { join } from "node:path";
 import { closureReviewWords } from "../completion/closure-review.js";
 import { closestKey } from "../definition/known-keys.js";
-import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
-import { type C3lWords, findBadWords } from "../prompts/c3l.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { C3lWords } from "../ports/prompts.js";
+import { findBadWords } from "../prompts/c3l.js";
 import { listTemplateNeeds, type TemplateNeeds } from "../prompts/list-template-needs.js";
 import { retryWords, stepWords } from "../prompts/prompt-words.js";
 import {

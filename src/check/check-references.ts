@@ -4,7 +4,7 @@ import type {
   CustomValidatorDefinition,
   ResolvedAgent,
   ValidatorDefinition,
-} from "../definition/types.js";
+} from "../ports/agent.js";
 import { findBadWords } from "../prompts/c3l.js";
 import { stepWords } from "../prompts/prompt-words.js";
 import { RETRY_VARIABLES, RUNNER_VARIABLES } from "../prompts/variables.js";

@@ -1,7 +1,7 @@
 /** Checks of agent.json's runner settings that its schema cannot make (docs/definition.md#validate). */
 import { stat } from "node:fs/promises";
 import { relative, resolve } from "node:path";
-import type { ResolvedAgent } from "../definition/types.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import { isGithubToken } from "../process/child-environment.js";
 import type { ProblemCollector } from "./problem.js";
 

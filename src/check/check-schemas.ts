@@ -1,7 +1,7 @@
 import { join, relative } from "node:path";
 import { SchemaResolver } from "../definition/schema-resolver.js";
-import type { JsonSchema, ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
+import type { JsonSchema, ResolvedAgent } from "../ports/agent.js";
 import { keyPath, type ProblemCollector } from "./problem.js";
 
 /**

@@ -1,9 +1,9 @@
-import { BUILTIN_PATTERN_NAMES } from "../completion/check-failure.js";
 import type {
   CompletionStepDefinition,
   ResolvedAgent,
   ValidatorDefinition,
-} from "../definition/types.js";
+} from "../ports/agent.js";
+import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
 import { builtinPatternsFor } from "../retry/builtin-patterns.js";
 
 /** What one retry pattern of a completion step supplies, and who supplies it. */

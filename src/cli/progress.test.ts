@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EVENT_FORMAT_VERSION, type RunEvent, type RunEventBody } from "../events.js";
+import { EVENT_FORMAT_VERSION, type RunEvent, type RunEventBody } from "../ports/events.js";
 import { makeProgressReporter, shouldColor } from "./progress.js";
 
 function event(body: RunEventBody): RunEvent {

@@ -1,4 +1,4 @@
-import type { EventListener, RunEvent, RunEventOf } from "../events.js";
+import type { EventListener, RunEvent, RunEventOf } from "../ports/events.js";
 import type { Redactor } from "../record/secret-redactor.js";
 import { formatUsd, type ShownRunEnd } from "../run/outcome-report.js";
 

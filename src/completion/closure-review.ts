@@ -1,6 +1,6 @@
-import type { JsonSchema } from "../definition/types.js";
 import { deepFreeze } from "../plain-object.js";
-import type { C3lWords } from "../prompts/c3l.js";
+import type { JsonSchema } from "../ports/agent.js";
+import type { C3lWords } from "../ports/prompts.js";
 import { type ResponseContent, readStructuredObject } from "./json-in-text.js";
 import { SchemaValidators } from "./schema-validators.js";
 

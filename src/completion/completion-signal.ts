@@ -1,5 +1,5 @@
-import type { CompletionSignalConfig } from "../definition/types.js";
 import { isPlainObject } from "../plain-object.js";
+import type { CompletionSignalConfig } from "../ports/agent.js";
 
 /** The model's completion declaration as read from its structured output (docs/completion.md#completion-signal). */
 export interface CompletionSignal {

@@ -1,7 +1,7 @@
-import type { CompletionSignalConfig } from "../definition/types.js";
-import type { DecisionSource } from "../events.js";
 import { isPlainObject } from "../plain-object.js";
-import type { FileSnapshot } from "../record/read-optional-file.js";
+import type { CompletionSignalConfig } from "../ports/agent.js";
+import type { DecisionSource } from "../ports/events.js";
+import type { FileSnapshot } from "../ports/files.js";
 import { hasDeclaration, readCompletionSignal } from "./completion-signal.js";
 import { readDecisionFile } from "./decision-file.js";
 import { type ResponseContent, readStructuredObject } from "./json-in-text.js";

@@ -1,5 +1,5 @@
 import { isPlainObject } from "../plain-object.js";
-import type { FileSnapshot } from "../record/read-optional-file.js";
+import type { FileSnapshot } from "../ports/files.js";
 import type { ChannelReading } from "./decision-channels.js";
 
 interface FileContext {

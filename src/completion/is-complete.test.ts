@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ValidatorOutcome } from "../ports.js";
+import type { Declaration, ExternalCondition } from "../ports/declaration.js";
+import type { ValidatorOutcome } from "../ports/loop-ports.js";
 import type { CompletionCheck } from "./check-completion.js";
-import { type Declaration, type ExternalCondition, isComplete } from "./is-complete.js";
+import { isComplete } from "./is-complete.js";
 
 const declaration: Declaration = {
   iteration: 3,

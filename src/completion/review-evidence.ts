@@ -1,4 +1,4 @@
-import type { FileChange, TreeChanges } from "../workspace/changes-since.js";
+import type { FileChange, TreeChanges } from "../ports/files.js";
 
 /** Characters of each diff the review prompt gets at most. */
 export const REVIEW_DIFF_LIMIT = 40_000;

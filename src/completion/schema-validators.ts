@@ -3,8 +3,8 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2019 } from "ajv/dist/2019.js";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type ajvFormats from "ajv-formats";
-import type { JsonSchema } from "../definition/types.js";
 import { CloserError } from "../errors.js";
+import type { JsonSchema } from "../ports/agent.js";
 
 /** One schema violation, located by its JSON pointer in the checked value. */
 export interface SchemaProblem {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ValidatorOutcome } from "../ports.js";
+import type { ValidatorOutcome } from "../ports/loop-ports.js";
 import {
   describeOutcome,
   formatFailure,

@@ -1,7 +1,7 @@
 import { isPlainObject } from "../plain-object.js";
-import type { BackendError } from "../ports.js";
-import type { IterationSummary } from "../record/run-state.js";
-import type { CheckFailure } from "./check-failure.js";
+import type { CheckFailure } from "../ports/check-failure.js";
+import type { BackendError } from "../ports/loop-ports.js";
+import type { IterationSummary } from "../ports/run-state.js";
 import { hasDeclaration } from "./completion-signal.js";
 import type { CompletionDecision } from "./decide-completion.js";
 import { type ResponseContent, readStructuredObject } from "./json-in-text.js";

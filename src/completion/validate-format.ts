@@ -1,5 +1,5 @@
-import type { JsonSchema, ResponseFormat } from "../definition/types.js";
 import { isPlainObject } from "../plain-object.js";
+import type { JsonSchema, ResponseFormat } from "../ports/agent.js";
 import { findJsonObjects, type ResponseContent } from "./json-in-text.js";
 import { type SchemaValidators, validateStructuredOutput } from "./schema-validators.js";
 

@@ -1,8 +1,8 @@
 import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
 import { deepFreeze } from "../plain-object.js";
+import type { BackendKind, ResolvedAgent, SandboxMode } from "../ports/agent.js";
 import { SANDBOX_MODES } from "./agent-file-record-and-env.js";
 import { BACKEND_KINDS } from "./backend-kinds.js";
-import type { BackendKind, ResolvedAgent, SandboxMode } from "./types.js";
 
 /**
  * Values given on the command line that replace agent.json's. Every field is

@@ -1,5 +1,5 @@
+import type { JsonSchema } from "../ports/agent.js";
 import { valueAtPath } from "./json-path.js";
-import type { JsonSchema } from "./types.js";
 
 type Path = readonly PropertyKey[];
 

@@ -10,8 +10,8 @@ import {
   validators,
   writeAgent,
 } from "../../test/support/agent-folder.js";
+import type { CompletionStepDefinition } from "../ports/agent.js";
 import { loadAgent } from "./load-agent.js";
-import type { CompletionStepDefinition } from "./types.js";
 
 useTempCwd();
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { CloserError, CloserErrorList, isCloserError } from "../errors.js";
 import { deepFreeze, isPlainObject } from "../plain-object.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import { agentFileSchema } from "./agent-file-schema.js";
 import { isInsidePath } from "./inside-path.js";
 import { makeValidationErrors } from "./make-validation-errors.js";
@@ -11,7 +12,6 @@ import { normalizeRegistry } from "./normalize-registry.js";
 import { parseJsonText } from "./parse-json-text.js";
 import { WORD_PATTERN } from "./path-word.js";
 import { registryFileSchema } from "./registry-file-schema.js";
-import type { ResolvedAgent } from "./types.js";
 
 /**
  * A definition file is parsed about once per process: zod's compiled fast

@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import { CloserError } from "../errors.js";
+import type { JsonSchema } from "../ports/agent.js";
 import { formatJsonPath, valueAtPath } from "./json-path.js";
 import { closestKey, knownKeysAt } from "./known-keys.js";
 import { WORD_PATTERN } from "./path-word.js";
-import type { JsonSchema } from "./types.js";
 
 type Issue = z.core.$ZodIssue;
 type Path = readonly PropertyKey[];

@@ -1,6 +1,6 @@
+import type { ClosureReviewDefinition } from "../ports/agent.js";
 import { normalizeBackend } from "./normalize-agent.js";
 import type { RegistryCompletionStep } from "./registry-file-schema.js";
-import type { ClosureReviewDefinition } from "./types.js";
 
 /** A completion step's `closureReview` with its defaults (docs/completion.md#closure-review). */
 export function normalizeClosureReview(

@@ -1,6 +1,6 @@
+import type { CompletionStepDefinition } from "../ports/agent.js";
 import { normalizeClosureReview } from "./normalize-closure-review.js";
 import type { RegistryCompletionStep } from "./registry-file-schema.js";
-import type { CompletionStepDefinition } from "./types.js";
 
 /** The retry folder's c2 when a step names only its own `prompt` (docs/definition.md#seed-spellings). */
 const SEED_RETRY_C2 = "retry";

@@ -1,5 +1,11 @@
 import path from "node:path";
 import { CloserError } from "../errors.js";
+import type {
+  CompletionStepDefinition,
+  Registry,
+  StepDefinition,
+  ValidatorDefinition,
+} from "../ports/agent.js";
 import { parseSuccessWhen } from "../validators/success-when.js";
 import { formatJsonPath } from "./json-path.js";
 import {
@@ -15,12 +21,6 @@ import type {
   RegistryStepEntry,
   RegistryValidator,
 } from "./registry-file-schema.js";
-import type {
-  CompletionStepDefinition,
-  Registry,
-  StepDefinition,
-  ValidatorDefinition,
-} from "./types.js";
 
 /** What the registry's defaults come from outside the file. */
 export interface RegistryContext {

@@ -4,8 +4,8 @@ import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CloserError } from "../errors.js";
+import type { JsonSchema } from "../ports/agent.js";
 import { SchemaResolver } from "./schema-resolver.js";
-import type { JsonSchema } from "./types.js";
 
 const SCHEMAS_DIR = path.resolve("/schemas");
 

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { CloserError } from "../errors.js";
 import { isPlainObject } from "../plain-object.js";
+import type { JsonSchema, OutputSchemaRef } from "../ports/agent.js";
 import { formatJsonPointer, parseJsonPointer, valueAtPointer } from "./json-pointer.js";
 import { closestKey } from "./known-keys.js";
 import { isObjectSchema, mergeSchemas } from "./merge-schemas.js";
@@ -12,7 +13,6 @@ import {
   SCHEMA_LIST_KEYWORDS,
   SCHEMA_MAP_KEYWORDS,
 } from "./schema-keywords.js";
-import type { JsonSchema, OutputSchemaRef } from "./types.js";
 
 export interface SchemaResolverOptions {
   /** Reads a schema file as text; default: the file system. */

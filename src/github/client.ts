@@ -5,7 +5,7 @@
  */
 import { Octokit } from "@octokit/rest";
 import { CloserError } from "../errors.js";
-import type { GithubClient, IssueComment } from "../ports.js";
+import type { GithubClient, IssueComment } from "../ports/github.js";
 import { listProjectIssues } from "./project-issues.js";
 import { translateGithubError } from "./translate-error.js";
 

@@ -4,7 +4,7 @@
  */
 import { GraphqlResponseError } from "@octokit/graphql";
 import { GithubError } from "../errors.js";
-import type { IssueSummary, ProjectIssuesQuery } from "../ports.js";
+import type { IssueSummary, ProjectIssuesQuery } from "../ports/github.js";
 
 /** Which board, and which of its issues. */
 /** The GraphQL call of an Octokit instance (`octokit.graphql`). */

@@ -6,11 +6,12 @@
  * of its run and key, so a run killed after posting it but before recording
  * it finds it on resume instead of posting it again.
  */
-import type { GithubConfig } from "../definition/types.js";
+
 import type { CloserError } from "../errors.js";
 import { isCloserError } from "../errors.js";
-import type { GithubClient } from "../ports.js";
-import type { CostByReason } from "../record/receipt-reason.js";
+import type { GithubConfig } from "../ports/agent.js";
+import type { GithubClient } from "../ports/github.js";
+import type { CostByReason } from "../ports/receipt-reason.js";
 
 /** The client calls side effects need. */
 export type EffectsClient = Pick<

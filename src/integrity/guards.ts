@@ -1,14 +1,12 @@
-import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../completion/check-failure.js";
-import type { ValidatorOutcome } from "../ports.js";
-import {
-  compareInventories,
-  type InventoryLoss,
-} from "../validators/extract/compare-inventories.js";
-import { ranOf } from "../validators/extract/inventory-test.js";
-import { joinOutput } from "../validators/extract/output-lines.js";
-import { parseTestInventory, type TestInventory } from "../validators/extract/test-inventory.js";
-import type { Baseline } from "./baseline.js";
-import type { ProtectedFingerprint } from "./protected-files.js";
+import type { Baseline } from "../ports/baseline.js";
+import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
+import type { ProtectedFingerprint } from "../ports/files.js";
+import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { TestInventory } from "../ports/test-inventory.js";
+import { compareInventories, type InventoryLoss } from "../tool-output/compare-inventories.js";
+import { ranOf } from "../tool-output/inventory-test.js";
+import { joinOutput } from "../tool-output/output-lines.js";
+import { parseTestInventory } from "../tool-output/test-inventory.js";
 
 /** How the protected paths differ from the baseline. */
 export interface ProtectedChanges {

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { isInsideFolder } from "../definition/inside-path.js";
-import type { IntegrityProbe } from "../ports.js";
+import type { ProtectedSet } from "../ports/files.js";
+import type { IntegrityProbe } from "../ports/loop-ports.js";
 import { readChangesSince, readHeadCommit } from "../workspace/changes-since.js";
 import { getGitDirs, listChangedFiles } from "../workspace/git.js";
 import {
@@ -11,7 +12,7 @@ import {
   restoreGitState,
 } from "../workspace/git-state.js";
 import { readTreeFingerprint } from "../workspace/tree-fingerprint.js";
-import { fingerprintProtected, makeProtectedCache, type ProtectedSet } from "./protected-files.js";
+import { fingerprintProtected, makeProtectedCache } from "./protected-files.js";
 
 /** The integrity guards' view of the working tree (docs/integrity.md). */
 export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {

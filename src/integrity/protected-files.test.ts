@@ -2,12 +2,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ProtectedSet } from "../ports/files.js";
 import { compareProtected } from "./guards.js";
-import {
-  DEFAULT_PROTECTED_GLOBS,
-  fingerprintProtected,
-  type ProtectedSet,
-} from "./protected-files.js";
+import { DEFAULT_PROTECTED_GLOBS, fingerprintProtected } from "./protected-files.js";
 
 describe("fingerprintProtected", () => {
   let dir: string;

@@ -1,23 +1,9 @@
 import { createHash } from "node:crypto";
 import { type Dirent, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
+import type { ProtectedFingerprint, ProtectedSet } from "../ports/files.js";
 import { identityOf, settledIdentity } from "./file-identity.js";
 import { type FolderCache, listFolder } from "./folder-listing.js";
-
-/** What a run protects from the model (docs/integrity.md#protected-paths). */
-export interface ProtectedSet {
-  /** The working tree the globs are relative to. */
-  readonly cwd: string;
-  /** Globs relative to the working tree; a pattern starting with `!` takes paths out. */
-  readonly globs: readonly string[];
-  /** Folders protected whole (absolute): the agent folder, the run's definition snapshot. */
-  readonly folders: readonly string[];
-  /** package.json scripts the checks run (compared entry by entry, not the whole file). */
-  readonly packageScripts: readonly string[];
-}
-
-/** Each protected path (relative to the working tree when inside it) with the hash of its content. */
-export type ProtectedFingerprint = Readonly<Record<string, string>>;
 
 /** The files that define how checks run: test-runner and CI configuration at the top of the tree. */
 export const DEFAULT_PROTECTED_GLOBS: readonly string[] = Object.freeze([

@@ -1,8 +1,9 @@
 import { isAbsolute, join, relative } from "node:path";
-import type { ResolvedAgent } from "../definition/types.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { ProtectedSet } from "../ports/files.js";
 import { definitionSnapshotDir } from "../record/definition-snapshot.js";
 import { scriptsRunBy } from "./package-scripts.js";
-import { DEFAULT_PROTECTED_GLOBS, type ProtectedSet } from "./protected-files.js";
+import { DEFAULT_PROTECTED_GLOBS } from "./protected-files.js";
 
 /** Where a run works: the project folder it was started in, its working tree, its run folder. */
 export interface ProtectedPlace {

@@ -1,7 +1,7 @@
-import type { CompletionStepDefinition } from "../definition/types.js";
 import { CloserError } from "../errors.js";
-import type { BackendResponse } from "../ports.js";
-import { COMPLETION_PROMPT_REASON } from "../record/receipt-reason.js";
+import type { CompletionStepDefinition } from "../ports/agent.js";
+import type { BackendResponse } from "../ports/loop-ports.js";
+import { COMPLETION_PROMPT_REASON } from "../ports/receipt-reason.js";
 import { queryBackend } from "./query-backend.js";
 import { type RunContext, recordPrompt } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";

@@ -1,4 +1,4 @@
-import type { BackendError } from "../ports.js";
+import type { BackendError } from "../ports/loop-ports.js";
 import { BACKOFF_LIMITS, backoffMs, transientBackoffMs } from "./backoff.js";
 import type { Query } from "./query-backend.js";
 import { emit, type RunContext, updateState } from "./run-context.js";

@@ -1,12 +1,12 @@
-import type { BackendResponse } from "../ports.js";
-import { reasonOfPrompt } from "../record/receipt-reason.js";
-import type { CheckingDeclaration } from "../record/run-state.js";
+import type { Declaration } from "../ports/declaration.js";
+import type { BackendResponse } from "../ports/loop-ports.js";
+import { reasonOfPrompt } from "../ports/receipt-reason.js";
+import type { CheckingDeclaration } from "../ports/run-state.js";
 import { beforeChecks } from "./before-checks.js";
 import { acceptCompletion } from "./end-iteration.js";
 import { handleFailedCheck } from "./handle-failed-check.js";
 import { checkedView, checksView } from "./plugin-views.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
-import type { Declaration } from "./run-settings.js";
 import { findStep, type Turn } from "./start-iteration.js";
 import { isTerminal, type Terminal } from "./terminal-state.js";
 import { verifyCompletion } from "./verify-completion.js";

@@ -1,7 +1,7 @@
 import { formatFailure } from "../completion/check-failure.js";
 import { validateFormat } from "../completion/validate-format.js";
-import type { ResponseFormat } from "../definition/types.js";
-import type { BackendResponse } from "../ports.js";
+import type { ResponseFormat } from "../ports/agent.js";
+import type { BackendResponse } from "../ports/loop-ports.js";
 import { decideOnFormatError } from "../retry/retry-prompt.js";
 import { queueRetry, warn } from "./end-iteration.js";
 import { emit, type RunContext, updateState } from "./run-context.js";

@@ -1,8 +1,8 @@
 import type { CompletionCheck } from "../completion/check-completion.js";
-import type { CheckFailure } from "../completion/check-failure.js";
-import type { ResolvedAgent } from "../definition/types.js";
 import { protectedChangedFailure, testsRemovedFailure } from "../integrity/guards.js";
-import type { ProtectedFingerprint } from "../integrity/protected-files.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { CheckFailure } from "../ports/check-failure.js";
+import type { ProtectedFingerprint } from "../ports/files.js";
 import { emit, type RunContext } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 

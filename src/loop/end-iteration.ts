@@ -1,8 +1,8 @@
-import type { CheckFailure } from "../completion/check-failure.js";
 import { makeCheckId } from "../completion/decide-completion.js";
 import { type IterationFindings, summarizeIteration } from "../completion/summarize-iteration.js";
-import type { BackendResponse } from "../ports.js";
-import type { RunState } from "../record/run-state.js";
+import type { CheckFailure } from "../ports/check-failure.js";
+import type { BackendResponse } from "../ports/loop-ports.js";
+import type { RunState } from "../ports/run-state.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";
 import { completed, type Terminal } from "./terminal-state.js";

@@ -1,10 +1,9 @@
 import type { CompletionCheck } from "../completion/check-completion.js";
 import { type CheckEvidence, reviewEvidenceVariables } from "../completion/review-evidence.js";
 import { inventoryOf } from "../integrity/guards.js";
-import type { ProtectedFingerprint } from "../integrity/protected-files.js";
-import type { TreeChanges } from "../workspace/changes-since.js";
+import type { Declaration } from "../ports/declaration.js";
+import type { ProtectedFingerprint, TreeChanges } from "../ports/files.js";
 import type { RunContext } from "./run-context.js";
-import type { Declaration } from "./run-settings.js";
 
 /** What the closure review is shown of a declaration (docs/completion.md#closure-review). */
 export interface ReviewSubject {

@@ -1,4 +1,4 @@
-import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../completion/check-failure.js";
+import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
 import { warn } from "./end-iteration.js";
 import { emit, type RunContext } from "./run-context.js";
 

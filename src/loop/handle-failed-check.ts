@@ -1,12 +1,9 @@
-import {
-  BUILTIN_PATTERN_NAMES,
-  type CheckFailure,
-  undecidableFailure,
-} from "../completion/check-failure.js";
+import { undecidableFailure } from "../completion/check-failure.js";
 import type { CompletionDecision } from "../completion/decide-completion.js";
 import { summarizeIteration } from "../completion/summarize-iteration.js";
-import type { OnFailure } from "../definition/types.js";
-import type { BackendResponse } from "../ports.js";
+import type { OnFailure } from "../ports/agent.js";
+import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
+import type { BackendResponse } from "../ports/loop-ports.js";
 import { decideOnFailure } from "../retry/retry-prompt.js";
 import { queueRetry, warn } from "./end-iteration.js";
 import { emit, type RunContext, updateState } from "./run-context.js";

@@ -1,7 +1,7 @@
+export type { Declaration } from "../ports/declaration.js";
+export type { AgentResult } from "../ports/run-result.js";
 export { runAgent } from "./run-agent.js";
 export type {
-  AgentResult,
-  Declaration,
   DefinitionStart,
   FinishRecord,
   FinishRun,

@@ -1,7 +1,7 @@
-import type { CheckedView, ChecksView, QueryView, ResponseView } from "../plugins/plugin.js";
-import type { BackendResponse } from "../ports.js";
+import type { Declaration } from "../ports/declaration.js";
+import type { BackendResponse } from "../ports/loop-ports.js";
+import type { CheckedView, ChecksView, QueryView, ResponseView } from "../ports/plugin.js";
 import type { RunContext } from "./run-context.js";
-import type { Declaration } from "./run-settings.js";
 import type { Turn } from "./start-iteration.js";
 import type { Verification } from "./verify-completion.js";
 

@@ -1,24 +1,25 @@
 import { join } from "node:path";
-import { BUILTIN_PATTERN_NAMES } from "../completion/check-failure.js";
 import { SchemaValidators } from "../completion/schema-validators.js";
 import { normalizeDefinitionText } from "../definition/definition-text.js";
 import { SchemaResolver } from "../definition/schema-resolver.js";
-import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError } from "../errors.js";
 import { makeIntegrityProbe } from "../integrity/integrity-probe.js";
-import { makePluginHost, type PluginHost } from "../plugins/plugin-host.js";
+import { makePluginHost } from "../plugins/plugin-host.js";
 import { withPluginPorts } from "../plugins/plugin-ports.js";
 import { pluginWarnings } from "../plugins/plugin-warnings.js";
-import type { LoopPorts, SandboxPort, ValidatorOutcome } from "../ports.js";
-import { passedNames } from "../process/child-environment.js";
-import { makePromptRenderer } from "../prompts/make-prompt-renderer.js";
-import { readOptionalFile, readUntrustedFile } from "../record/read-optional-file.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
+import type { LoopPorts, SandboxPort, ValidatorOutcome } from "../ports/loop-ports.js";
+import type { PluginHost } from "../ports/plugin-host.js";
 import {
   type DefinitionStamp,
   RUN_STATE_VERSION,
   type RunState,
   type SandboxRecord,
-} from "../record/run-state.js";
+} from "../ports/run-state.js";
+import { passedNames } from "../process/child-environment.js";
+import { makePromptRenderer } from "../prompts/make-prompt-renderer.js";
+import { readOptionalFile, readUntrustedFile } from "../record/read-optional-file.js";
 import { buildRetryPrompt } from "../retry/retry-prompt.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
 import { runValidator, unknownValidatorOutcome } from "../validators/run-validator.js";

@@ -1,9 +1,14 @@
 import { resolve } from "node:path";
-import type { JsonSchema } from "../definition/types.js";
-import type { Backend, BackendRequest, BackendResponse, SandboxEntry } from "../ports.js";
+import type { JsonSchema } from "../ports/agent.js";
+import type {
+  Backend,
+  BackendRequest,
+  BackendResponse,
+  SandboxEntry,
+} from "../ports/loop-ports.js";
+import { addReceipt, repeatReason } from "../ports/receipt-reason.js";
 import { appendSchemaInstructions } from "../prompts/schema-instructions.js";
 import { renderIterationSummary } from "../prompts/variables.js";
-import { addReceipt, repeatReason } from "../record/receipt-reason.js";
 import { makeRepeats, recoveryFor, terminalFor, waitBeforeRepeat } from "./backend-recovery.js";
 import { budgetLeft, budgetSpentInQuery } from "./check-limits.js";
 import { type DeadlineAnswer, queryWithDeadline } from "./query-deadline.js";

@@ -4,11 +4,11 @@ import {
   closureReviewWords,
   readClosureReview,
 } from "../completion/closure-review.js";
-import type { ClosureReviewDefinition } from "../definition/types.js";
-import type { BackendRequest } from "../ports.js";
-import { CLOSURE_REVIEW_REASON } from "../record/receipt-reason.js";
-import type { ReviewRecord } from "../record/run-state.js";
-import type { TreeChanges } from "../workspace/changes-since.js";
+import type { ClosureReviewDefinition } from "../ports/agent.js";
+import type { TreeChanges } from "../ports/files.js";
+import type { BackendRequest } from "../ports/loop-ports.js";
+import { CLOSURE_REVIEW_REASON } from "../ports/receipt-reason.js";
+import type { ReviewRecord } from "../ports/run-state.js";
 import { gatherReviewEvidence, type ReviewSubject, readChanges } from "./gather-review-evidence.js";
 import { type Query, queryBackend } from "./query-backend.js";
 import { emit, type RunContext, recordPrompt, updateState } from "./run-context.js";

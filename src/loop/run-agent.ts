@@ -1,4 +1,5 @@
 import { isCloserError } from "../errors.js";
+import type { AgentResult } from "../ports/run-result.js";
 import { prepareRun, startRun } from "./prepare-run.js";
 import {
   emit,
@@ -9,7 +10,7 @@ import {
   waitForState,
 } from "./run-context.js";
 import { runLoop } from "./run-loop.js";
-import type { AgentResult, FinishRecord, FinishRun, RunSettings } from "./run-settings.js";
+import type { FinishRecord, FinishRun, RunSettings } from "./run-settings.js";
 import {
   abortSignalName,
   isRecordFailure,

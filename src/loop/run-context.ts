@@ -1,11 +1,10 @@
-import type { ExternalCondition } from "../completion/is-complete.js";
-import type { ResolvedAgent } from "../definition/types.js";
-import { EVENT_FORMAT_VERSION, type RunEvent, type RunEventBody } from "../events.js";
-import type { PluginHost } from "../plugins/plugin-host.js";
-import type { LoopPorts } from "../ports.js";
-import type { RunState } from "../record/run-state.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { Declaration, ExternalCondition } from "../ports/declaration.js";
+import { EVENT_FORMAT_VERSION, type RunEvent, type RunEventBody } from "../ports/events.js";
+import type { LoopPorts } from "../ports/loop-ports.js";
+import type { PluginHost } from "../ports/plugin-host.js";
+import type { RunState } from "../ports/run-state.js";
 import type { VerdictCache } from "../validators/verdict-cache.js";
-import type { Declaration } from "./run-settings.js";
 
 /**
  * Everything one run works with. All of it is fixed when the run starts

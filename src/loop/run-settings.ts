@@ -1,23 +1,15 @@
-import type { Declaration, ExternalCondition } from "../completion/is-complete.js";
+import type { Declaration, ExternalCondition } from "../ports/declaration.js";
+import type { AgentResult } from "../ports/run-result.js";
 
 export type { Declaration };
 
-import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
-import type { CloserErrorCode } from "../errors.js";
-import type { EventListener, RunEventBody, TerminalStatus } from "../events.js";
-import type { ProtectedSet } from "../integrity/protected-files.js";
-import type { Plugin } from "../plugins/plugin.js";
-import type { Backend, Clock, LoopPorts, RecordSink } from "../ports.js";
-import type { ChildEnvironments } from "../process/child-environment.js";
-import type { CostByReason } from "../record/receipt-reason.js";
-import type {
-  DefinitionStamp,
-  FlakyValidator,
-  ReviewFindings,
-  RunState,
-  SandboxRecord,
-  TaskInfo,
-} from "../record/run-state.js";
+import type { BackendConfig, ResolvedAgent } from "../ports/agent.js";
+import type { EventListener, RunEventBody } from "../ports/events.js";
+import type { ProtectedSet } from "../ports/files.js";
+import type { Backend, Clock, LoopPorts, RecordSink } from "../ports/loop-ports.js";
+import type { Plugin } from "../ports/plugin.js";
+import type { ChildEnvironments } from "../ports/process.js";
+import type { DefinitionStamp, RunState, TaskInfo } from "../ports/run-state.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
 
 /**
@@ -116,41 +108,6 @@ export interface DefinitionStart extends DefinitionStamp {
    */
   readonly how: "taken" | "reloaded" | "kept";
   readonly previousHash?: string;
-}
-
-/** How a run ended. `success` is true only for `completed`. */
-export interface AgentResult {
-  readonly success: boolean;
-  readonly status: TerminalStatus;
-  readonly reason: string;
-  /**
-   * Iterations run: one per backend query for the work (retry prompts
-   * included); repeats after a rate limit, timeout or expired session and the
-   * closure review query are part of the iteration they belong to.
-   */
-  readonly iterations: number;
-  readonly runId: string;
-  readonly runDir: string;
-  readonly costUsd: number;
-  /** The cost, time and tokens of the run's queries by why each was sent (docs/observe.md#receipts). */
-  readonly costByReason?: CostByReason;
-  readonly worktree?: RunState["worktree"];
-  /** For status `error`: the kind of error, so a CLI can choose its exit code. */
-  readonly errorCode?: CloserErrorCode;
-  /** Warnings of the run (a skipped failed check, format retries exhausted). */
-  readonly warnings: readonly string[];
-  /** For `completed`: what the verifying iteration reported and which checks passed. */
-  readonly completion?: RunState["completion"];
-  /** Declarations of completion the checks refuted (docs/integrity.md#refuted-declarations). */
-  readonly refutedDeclarations: number;
-  /** Checks that failed, then passed on the unchanged tree (docs/integrity.md#flaky-checks). */
-  readonly flaky: readonly FlakyValidator[];
-  /** Whether the model's processes ran in the OS sandbox (docs/sandbox.md#record). */
-  readonly sandbox?: SandboxRecord;
-  /** What the closure reviews cost, when one ran (docs/completion.md#closure-review). */
-  readonly reviewCostUsd?: number;
-  /** For `blocked`: the last review's findings. */
-  readonly review?: ReviewFindings;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { makeCheckId } from "../completion/decide-completion.js";
-import type { CompletionStepDefinition, StepDefinition } from "../definition/types.js";
 import { CloserError } from "../errors.js";
+import type { CompletionStepDefinition, StepDefinition } from "../ports/agent.js";
+import type { FileSnapshot } from "../ports/files.js";
+import { reasonOfPrompt } from "../ports/receipt-reason.js";
+import type { IterationSummary } from "../ports/run-state.js";
 import { makeVariables } from "../prompts/variables.js";
-import type { FileSnapshot } from "../record/read-optional-file.js";
-import { reasonOfPrompt } from "../record/receipt-reason.js";
-import type { IterationSummary } from "../record/run-state.js";
 import type { Query } from "./query-backend.js";
 import { emit, type RunContext, recordPrompt, updateState } from "./run-context.js";
 

@@ -1,8 +1,8 @@
 import { type CompletionCondition, runConditions } from "../completion/run-conditions.js";
-import type { ResolvedAgent } from "../definition/types.js";
-import type { Baseline } from "../integrity/baseline.js";
 import { inventoryOf } from "../integrity/guards.js";
-import type { TestInventory } from "../validators/extract/test-inventory.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { Baseline } from "../ports/baseline.js";
+import type { TestInventory } from "../ports/test-inventory.js";
 import { warn } from "./end-iteration.js";
 import { makeCheckRunner, phaseConcurrency, readPhaseFingerprint } from "./run-checks.js";
 import { emit, isoTime, type RunContext, saveState, updateState } from "./run-context.js";

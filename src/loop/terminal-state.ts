@@ -1,5 +1,6 @@
 import { type CloserErrorCode, isCloserError } from "../errors.js";
-import type { TerminalStatus } from "../events.js";
+import type { TerminalStatus } from "../ports/events.js";
+import type { AgentResult } from "../ports/run-result.js";
 import {
   emitWritten,
   isoTime,
@@ -8,7 +9,6 @@ import {
   updateState,
   waitForState,
 } from "./run-context.js";
-import type { AgentResult } from "./run-settings.js";
 
 /** How the loop ended (docs/loop.md#rule-6): the only way out of it. */
 export interface Terminal {

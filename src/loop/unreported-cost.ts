@@ -1,4 +1,4 @@
-import type { BackendResponse } from "../ports.js";
+import type { BackendResponse } from "../ports/loop-ports.js";
 import { warn } from "./end-iteration.js";
 import type { RunContext } from "./run-context.js";
 

@@ -1,14 +1,14 @@
 import { type CompletionCheck, checkCompletion } from "../completion/check-completion.js";
 import type { ClosureReviewReading } from "../completion/closure-review.js";
 import { type CompletionVerdict, isComplete } from "../completion/is-complete.js";
-import type { ValidatorOutcome } from "../ports.js";
-import type { RunState } from "../record/run-state.js";
+import type { Declaration } from "../ports/declaration.js";
+import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { RunState } from "../ports/run-state.js";
 import { checkGuards, guardFailure } from "./check-guards.js";
 import { guardSandbox } from "./guard-sandbox.js";
 import { reviewClosure } from "./review-closure.js";
 import { makeCheckRunner, phaseConcurrency, readPhaseFingerprint } from "./run-checks.js";
 import { type RunContext, updateState } from "./run-context.js";
-import type { Declaration } from "./run-settings.js";
 import type { Turn } from "./start-iteration.js";
 import { abortedWhen, failed, isTerminal, type Terminal } from "./terminal-state.js";
 

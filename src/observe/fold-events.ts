@@ -1,3 +1,4 @@
+import { reasonOfPrompt, repeatReason } from "../ports/receipt-reason.js";
 import {
   type Json,
   num,
@@ -8,7 +9,6 @@ import {
   strings,
   sum,
 } from "../record/loose-json.js";
-import { reasonOfPrompt, repeatReason } from "../record/receipt-reason.js";
 import { RUN_FILES } from "../record/run-record.js";
 import type {
   CheckView,

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { TerminalStatus } from "../events.js";
+import type { TerminalStatus } from "../ports/events.js";
 import {
   arrayOf,
   type Json,

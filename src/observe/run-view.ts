@@ -3,7 +3,7 @@
  * (docs/observe.md#run-view): read from the run folder (run.json, events.jsonl,
  * task.json, baseline.json), never from the working tree.
  */
-import type { TerminalStatus } from "../events.js";
+import type { TerminalStatus } from "../ports/events.js";
 
 export interface RunView {
   readonly runId: string;

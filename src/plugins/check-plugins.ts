@@ -1,5 +1,5 @@
 import { CloserError } from "../errors.js";
-import { HOOK_NAMES, type Plugin, PORT_NAMES, type PortName } from "./plugin.js";
+import { HOOK_NAMES, type Plugin, PORT_NAMES, type PortName } from "../ports/plugin.js";
 
 /** Ports whose answer the run uses: one plugin at most may replace each (docs/plugins.md#ports). */
 export const REPLACING_PORTS = [

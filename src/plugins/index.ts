@@ -14,9 +14,9 @@ export type {
   PortName,
   QueryView,
   ResponseView,
-  RetryPromptBuilder,
   RetryView,
-} from "./plugin.js";
+} from "../ports/plugin.js";
+export type { RetryPromptBuilder } from "../ports/prompts.js";
 export {
   type WebhookNotifierOptions,
   type WebhookSummary,

@@ -1,5 +1,5 @@
-import type { RunEvent } from "../events.js";
-import type { LogEntry } from "./plugin.js";
+import type { RunEvent } from "../ports/events.js";
+import type { LogEntry } from "../ports/plugin.js";
 
 /** The line a plugin's logger gets for an event, or none for the event's small steps (docs/plugins.md#ports). */
 export function logEntryOf(event: RunEvent): LogEntry | undefined {

@@ -1,6 +1,6 @@
-import type { LoopPorts, ValidatorOutcome } from "../ports.js";
-import type { Plugin } from "./plugin.js";
-import type { PluginHost } from "./plugin-host.js";
+import type { LoopPorts, ValidatorOutcome } from "../ports/loop-ports.js";
+import type { Plugin } from "../ports/plugin.js";
+import type { PluginHost } from "../ports/plugin-host.js";
 
 /**
  * The loop's ports with those the plugins replace (docs/plugins.md#ports): each plugin's port

@@ -1,4 +1,4 @@
-import type { PluginListing } from "./plugin-host.js";
+import type { PluginListing } from "../ports/plugin-host.js";
 
 /**
  * A run whose checks a plugin answers says so in its warnings (run.json, the result, a

@@ -1,5 +1,5 @@
-import type { AgentResult } from "../loop/run-settings.js";
-import type { Plugin } from "./plugin.js";
+import type { Plugin } from "../ports/plugin.js";
+import type { AgentResult } from "../ports/run-result.js";
 
 export interface WebhookNotifierOptions {
   /** Where the summary is POSTed (a Slack incoming webhook, or any URL taking JSON). It is never logged. */

@@ -1,3 +1,4 @@
+import type { ChildEnvironments, ProcessKind } from "../ports/process.js";
 /**
  * The one environment policy for every process that runs the model's code:
  * the backend and the tools it starts, every command validator, every custom
@@ -5,11 +6,6 @@
  * environment built once per run from an allowlist of closer's own
  * environment, never the whole of it (docs/backends.md#environment).
  */
-
-/** The kinds of processes that run the model's code, each with an environment of its own. */
-export type ProcessKind = "backend" | "validators";
-
-export const PROCESS_KINDS: readonly ProcessKind[] = ["backend", "validators"];
 
 /** closer's GitHub credentials: never in a process of the model's, unless the agent opts in for its backend. */
 export const GITHUB_TOKEN_VARIABLES: readonly string[] = [
@@ -72,9 +68,6 @@ export const NO_GRANT: EnvironmentGrant = {
   validators: [],
   passGithubToken: false,
 };
-
-/** The environment each kind of process starts from (closer adds its CLOSER_* variables on top). */
-export type ChildEnvironments = Readonly<Record<ProcessKind, Readonly<Record<string, string>>>>;
 
 function matches(name: string, patterns: readonly string[]): boolean {
   return patterns.some((pattern) =>

@@ -7,7 +7,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
-import { type LaunchWrapper, unwrapExit } from "./launch.js";
+import type { LaunchWrapper } from "../ports/process.js";
+import { unwrapExit } from "./launch.js";
 import {
   type EscapedProcess,
   findMarkedProcesses,

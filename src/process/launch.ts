@@ -5,16 +5,6 @@
  */
 import { constants } from "node:os";
 
-/** The file, its arguments and its whole environment. */
-export interface Launch {
-  readonly file: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string | undefined>>;
-}
-
-/** Runs a launch inside an OS sandbox; called once per process started. */
-export type LaunchWrapper = (launch: Launch) => Launch;
-
 /**
  * How a wrapped program ended, as its wrapper reports it: a shell between closer and the
  * program (the sandbox's) turns "killed by signal N" into exit code 128+N, which is read back

@@ -13,8 +13,9 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { Readable } from "node:stream";
+import type { LaunchWrapper } from "../ports/process.js";
 import { closeInputFile, openInputFile } from "./input-file.js";
-import { type LaunchWrapper, unwrapExit } from "./launch.js";
+import { unwrapExit } from "./launch.js";
 import { OutputCapture } from "./output-capture.js";
 import {
   DEFAULT_GRACE_MS,

@@ -1,14 +1,6 @@
 import { WORD_PATTERN } from "../definition/path-word.js";
 import { CloserError } from "../errors.js";
-
-/** The five words that name a prompt: `prompts/{c1}/{c2}/{c3}/f_{edition}_{adaptation}.md`. */
-export interface C3lWords {
-  readonly c1: string;
-  readonly c2: string;
-  readonly c3: string;
-  readonly edition: string;
-  readonly adaptation?: string;
-}
+import type { C3lWords } from "../ports/prompts.js";
 
 /** Where a set of words came from, so a bad word can be reported at its place in the definition. */
 export interface WordSource {

@@ -1,14 +1,6 @@
-import {
-  type LocatedPrompt,
-  locatePrompt,
-  type PromptRequest,
-  type RenderedPrompt,
-  renderLocatedPrompt,
-} from "./render-prompt.js";
+import type { PromptRenderer, PromptRequest } from "../ports/prompts.js";
+import { type LocatedPrompt, locatePrompt, renderLocatedPrompt } from "./render-prompt.js";
 import { type CompiledTemplate, compileTemplate } from "./render-template.js";
-
-/** Renders prompts like `renderPrompt`, from templates it keeps (see `makePromptRenderer`). */
-export type PromptRenderer = (request: PromptRequest) => Promise<RenderedPrompt>;
 
 /**
  * A `renderPrompt` for one run: each lookup of the C3L fallback chain is

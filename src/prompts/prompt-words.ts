@@ -2,8 +2,8 @@ import type {
   CompletionStepDefinition,
   PatternDefinition,
   StepDefinition,
-} from "../definition/types.js";
-import type { C3lWords } from "./c3l.js";
+} from "../ports/agent.js";
+import type { C3lWords } from "../ports/prompts.js";
 
 /** Words of a step's own prompt: `{c1}/{c2}/{c3}/f_{edition}[_{adaptation}].md`. */
 export function stepWords(c1: string, step: StepDefinition): C3lWords {

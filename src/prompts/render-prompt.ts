@@ -3,32 +3,16 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { normalizeDefinitionText } from "../definition/definition-text.js";
 import { CloserError } from "../errors.js";
+import type { C3lWords, PromptRequest, RenderedPrompt } from "../ports/prompts.js";
 import { BUILTIN_RETRY_TEXTS } from "./builtin-retry-texts.js";
 import {
   BUILTIN_RETRY_PATH,
-  type C3lWords,
   checkC3lWords,
   listPromptCandidates,
   type PromptCandidate,
 } from "./c3l.js";
 import { type CompiledTemplate, compileTemplate } from "./render-template.js";
 import { renderParams } from "./variables.js";
-
-/** A prompt to render: the five C3L words, the variables, and for a retry its pattern. */
-export interface PromptRequest {
-  /** Absolute path of the agent folder. */
-  readonly agentDir: string;
-  readonly words: C3lWords;
-  readonly variables: Readonly<Record<string, unknown>>;
-  /** Present for retry prompts: enables the `f_failed.md` and built-in fallbacks. */
-  readonly retry?: { readonly pattern: string; readonly params: readonly string[] };
-}
-
-export interface RenderedPrompt {
-  readonly text: string;
-  /** Relative to the agent folder, or `builtin:retry` for the built-in generic text. */
-  readonly templatePath: string;
-}
 
 /** Where a prompt was found: the candidates in lookup order and the first that exists. */
 export interface LocatedPrompt {

@@ -3,8 +3,9 @@
  * schema instructions (docs/backends.md#schema-instructions): required
  * properties only, the first enum value, `""`, `0`, `false`, `[]`.
  */
-import type { JsonSchema } from "../definition/types.js";
+
 import { isPlainObject } from "../plain-object.js";
+import type { JsonSchema } from "../ports/agent.js";
 
 /** Strings that satisfy the common `format`s ajv-formats checks. */
 const FORMAT_EXAMPLES: Readonly<Record<string, string>> = {

@@ -5,8 +5,9 @@
  * with that object — which the decision channels and the format check read
  * from the text (docs/completion.md#decision-channels).
  */
-import type { JsonSchema } from "../definition/types.js";
+
 import { isPlainObject } from "../plain-object.js";
+import type { JsonSchema } from "../ports/agent.js";
 import { exampleOf, firstAlternative, primaryType, requiredOf, typesOf } from "./schema-example.js";
 
 const HEADING = "## Answer format";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ParameterDefinition } from "../definition/types.js";
-import type { IterationSummary, TaskInfo } from "../record/run-state.js";
+import type { ParameterDefinition } from "../ports/agent.js";
+import type { IterationSummary, TaskInfo } from "../ports/run-state.js";
 import {
   makeVariables,
   RETRY_VARIABLES,

@@ -1,5 +1,5 @@
-import type { ParameterDefinition } from "../definition/types.js";
-import type { IterationSummary, TaskInfo } from "../record/run-state.js";
+import type { ParameterDefinition } from "../ports/agent.js";
+import type { IterationSummary, TaskInfo } from "../ports/run-state.js";
 
 /** Names the runner supplies to every template (agent parameters come on top). */
 export const RUNNER_VARIABLES: readonly string[] = [

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { TaskInfo } from "../record/run-state.js";
+import type { TaskInfo } from "../ports/run-state.js";
 
 /** The BullMQ queue every closer job goes through. */
 export const QUEUE_NAME = "closer-runs";

@@ -1,4 +1,4 @@
-import type { RunEvent } from "../events.js";
+import type { RunEvent } from "../ports/events.js";
 import type { QueueJobProgress } from "./job-data.js";
 
 /**

@@ -1,8 +1,8 @@
 import { hostname } from "node:os";
 import type { Job } from "bullmq";
 import { CloserError, isCloserError } from "../errors.js";
-import type { EventListener } from "../events.js";
 import { importModule } from "../import-module.js";
+import type { EventListener } from "../ports/events.js";
 import { type Environment, makeRunId, makeSerializer, makeSystemClock } from "../run/index.js";
 import {
   describeJobWork,

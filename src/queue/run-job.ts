@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { applyCliOverrides } from "../definition/apply-cli-overrides.js";
 import { loadAgent } from "../definition/load-agent.js";
-import type { ResolvedAgent } from "../definition/types.js";
 import { isCloserError } from "../errors.js";
-import type { EventListener } from "../events.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { EventListener } from "../ports/events.js";
 import { readRunState } from "../record/read-run-state.js";
 import { defaultRunsDir } from "../record/runs-dir.js";
 import {

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isCloserError } from "../errors.js";
-import { EVENT_FORMAT_VERSION, type RunEvent } from "../events.js";
+import { EVENT_FORMAT_VERSION, type RunEvent } from "../ports/events.js";
+import { RUN_STATE_VERSION, type RunState } from "../ports/run-state.js";
 import { cutText } from "./bounded-text.js";
 import { createRunRecord } from "./run-record.js";
-import { RUN_STATE_VERSION, type RunState } from "./run-state.js";
 
 function warning(message: string): RunEvent {
   return { v: EVENT_FORMAT_VERSION, at: 1, runId: "run-1", type: "warning", message };

@@ -1,17 +1,6 @@
 import { constants, lstatSync, statSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
-
-/** A file's text and when it was last written. */
-export interface FileSnapshot {
-  readonly text: string;
-  readonly modifiedAtMs: number;
-  /**
-   * Set when something is at the path but closer would not read it (a
-   * symbolic link, a folder, a FIFO, a file over the size cap): `text` is then
-   * empty and this says why, as a stable code and a sentence.
-   */
-  readonly refused?: { readonly reason: string; readonly detail: string };
-}
+import type { FileSnapshot } from "../ports/files.js";
 
 /** The decision file's size cap (docs/completion.md#decision-file). */
 export const DECISION_FILE_MAX_BYTES = 64 * 1024;

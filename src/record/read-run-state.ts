@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CloserError } from "../errors.js";
+import { RUN_STATE_VERSION, type RunState } from "../ports/run-state.js";
 import { RUN_FILES } from "./run-record.js";
-import { RUN_STATE_VERSION, type RunState } from "./run-state.js";
 import { applyLastMark } from "./state-marks.js";
 
 /**

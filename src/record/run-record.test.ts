@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CloserError } from "../errors.js";
-import { EVENT_FORMAT_VERSION, type RunEvent } from "../events.js";
+import { EVENT_FORMAT_VERSION, type RunEvent } from "../ports/events.js";
+import { RUN_STATE_VERSION, type RunState } from "../ports/run-state.js";
 import { createRunRecord, readRunState } from "./run-record.js";
-import { RUN_STATE_VERSION, type RunState } from "./run-state.js";
 
 function makeState(overrides: Partial<RunState> = {}): RunState {
   return {

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EVENT_FORMAT_VERSION } from "../events.js";
+import { EVENT_FORMAT_VERSION } from "../ports/events.js";
 import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
 import { createRunRecord } from "./run-record.js";
 import { defaultRunsDir } from "./runs-dir.js";

@@ -2,8 +2,8 @@ import { appendFile, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RUN_STATE_VERSION, type RunState } from "../ports/run-state.js";
 import { createRunRecord, readRunState } from "./run-record.js";
-import { RUN_STATE_VERSION, type RunState } from "./run-state.js";
 
 const BEFORE: RunState = {
   version: RUN_STATE_VERSION,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
+import type { RunState } from "../ports/run-state.js";
 import { openAppendOnly } from "./append-only-file.js";
 import { stringifyBounded } from "./bounded-json.js";
-import type { RunState } from "./run-state.js";
 import type { Redactor } from "./secret-redactor.js";
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Baseline } from "../integrity/baseline.js";
+import type { Baseline } from "../ports/baseline.js";
+import { RUN_STATE_VERSION, type RunState } from "../ports/run-state.js";
 import { stringifyBounded } from "./bounded-json.js";
-import { RUN_STATE_VERSION, type RunState } from "./run-state.js";
 import { makeRedactor } from "./secret-redactor.js";
 import { makeStateText } from "./state-text.js";
 

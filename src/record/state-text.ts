@@ -1,5 +1,5 @@
+import type { RunState } from "../ports/run-state.js";
 import { stringifyBounded } from "./bounded-json.js";
-import type { RunState } from "./run-state.js";
 import type { Redactor } from "./secret-redactor.js";
 
 /** Stands for the baseline while the rest of the state is serialised; no recorded string is it. */

@@ -6,7 +6,7 @@
  * matched its query still does.
  */
 import { isPlainObject } from "../plain-object.js";
-import type { FileSnapshot } from "../record/read-optional-file.js";
+import type { FileSnapshot } from "../ports/files.js";
 import type { RecordedRun } from "./recorded-run.js";
 import type { ReplayCursor } from "./replay-ports.js";
 

@@ -2,9 +2,9 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
-import { BUILTIN_PATTERN_NAMES } from "../completion/check-failure.js";
 import { isPlainObject } from "../plain-object.js";
-import type { ValidatorOutcome } from "../ports.js";
+import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
+import type { ValidatorOutcome } from "../ports/loop-ports.js";
 import type { RecordedEvent } from "./recorded-run.js";
 
 const OUTCOME_FIELDS = [

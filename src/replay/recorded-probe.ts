@@ -3,9 +3,10 @@
  * record saw it, unchanged since the baseline but for what a recorded guard
  * found at that iteration.
  */
-import type { Baseline } from "../integrity/baseline.js";
+
 import { isPlainObject } from "../plain-object.js";
-import type { IntegrityProbe } from "../ports.js";
+import type { Baseline } from "../ports/baseline.js";
+import type { IntegrityProbe } from "../ports/loop-ports.js";
 import { num, strings } from "../record/loose-json.js";
 import type { RecordedRun } from "./recorded-run.js";
 import type { ReplayCursor } from "./replay-ports.js";

@@ -8,10 +8,10 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { parseJsonLines } from "../backends/json-values.js";
 import { CloserError } from "../errors.js";
-import type { Baseline } from "../integrity/baseline.js";
 import { isPlainObject } from "../plain-object.js";
+import type { Baseline } from "../ports/baseline.js";
+import type { TaskInfo } from "../ports/run-state.js";
 import { RUN_FILES } from "../record/run-record.js";
-import type { TaskInfo } from "../record/run-state.js";
 
 /** One event of events.jsonl, as written. */
 export type RecordedEvent = Readonly<Record<string, unknown>> & { readonly type: string };

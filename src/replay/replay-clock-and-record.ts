@@ -1,6 +1,6 @@
 /** The replay's clock and record (docs/replay.md#replay): nothing waits, nothing is written. */
-import type { RunEvent } from "../events.js";
-import type { Clock, RecordSink } from "../ports.js";
+import type { RunEvent } from "../ports/events.js";
+import type { Clock, RecordSink } from "../ports/loop-ports.js";
 
 /** A record sink that keeps the events it is given. */
 export interface MemoryRecord extends RecordSink {

@@ -9,9 +9,10 @@
 
 import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import { turnFromTranscript } from "../backends/replay/transcript-turn.js";
-import type { ResolvedAgent } from "../definition/types.js";
 import { BASELINE_CHECK_ID } from "../loop/take-baseline.js";
 import { isPlainObject } from "../plain-object.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { FileSnapshot } from "../ports/files.js";
 import type {
   Backend,
   BackendError,
@@ -20,9 +21,8 @@ import type {
   SandboxPort,
   ValidatorOutcome,
   ValidatorRunner,
-} from "../ports.js";
+} from "../ports/loop-ports.js";
 import { num } from "../record/loose-json.js";
-import type { FileSnapshot } from "../record/read-optional-file.js";
 import { unknownValidatorOutcome } from "../validators/run-validator.js";
 import { makeRecordedDecisionFile } from "./recorded-decision-file.js";
 import { outcomeOf, withPatternOf } from "./recorded-outcome.js";

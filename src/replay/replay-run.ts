@@ -6,12 +6,12 @@
 import { join, resolve } from "node:path";
 import { applyCliOverrides } from "../definition/apply-cli-overrides.js";
 import { loadAgent } from "../definition/load-agent.js";
-import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError, isCloserError } from "../errors.js";
 import { protectedSetFor } from "../integrity/protected-set.js";
 import { type RunSettings, type RunStart, runAgent } from "../loop/index.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import { RUN_STATE_VERSION } from "../ports/run-state.js";
 import { RUN_FILES } from "../record/run-record.js";
-import { RUN_STATE_VERSION } from "../record/run-state.js";
 import { runEnvironments } from "../run/run-environments.js";
 import { compareTrails, type TrailDifference } from "./compare-trails.js";
 import { decisionTrail, type TrailEntry } from "./decision-trail.js";

@@ -1,5 +1,5 @@
-import { BUILTIN_PATTERN_NAMES as NAMES } from "../completion/check-failure.js";
-import type { CompletionStepDefinition, PatternDefinition } from "../definition/types.js";
+import type { CompletionStepDefinition, PatternDefinition } from "../ports/agent.js";
+import { BUILTIN_PATTERN_NAMES as NAMES } from "../ports/check-failure.js";
 
 /**
  * Patterns closer itself produces. A registry pattern of the same name wins,

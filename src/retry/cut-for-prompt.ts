@@ -1,12 +1,4 @@
-/** How much of an extracted param reaches a prompt (the run record keeps it whole). */
-export interface CutLimits {
-  /** Characters kept of a top-level string param (head and tail). */
-  readonly maxChars: number;
-  /** Characters kept of a string inside an array or object (e.g. one test's error). */
-  readonly maxNestedChars: number;
-  /** Entries kept of an array param. */
-  readonly maxItems: number;
-}
+import type { CutLimits } from "../ports/prompts.js";
 
 export const DEFAULT_CUT_LIMITS: CutLimits = Object.freeze({
   maxChars: 8000,

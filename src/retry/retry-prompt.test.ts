@@ -1,20 +1,12 @@
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type {
-  CompletionStepDefinition,
-  OnFailure,
-  PatternDefinition,
-} from "../definition/types.js";
-import { type PromptRequest, renderPrompt } from "../prompts/render-prompt.js";
+import type { CompletionStepDefinition, OnFailure, PatternDefinition } from "../ports/agent.js";
+import type { PromptRequest, RetryPromptRequest } from "../ports/prompts.js";
+import type { TaskInfo } from "../ports/run-state.js";
+import { renderPrompt } from "../prompts/render-prompt.js";
 import { makeVariables } from "../prompts/variables.js";
-import type { TaskInfo } from "../record/run-state.js";
-import {
-  buildRetryPrompt,
-  decideOnFailure,
-  decideOnFormatError,
-  type RetryPromptRequest,
-} from "./retry-prompt.js";
+import { buildRetryPrompt, decideOnFailure, decideOnFormatError } from "./retry-prompt.js";
 
 const completionStep: CompletionStepDefinition = {
   id: "complete.issue",

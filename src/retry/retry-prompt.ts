@@ -1,43 +1,9 @@
-import { BUILTIN_PATTERN_NAMES } from "../completion/check-failure.js";
-import type {
-  CompletionStepDefinition,
-  OnFailure,
-  PatternDefinition,
-} from "../definition/types.js";
-import type { PromptRenderer } from "../prompts/make-prompt-renderer.js";
+import type { OnFailure } from "../ports/agent.js";
+import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
+import type { RetryPrompt, RetryPromptRequest } from "../ports/prompts.js";
 import { renderParams } from "../prompts/variables.js";
 import { BUILTIN_PATTERNS } from "./builtin-patterns.js";
-import { type CutLimits, cutParamsForPrompt, DEFAULT_CUT_LIMITS } from "./cut-for-prompt.js";
-
-export interface RetryPromptRequest {
-  readonly agentDir: string;
-  /** The registry's `c1` (usually `steps`). */
-  readonly c1: string;
-  /** c2/c3 of the retry template come from here. */
-  readonly completionStep: Pick<CompletionStepDefinition, "c2" | "c3">;
-  readonly patternName: string;
-  /** The registry's `completionPatterns`; built-in patterns fill in what it lacks. */
-  readonly patterns: Readonly<Record<string, PatternDefinition>>;
-  /** Params as extracted (whole); they are cut for the prompt here. */
-  readonly params: Readonly<Record<string, unknown>>;
-  /** 1-based number of this retry (the failed-check, format or undecidable count). */
-  readonly attempt: number;
-  /** The run's template variables (from `makeVariables`); the retry ones are added here. */
-  readonly variables: Readonly<Record<string, unknown>>;
-  /** prompts' renderer, injected because it reads template files. */
-  readonly render: PromptRenderer;
-  readonly limits?: CutLimits;
-}
-
-/** A rendered retry prompt; it has the fields of the run state's `PendingPrompt`. */
-export interface RetryPrompt {
-  readonly text: string;
-  readonly kind: "retry" | "format-retry";
-  readonly pattern: string;
-  readonly templatePath: string;
-  /** Notes of params that were cut for the prompt (the record keeps them whole). */
-  readonly cuts: readonly string[];
-}
+import { cutParamsForPrompt, DEFAULT_CUT_LIMITS } from "./cut-for-prompt.js";
 
 /**
  * RetryHandler (docs/retry.md#retry-prompt): renders `{c1}/{c2}/{c3}/f_{edition}_{adaptation}.md`

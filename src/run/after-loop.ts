@@ -1,4 +1,3 @@
-import type { ResolvedAgent } from "../definition/types.js";
 import { isCloserError } from "../errors.js";
 import {
   applyCompletionEffects,
@@ -6,7 +5,8 @@ import {
   type EffectsResult,
 } from "../github/side-effects.js";
 import type { AgentResult, FinishRecord } from "../loop/index.js";
-import type { GithubClient } from "../ports.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { GithubClient } from "../ports/github.js";
 import { finishWorktree } from "../workspace/index.js";
 import type { RunOutcome, Serializer, SideEffectsReport, WorktreeEnd } from "./run-options.js";
 

@@ -1,5 +1,5 @@
-import type { ExternalCondition } from "../completion/is-complete.js";
 import type { Declaration } from "../loop/index.js";
+import type { ExternalCondition } from "../ports/declaration.js";
 import { commitAll, countCommitsAhead, isClean, listChangedFiles } from "../workspace/index.js";
 
 /** The work of a run on its own branch: the facts completion needs, and the auto-commit. */

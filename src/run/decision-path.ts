@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { resolveDecisionPath } from "../completion/decide-completion.js";
-import type { ResolvedAgent } from "../definition/types.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
 
 /**

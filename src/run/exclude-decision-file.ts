@@ -1,6 +1,6 @@
 import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { ResolvedAgent } from "../definition/types.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import { getGitCommonDir, getRepoRoot, isInsideGitRepository } from "../workspace/index.js";
 
 /**

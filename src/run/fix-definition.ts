@@ -1,16 +1,16 @@
 import { applyCliOverrides } from "../definition/apply-cli-overrides.js";
 import { type DefinitionFiles, readDefinitionFiles } from "../definition/definition-files.js";
 import { loadAgent } from "../definition/load-agent.js";
-import type { ResolvedAgent } from "../definition/types.js";
 import { CloserError, isCloserError } from "../errors.js";
 import type { DefinitionStart } from "../loop/index.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { DefinitionStamp, RunState } from "../ports/run-state.js";
 import {
   definitionSnapshotDir,
   readRecordedDefinitionHash,
   writeDefinitionSnapshot,
 } from "../record/definition-snapshot.js";
 import { recordWriteError } from "../record/record-write-error.js";
-import type { DefinitionStamp, RunState } from "../record/run-state.js";
 import type { RunBase } from "./run-settings.js";
 
 /** The definition a run works from, fixed when it starts. */

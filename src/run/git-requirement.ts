@@ -1,5 +1,5 @@
-import type { ResolvedAgent, ValidatorDefinition } from "../definition/types.js";
 import { CloserError } from "../errors.js";
+import type { ResolvedAgent, ValidatorDefinition } from "../ports/agent.js";
 
 /** `git` as a program of a shell line: `git status`, `npm test && git diff`, `/usr/bin/git log`. */
 const RUNS_GIT = /(?:^|[\s;&|(`/])git(?=$|[\s;&|)`])/;

@@ -1,5 +1,5 @@
-import type { Issue } from "../ports.js";
-import type { TaskInfo } from "../record/run-state.js";
+import type { Issue } from "../ports/github.js";
+import type { TaskInfo } from "../ports/run-state.js";
 import { refuseLargeTask } from "./task-size.js";
 
 /** The task and the template variables of an issue run. */

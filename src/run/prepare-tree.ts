@@ -1,6 +1,6 @@
 import path from "node:path";
-import type { ResolvedAgent } from "../definition/types.js";
-import type { RunState } from "../record/run-state.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { RunState } from "../ports/run-state.js";
 import {
   acquireLock,
   branchLockKey,

@@ -3,9 +3,9 @@
  * closer's environment and what the agent passes on purpose
  * (docs/backends.md#environment).
  */
-import type { BackendConfig, ResolvedAgent } from "../definition/types.js";
+import type { BackendConfig, ResolvedAgent } from "../ports/agent.js";
+import type { ChildEnvironments } from "../ports/process.js";
 import {
-  type ChildEnvironments,
   type EnvironmentGrant,
   makeChildEnvironment,
   makeChildEnvironments,

@@ -1,8 +1,9 @@
-import type { ResolvedAgent } from "../definition/types.js";
-import type { EventListener } from "../events.js";
 import type { AgentResult } from "../loop/index.js";
-import type { Plugin } from "../plugins/plugin.js";
-import type { Backend, Clock, GithubClient } from "../ports.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { EventListener } from "../ports/events.js";
+import type { GithubClient } from "../ports/github.js";
+import type { Backend, Clock } from "../ports/loop-ports.js";
+import type { Plugin } from "../ports/plugin.js";
 
 /** closer's own environment (GITHUB_TOKEN, API keys): never the record's, never the model's to read back. */
 export type Environment = Readonly<Record<string, string | undefined>>;

@@ -4,8 +4,8 @@
  */
 import { homedir } from "node:os";
 import { join, relative, resolve } from "node:path";
-import type { BackendKind, ResolvedAgent } from "../definition/types.js";
-import type { RunState } from "../record/run-state.js";
+import type { BackendKind, ResolvedAgent } from "../ports/agent.js";
+import type { RunState } from "../ports/run-state.js";
 import { readGitLayout } from "../sandbox/git-layout.js";
 import { prepareRunSandbox, SANDBOX_OFF, type SandboxState } from "../sandbox/run-sandbox.js";
 import { removeLeftStandIns } from "../sandbox/stand-ins.js";

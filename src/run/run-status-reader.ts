@@ -1,8 +1,8 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { isCloserError } from "../errors.js";
+import type { RunState } from "../ports/run-state.js";
 import { readRunState } from "../record/run-record.js";
-import type { RunState } from "../record/run-state.js";
 import { canonicalPath } from "../workspace/index.js";
 
 /**

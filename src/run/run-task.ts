@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { TaskInfo } from "../record/run-state.js";
+import type { TaskInfo } from "../ports/run-state.js";
 import { readGitPlace } from "../workspace/index.js";
 import { runInTree } from "./run-in-tree.js";
 import { withRunLock } from "./run-lock.js";

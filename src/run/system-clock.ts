@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import type { Clock } from "../ports.js";
+import type { Clock } from "../ports/loop-ports.js";
 
 /** The real clock: wall time, real waits (cancellable), random ids. */
 export function makeSystemClock(): Clock {

@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { CloserError, isCloserError } from "../errors.js";
-import type { TaskInfo } from "../record/run-state.js";
+import type { TaskInfo } from "../ports/run-state.js";
 import { refuseLargeTask } from "./task-size.js";
 
 const LARGE_TASK_FIX =

@@ -7,10 +7,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SandboxConfig } from "../definition/types.js";
 import { CloserError } from "../errors.js";
-import type { SandboxEntry, SandboxPort } from "../ports.js";
-import { PROCESS_KINDS, type ProcessKind } from "../process/child-environment.js";
+import type { SandboxConfig } from "../ports/agent.js";
+import type { SandboxEntry, SandboxPort } from "../ports/loop-ports.js";
+import { PROCESS_KINDS, type ProcessKind } from "../ports/process.js";
 import { isRefusal, type RefusalJudge } from "./refusals.js";
 import {
   isLoopbackHost,

@@ -6,7 +6,7 @@
  * program with its arguments quoted. Starting a process then stays
  * synchronous, as the spawn hooks that call it require.
  */
-import type { Launch, LaunchWrapper } from "../process/launch.js";
+import type { Launch, LaunchWrapper } from "../ports/process.js";
 
 /** The variable the sandboxed shell reads the program from; it is not passed on to the program. */
 export const SANDBOXED_COMMAND_VARIABLE = "CLOSER_SANDBOXED_COMMAND";

@@ -8,7 +8,7 @@ import type {
   BackendRequest,
   BackendResponse,
   Usage,
-} from "../ports.js";
+} from "../ports/loop-ports.js";
 import { type CommandResult, runCommand } from "../process/shell-command.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock } from "../ports.js";
+import type { Clock } from "../ports/loop-ports.js";
 
 /** A clock whose time moves only when the run sleeps or the test says so. */
 export interface TestClock extends Clock {

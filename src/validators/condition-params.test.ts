@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ValidatorDefinition } from "../definition/types.js";
+import type { ValidatorDefinition } from "../ports/agent.js";
 import { applyConditionParams, placeholdersOf } from "./condition-params.js";
 
 const base = {

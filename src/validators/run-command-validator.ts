@@ -1,8 +1,8 @@
 import { stat } from "node:fs/promises";
-import type { CommandValidatorDefinition } from "../definition/types.js";
-import type { CheckContext, ValidatorOutcome } from "../ports.js";
+import type { CommandValidatorDefinition } from "../ports/agent.js";
+import type { CheckContext, ValidatorOutcome } from "../ports/loop-ports.js";
 import { COMMAND_OUTPUT_BYTES, type CommandResult, runCommand } from "../process/shell-command.js";
-import { extractParams } from "./extract/extract-param.js";
+import { extractParams } from "./extract-param.js";
 import { isSuccess } from "./success-when.js";
 import {
   elapsedMs,

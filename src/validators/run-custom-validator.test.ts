@@ -2,8 +2,8 @@ import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CustomValidatorDefinition } from "../definition/types.js";
-import type { CheckContext } from "../ports.js";
+import type { CustomValidatorDefinition } from "../ports/agent.js";
+import type { CheckContext } from "../ports/loop-ports.js";
 import { runValidator } from "./run-validator.js";
 
 let tree: string;

@@ -1,8 +1,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
-import type { FileValidatorDefinition } from "../definition/types.js";
-import type { CheckContext, ValidatorOutcome } from "../ports.js";
-import { extractParams } from "./extract/extract-param.js";
+import type { FileValidatorDefinition } from "../ports/agent.js";
+import type { CheckContext, ValidatorOutcome } from "../ports/loop-ports.js";
+import { extractParams } from "./extract-param.js";
 import { elapsedMs, makeConfigErrorOutcome } from "./validator-outcome.js";
 
 type TextTest = { ok: true; test: (text: string) => boolean } | { ok: false; error: string };

@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CommandValidatorDefinition, FileValidatorDefinition } from "../definition/types.js";
-import type { CheckContext } from "../ports.js";
+import type { CommandValidatorDefinition, FileValidatorDefinition } from "../ports/agent.js";
+import type { CheckContext } from "../ports/loop-ports.js";
 import { runValidator } from "./run-validator.js";
 import { parseSuccessWhen } from "./success-when.js";
 

@@ -1,5 +1,5 @@
-import type { ValidatorDefinition } from "../definition/types.js";
-import type { ValidatorOutcome } from "../ports.js";
+import type { ValidatorDefinition } from "../ports/agent.js";
+import type { ValidatorOutcome } from "../ports/loop-ports.js";
 
 /**
  * The outcomes of one run's checks, by the working tree's fingerprint and the

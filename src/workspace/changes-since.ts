@@ -2,20 +2,8 @@
  * What changed in a working tree since a commit, uncommitted and untracked
  * files included (docs/completion.md#closure-review).
  */
+import type { FileChange, TreeChanges } from "../ports/files.js";
 import { isInsideGitRepository, readGit, runGit } from "./git.js";
-
-/** One changed file and its unified diff. */
-export interface FileChange {
-  /** Path relative to the working tree's top folder. */
-  readonly path: string;
-  readonly diff: string;
-}
-
-/** The changes since a commit: a `git diff --stat` and each file's diff. */
-export interface TreeChanges {
-  readonly stat: string;
-  readonly files: readonly FileChange[];
-}
 
 const NO_CHANGES: TreeChanges = { stat: "", files: [] };
 

@@ -2,8 +2,9 @@
  * The end of a run's worktree: merge into the base (fast-forward when
  * possible), or push and open a pull request, then remove it; or keep it.
  */
-import type { WorktreeOnSuccess } from "../definition/types.js";
+
 import { type CloserError, isCloserError } from "../errors.js";
+import type { WorktreeOnSuccess } from "../ports/agent.js";
 import {
   isAncestor,
   isClean,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseParameterFlags } from "../../src/cli/run/parameter-flags.js";
-import type { ParameterDefinition, ResolvedAgent } from "../../src/definition/types.js";
 import { isCloserError } from "../../src/errors.js";
+import type { ParameterDefinition, ResolvedAgent } from "../../src/ports/agent.js";
 
 function agentWith(parameters: Record<string, Omit<ParameterDefinition, "name" | "description">>) {
   return {

@@ -3,7 +3,7 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { loadAgent } from "../../src/definition/load-agent.js";
-import type { RunEvent } from "../../src/events.js";
+import type { RunEvent } from "../../src/ports/events.js";
 import { runTask, taskFromText } from "../../src/run/index.js";
 import { sandboxSupport } from "../../src/sandbox/sandbox-runtime.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isCloserError } from "../../src/errors.js";
-import type { Issue } from "../../src/ports.js";
+import type { Issue } from "../../src/ports/github.js";
 import { makeIssueTask, parseTaskText, readTaskFile, taskFromText } from "../../src/run/index.js";
 
 describe("task text", () => {

@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLOSURE_REVIEW_SCHEMA } from "../../src/completion/closure-review.js";
-import type { RunEvent } from "../../src/events.js";
 import type { Declaration } from "../../src/index.js";
+import type { RunEvent } from "../../src/ports/events.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";
 import {
   COMMIT_ALL,

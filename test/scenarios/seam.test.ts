@@ -1,12 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ResolvedAgent } from "../../src/definition/types.js";
 import { CloserError } from "../../src/errors.js";
-import type { EventListener } from "../../src/events.js";
 import type { Declaration } from "../../src/loop/index.js";
 import { runAgent } from "../../src/loop/index.js";
-import type { Backend } from "../../src/ports.js";
+import type { ResolvedAgent } from "../../src/ports/agent.js";
+import type { EventListener } from "../../src/ports/events.js";
+import type { Backend } from "../../src/ports/loop-ports.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { resolveRunSettings } from "../../src/run/index.js";
 import type { FixtureRepo } from "../../src/testing/index.js";

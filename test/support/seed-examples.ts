@@ -6,8 +6,8 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { registryFileSchema } from "../../src/definition/registry-file-schema.js";
-import type { ResolvedAgent } from "../../src/definition/types.js";
 import { isPlainObject } from "../../src/plain-object.js";
+import type { ResolvedAgent } from "../../src/ports/agent.js";
 
 export const SEEDS_DIR = path.resolve(import.meta.dirname, "../fixtures/seeds");
 

@@ -5,9 +5,15 @@
  * `structured_output`; the session continues with `--resume`.
  */
 
-import type { BackendConfig } from "../../definition/types.js";
 import { isPlainObject } from "../../plain-object.js";
-import type { Backend, BackendError, BackendRequest, BackendResponse, Usage } from "../../ports.js";
+import type { BackendConfig } from "../../ports/agent.js";
+import type {
+  Backend,
+  BackendError,
+  BackendRequest,
+  BackendResponse,
+  Usage,
+} from "../../ports/loop-ports.js";
 import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";

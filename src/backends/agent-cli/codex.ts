@@ -12,9 +12,9 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { PermissionMode } from "../../definition/types.js";
 import { isPlainObject } from "../../plain-object.js";
-import type { Backend, BackendRequest, BackendResponse, Usage } from "../../ports.js";
+import type { PermissionMode } from "../../ports/agent.js";
+import type { Backend, BackendRequest, BackendResponse, Usage } from "../../ports/loop-ports.js";
 import type { CommandResult } from "../../process/shell-command.js";
 import { getGitDirs } from "../../workspace/git.js";
 import { errorResponse } from "../backend-errors.js";

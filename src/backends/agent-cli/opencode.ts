@@ -12,7 +12,13 @@
  */
 
 import { isPlainObject } from "../../plain-object.js";
-import type { Backend, BackendError, BackendRequest, BackendResponse, Usage } from "../../ports.js";
+import type {
+  Backend,
+  BackendError,
+  BackendRequest,
+  BackendResponse,
+  Usage,
+} from "../../ports/loop-ports.js";
 import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, retryAfterHeaderSeconds, tailOf } from "../classify-failure.js";

@@ -6,7 +6,7 @@
  * or an abort ends every process the CLI started.
  */
 
-import type { BackendError, BackendRequest, BackendResponse } from "../../ports.js";
+import type { BackendError, BackendRequest, BackendResponse } from "../../ports/loop-ports.js";
 import {
   COMMAND_OUTPUT_BYTES,
   type CommandResult,

@@ -6,8 +6,9 @@
  * with `dropNullOptionals`, so a `null` optional reads as absent and closer
  * keeps checking it against the original schema.
  */
-import type { JsonSchema } from "../../definition/types.js";
+
 import { isPlainObject } from "../../plain-object.js";
+import type { JsonSchema } from "../../ports/agent.js";
 
 const NESTED_LISTS = ["anyOf", "oneOf", "allOf"] as const;
 

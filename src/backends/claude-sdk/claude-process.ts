@@ -5,12 +5,12 @@
  * running after a query.
  */
 import type { SpawnedProcess, SpawnOptions } from "@anthropic-ai/claude-agent-sdk";
+import type { LaunchWrapper } from "../../ports/process.js";
 import {
   type GroupedProcess,
   type ProcessExit,
   startGroupedProcess,
 } from "../../process/grouped-process.js";
-import type { LaunchWrapper } from "../../process/launch.js";
 
 /** The executable of one query, as the backend sees it; the SDK may never start it. */
 export interface ClaudeProcess {

@@ -9,9 +9,9 @@
  * PreToolUse hook keeps the GitHub boundary (../boundary.ts) in every mode.
  */
 import type { Query, SDKMessage, SettingSource } from "@anthropic-ai/claude-agent-sdk";
-import type { BackendConfig } from "../../definition/types.js";
 import { importModule } from "../../import-module.js";
-import type { Backend, BackendRequest, BackendResponse } from "../../ports.js";
+import type { BackendConfig } from "../../ports/agent.js";
+import type { Backend, BackendRequest, BackendResponse } from "../../ports/loop-ports.js";
 import { abortedError, errorResponse } from "../backend-errors.js";
 import { makeClaudeProcess } from "./claude-process.js";
 import type { QueryRun } from "./errors.js";

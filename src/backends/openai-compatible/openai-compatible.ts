@@ -4,14 +4,14 @@
  * tool loop itself through the AI SDK. The SDK is loaded on the first query,
  * so a process that never runs this backend never pays for it.
  */
-import type { BackendConfig, ModelPricing } from "../../definition/types.js";
+import type { BackendConfig, ModelPricing } from "../../ports/agent.js";
 import type {
   Backend,
   BackendError,
   BackendRequest,
   BackendResponse,
   LeftRunningProcess,
-} from "../../ports.js";
+} from "../../ports/loop-ports.js";
 import { makeAgentEnvironment } from "../agent-environment.js";
 import { abortedError, errorResponse, makeBackendError, timeoutError } from "../backend-errors.js";
 import {

@@ -12,8 +12,8 @@ import {
   stepCountIs,
   type ToolSet,
 } from "ai";
-import type { JsonSchema } from "../../definition/types.js";
-import type { Usage } from "../../ports.js";
+import type { JsonSchema } from "../../ports/agent.js";
+import type { Usage } from "../../ports/loop-ports.js";
 import {
   ANSWER_TOOL,
   answerTool,

@@ -4,8 +4,8 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { LeftRunningProcess } from "../../ports.js";
-import type { LaunchWrapper } from "../../process/launch.js";
+import type { LeftRunningProcess } from "../../ports/loop-ports.js";
+import type { LaunchWrapper } from "../../ports/process.js";
 import { runCommand } from "../../process/shell-command.js";
 import { boundaryDenial } from "../boundary.js";
 import { capOutput, type ToolContext } from "./file-tools.js";

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { loadAgent } from "../../definition/load-agent.js";
-import type { ResolvedAgent } from "../../definition/types.js";
 import { CloserError, wholeNumberAtLeastOne } from "../../errors.js";
 import { resolveRepo } from "../../github/resolve-repo.js";
+import type { ResolvedAgent } from "../../ports/agent.js";
 import {
   describeJobWork,
   enqueueJobs,

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { applyCliOverrides } from "../../definition/apply-cli-overrides.js";
 import { loadAgent } from "../../definition/load-agent.js";
-import type { ResolvedAgent } from "../../definition/types.js";
-import type { TaskInfo } from "../../record/run-state.js";
+import type { ResolvedAgent } from "../../ports/agent.js";
+import type { TaskInfo } from "../../ports/run-state.js";
 import { makeRedactor } from "../../record/secret-redactor.js";
 import {
   describeOutcome,

@@ -1,5 +1,5 @@
-import type { ParameterDefinition, ResolvedAgent } from "../../definition/types.js";
 import { CloserError } from "../../errors.js";
+import type { ParameterDefinition, ResolvedAgent } from "../../ports/agent.js";
 
 /** A closer option as the usage messages list it. */
 export interface OptionHelp {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { reviewEvidenceVariables } from "../../completion/review-evidence.js";
 import { SchemaResolver } from "../../definition/schema-resolver.js";
+import type { TaskInfo } from "../../ports/run-state.js";
 import { renderTemplate } from "../../prompts/render-template.js";
 import { makeVariables } from "../../prompts/variables.js";
-import type { TaskInfo } from "../../record/run-state.js";
 import { makeScaffoldFiles } from "./scaffold-files.js";
 import type { ScaffoldPlan } from "./scaffold-plan.js";
 

@@ -115,7 +115,7 @@ export const REAL_PROJECTS: readonly RealProject[] = [
       "deno.json": json({}),
       "calc.ts": "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
       "calc_test.ts":
-        'import { add } from "./calc.ts";\n\nDeno.test("adds two numbers", () => {\n  if (add(2, 3) !== 5) throw new Error("add(2, 3) is not 5");\n});\n',
+        'import { add } from "./calc.js";\n\nDeno.test("adds two numbers", () => {\n  if (add(2, 3) !== 5) throw new Error("add(2, 3) is not 5");\n});\n',
     },
     broken: {
       "calc.ts": "export function add(a: number, b: number): number {\n  return a - b;\n}\n",

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, realpath, rm, stat } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadAgent } from "../../../src/definition/load-agent.js";
-import type { ResolvedAgent } from "../../../src/definition/types.js";
+import type { ResolvedAgent } from "../../../src/ports/agent.js";
 import { runCommand } from "../../../src/process/shell-command.js";
 import {
   type AgentFixture,

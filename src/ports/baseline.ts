@@ -1,5 +1,5 @@
-import type { TestInventory } from "../validators/extract/test-inventory.js";
-import type { ProtectedFingerprint } from "./protected-files.js";
+import type { ProtectedFingerprint } from "./files.js";
+import type { TestInventory } from "./test-inventory.js";
 
 /**
  * The tree as the run found it, measured before iteration 1 with the checks

@@ -1,13 +1,8 @@
 /** Test inventories from `go test`: plain, `-v` and `-json`. */
+
+import type { InventoryTest, TestInventory, TestState } from "../ports/test-inventory.js";
 import { SUITE_SEPARATOR } from "./failed-test.js";
-import {
-  countStates,
-  type InventoryTest,
-  makeInventory,
-  type TestInventory,
-  type TestState,
-  ZERO_COUNTS,
-} from "./inventory-test.js";
+import { countStates, makeInventory, ZERO_COUNTS } from "./inventory-test.js";
 
 const GO_STATES: Readonly<Record<string, TestState>> = {
   PASS: "passed",

@@ -5,10 +5,10 @@
  * unless absence itself means something.
  */
 
-import type { CliOverrides } from "./apply-cli-overrides.js";
-import type { BACKEND_KINDS, OpenaiCompatibleKeys } from "./backend-kinds.js";
-import type { RegistryValidator } from "./registry-file-schema.js";
-import type { EXTRACTOR_NAMES } from "./validator-file-schema.js";
+import type { CliOverrides } from "../definition/apply-cli-overrides.js";
+import type { BACKEND_KINDS, OpenaiCompatibleKeys } from "../definition/backend-kinds.js";
+import type { RegistryValidator } from "../definition/registry-file-schema.js";
+import type { EXTRACTOR_NAMES } from "../definition/validator-file-schema.js";
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -1,14 +1,13 @@
 /** Test inventories from `node --test` (spec reporter) and from TAP (node's tap reporter and others). */
+
+import type {
+  InventoryTest,
+  TestCounts,
+  TestInventory,
+  TestState,
+} from "../ports/test-inventory.js";
 import { SUITE_SEPARATOR } from "./failed-test.js";
-import {
-  countStates,
-  type InventoryTest,
-  makeInventory,
-  sumOf,
-  type TestCounts,
-  type TestInventory,
-  type TestState,
-} from "./inventory-test.js";
+import { countStates, makeInventory, sumOf } from "./inventory-test.js";
 import { leaveSuites, nameInSuites, type SuiteEntry } from "./suite-stack.js";
 import { readTapPoints } from "./test-output-node.js";
 

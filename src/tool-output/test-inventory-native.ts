@@ -1,16 +1,13 @@
 /** Test inventories from pytest, cargo test and deno test. */
+
+import type {
+  InventoryTest,
+  TestCounts,
+  TestInventory,
+  TestState,
+} from "../ports/test-inventory.js";
 import { stripDuration } from "./failed-test.js";
-import {
-  addCounts,
-  type InventoryTest,
-  makeInventory,
-  readCountParts,
-  sumOf,
-  type TestCounts,
-  type TestInventory,
-  type TestState,
-  ZERO_COUNTS,
-} from "./inventory-test.js";
+import { addCounts, makeInventory, readCountParts, sumOf, ZERO_COUNTS } from "./inventory-test.js";
 import { leaveSuites, nameInSuites, type SuiteEntry } from "./suite-stack.js";
 
 const PYTEST_STATES: Readonly<Record<string, TestState>> = {

@@ -1,13 +1,9 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { InventoryTest, TestInventory, TestState } from "../ports/test-inventory.js";
 import { compareInventories } from "./compare-inventories.js";
-import {
-  countStates,
-  type InventoryTest,
-  type TestInventory,
-  type TestState,
-} from "./inventory-test.js";
+import { countStates } from "./inventory-test.js";
 import { parseTestInventory } from "./test-inventory.js";
 
 const inventoryDir = new URL("./fixtures/inventory/", import.meta.url);

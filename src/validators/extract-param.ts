@@ -1,10 +1,10 @@
-import type { ExtractorName } from "../../definition/types.js";
-import { parseChangedFiles, parseUntrackedFiles } from "./git-status.js";
-import { parseLintErrors } from "./lint-errors.js";
-import { joinOutput } from "./output-lines.js";
-import { parseTestInventory } from "./test-inventory.js";
-import { parseTestOutput } from "./test-output.js";
-import { parseTypeErrors } from "./type-errors.js";
+import type { ExtractorName } from "../ports/agent.js";
+import { parseChangedFiles, parseUntrackedFiles } from "../tool-output/git-status.js";
+import { parseLintErrors } from "../tool-output/lint-errors.js";
+import { joinOutput } from "../tool-output/output-lines.js";
+import { parseTestInventory } from "../tool-output/test-inventory.js";
+import { parseTestOutput } from "../tool-output/test-output.js";
+import { parseTypeErrors } from "../tool-output/type-errors.js";
 
 /** What a check left behind, as the extractors read it. */
 export interface ExtractFacts {

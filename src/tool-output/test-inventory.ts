@@ -1,4 +1,4 @@
-import type { TestInventory } from "./inventory-test.js";
+import type { TestInventory } from "../ports/test-inventory.js";
 import { splitOutputLines } from "./output-lines.js";
 import { readGoInventory } from "./test-inventory-go.js";
 import { readJestInventory, readMochaInventory, readVitestInventory } from "./test-inventory-js.js";
@@ -15,7 +15,7 @@ export type {
   TestInventory,
   TestRunner,
   TestState,
-} from "./inventory-test.js";
+} from "../ports/test-inventory.js";
 
 /**
  * Each reader answers only for output it recognizes by the runner's own summary

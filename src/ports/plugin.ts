@@ -2,12 +2,19 @@
  * What a caller of the library adds to a run (docs/plugins.md): hooks called at the
  * loop's seams with a read-only view, and ports that replace one of the loop's own.
  */
-import type { RunEvent } from "../events.js";
-import type { AgentResult, Declaration } from "../loop/run-settings.js";
-import type { CheckContext, ValidatorOutcome, ValidatorRunner } from "../ports.js";
-import type { PromptRenderer } from "../prompts/make-prompt-renderer.js";
-import type { PromptRequest, RenderedPrompt } from "../prompts/render-prompt.js";
-import type { RetryPrompt, RetryPromptRequest } from "../retry/retry-prompt.js";
+
+import type { Declaration } from "./declaration.js";
+import type { RunEvent } from "./events.js";
+import type { CheckContext, ValidatorOutcome, ValidatorRunner } from "./loop-ports.js";
+import type {
+  PromptRenderer,
+  PromptRequest,
+  RenderedPrompt,
+  RetryPrompt,
+  RetryPromptBuilder,
+  RetryPromptRequest,
+} from "./prompts.js";
+import type { AgentResult } from "./run-result.js";
 
 export interface Plugin {
   /** Names the plugin in the record, the progress and every error it causes. */
@@ -144,8 +151,6 @@ export const PORT_NAMES = [
   "logger",
   "recordSink",
 ] as const satisfies readonly PortName[];
-
-export type RetryPromptBuilder = (request: RetryPromptRequest) => Promise<RetryPrompt>;
 
 export type Logger = (entry: LogEntry) => void | Promise<void>;
 

@@ -1,15 +1,13 @@
 /** Test inventories from the reporters of vitest, jest and mocha (default and verbose). */
+
+import type {
+  InventoryTest,
+  TestCounts,
+  TestInventory,
+  TestState,
+} from "../ports/test-inventory.js";
 import { SUITE_SEPARATOR, stripDuration } from "./failed-test.js";
-import {
-  type InventoryTest,
-  makeInventory,
-  readCountParts,
-  sumOf,
-  type TestCounts,
-  type TestInventory,
-  type TestState,
-  ZERO_COUNTS,
-} from "./inventory-test.js";
+import { makeInventory, readCountParts, sumOf, ZERO_COUNTS } from "./inventory-test.js";
 import { indentOf, leaveSuites, nameInSuites, type SuiteEntry } from "./suite-stack.js";
 
 const VITEST_HEADER = /^\s*RUN\s+v\d+\.\d+/;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { InventoryTest, TestInventory, TestRunner } from "./inventory-test.js";
+import type { InventoryTest, TestInventory, TestRunner } from "../ports/test-inventory.js";
 import { parseTestInventory } from "./test-inventory.js";
 
 /*

@@ -2,13 +2,9 @@
  * What a test run lost against the baseline run: deleted, skipped, filtered or no
  * longer run tests (docs/completion.md#test-inventory).
  */
-import {
-  type InventoryTest,
-  ranOf,
-  type TestCounts,
-  type TestInventory,
-  ZERO_COUNTS,
-} from "./inventory-test.js";
+
+import type { InventoryTest, TestCounts, TestInventory } from "../ports/test-inventory.js";
+import { ranOf, ZERO_COUNTS } from "./inventory-test.js";
 
 export interface InventoryLoss {
   /** True when anything below says that tests stopped running (see compareInventories). */
