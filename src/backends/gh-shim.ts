@@ -9,7 +9,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Backend, BackendResponse } from "../ports/loop-ports.js";
-import { pathWithFirst } from "./agent-environment.js";
+import { pathWithFirst } from "../process/agent-environment.js";
 import { BOUNDARY_MESSAGE } from "./boundary.js";
 
 /** One query's shim folder. */

@@ -2,9 +2,9 @@
  * The one place that turns agent.json's backend configuration into a Backend.
  */
 import path from "node:path";
-import { BACKEND_KINDS } from "../definition/backend-kinds.js";
 import { CloserError } from "../errors.js";
 import type { BackendConfig, BackendKind } from "../ports/agent.js";
+import { BACKEND_KINDS } from "../ports/agent.js";
 import type { Backend } from "../ports/loop-ports.js";
 import { makeChildEnvironment, NO_GRANT } from "../process/child-environment.js";
 import { makeClaudeCliBackend, resolveClaudeCliCommand } from "./agent-cli/claude-cli.js";

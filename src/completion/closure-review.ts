@@ -1,5 +1,6 @@
 import { deepFreeze } from "../plain-object.js";
 import type { JsonSchema } from "../ports/agent.js";
+import type { SchemaChecker } from "../ports/loop-ports.js";
 import type { C3lWords } from "../ports/prompts.js";
 import { type ResponseContent, readStructuredObject } from "./json-in-text.js";
 import { SchemaValidators } from "./schema-validators.js";
@@ -69,7 +70,7 @@ export function closureReviewWords(
  */
 export function readClosureReview(
   response: ResponseContent,
-  validators: SchemaValidators = new SchemaValidators(),
+  validators: SchemaChecker = new SchemaValidators(),
 ): ClosureReviewReading {
   const candidate = readStructuredObject(response, (value) => "allComplete" in value);
   if (candidate === undefined) {

@@ -5,20 +5,7 @@ import type { Ajv2020 } from "ajv/dist/2020.js";
 import type ajvFormats from "ajv-formats";
 import { CloserError } from "../errors.js";
 import type { JsonSchema } from "../ports/agent.js";
-
-/** One schema violation, located by its JSON pointer in the checked value. */
-export interface SchemaProblem {
-  /** JSON pointer into the value, `""` for the root. */
-  readonly instancePath: string;
-  readonly message: string;
-}
-
-export interface SchemaCheck {
-  readonly valid: boolean;
-  readonly problems: readonly SchemaProblem[];
-  /** The first few problems in one line, when not valid. */
-  readonly error?: string;
-}
+import type { SchemaCheck, SchemaChecker, SchemaProblem } from "../ports/loop-ports.js";
 
 const PROBLEMS_IN_MESSAGE = 3;
 
@@ -29,7 +16,7 @@ type AnyAjv = Ajv | Ajv2019 | Ajv2020;
  * Checks values against JSON Schemas with ajv. Compiled validators are cached
  * per schema object, so keep one instance per run and pass it around.
  */
-export class SchemaValidators {
+export class SchemaValidators implements SchemaChecker {
   readonly #compiled = new Map<JsonSchema, ValidateFunction>();
   readonly #engines = new Map<Draft, AnyAjv>();
 
@@ -98,7 +85,7 @@ function makeEngine(draft: Draft): AnyAjv {
 export function validateStructuredOutput(
   output: unknown,
   schema: JsonSchema,
-  validators: SchemaValidators = new SchemaValidators(),
+  validators: SchemaChecker = new SchemaValidators(),
 ): SchemaCheck {
   if (output === undefined) {
     const problems = [{ instancePath: "", message: "structured output is missing" }];

@@ -1,7 +1,8 @@
 import { isPlainObject } from "../plain-object.js";
 import type { JsonSchema, ResponseFormat } from "../ports/agent.js";
+import type { SchemaChecker } from "../ports/loop-ports.js";
 import { findJsonObjects, type ResponseContent } from "./json-in-text.js";
-import { type SchemaValidators, validateStructuredOutput } from "./schema-validators.js";
+import { validateStructuredOutput } from "./schema-validators.js";
 
 /** The result of the format check (docs/completion.md#format-check). */
 export interface FormatCheck {
@@ -16,7 +17,7 @@ export interface FormatOptions {
   /** For `json`: the step's resolved output schema, checked with ajv. */
   readonly schema?: JsonSchema;
   /** The run's schema cache. */
-  readonly validators?: SchemaValidators;
+  readonly validators?: SchemaChecker;
 }
 
 const ACTION_BLOCK = /```agent-action[^\S\r\n]*\r?\n([\s\S]*?)\r?\n?```/g;

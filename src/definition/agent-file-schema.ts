@@ -3,13 +3,13 @@
  * schemas/agent.schema.json, so the field docs below are what an editor shows on hover.
  */
 import { z } from "zod";
+import { BACKEND_KINDS } from "../ports/agent.js";
 import {
   envSchema,
   loggingSchema,
   recordSchema,
   sandboxSchema,
 } from "./agent-file-record-and-env.js";
-import { BACKEND_KINDS } from "./backend-kinds.js";
 import { insidePath } from "./inside-path.js";
 import { openaiCompatibleKeys, requireEndpointKeys } from "./openai-compatible-keys.js";
 import { WORD_PATTERN } from "./path-word.js";

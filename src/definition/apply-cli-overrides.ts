@@ -1,29 +1,8 @@
 import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
 import { deepFreeze } from "../plain-object.js";
-import type { BackendKind, ResolvedAgent, SandboxMode } from "../ports/agent.js";
+import type { BackendKind, CliOverrides, ResolvedAgent, SandboxMode } from "../ports/agent.js";
+import { BACKEND_KINDS } from "../ports/agent.js";
 import { SANDBOX_MODES } from "./agent-file-record-and-env.js";
-import { BACKEND_KINDS } from "./backend-kinds.js";
-
-/**
- * Values given on the command line that replace agent.json's. Every field is
- * optional: an absent field leaves the file's value (or its default) alone.
- */
-export interface CliOverrides {
-  /** `--max-iterations N`: runner.maxIterations. */
-  readonly maxIterations?: number;
-  /** `--backend NAME`: runner.backend.kind. */
-  readonly backend?: string;
-  /** `--model M`: runner.backend.model. */
-  readonly model?: string;
-  /** `--runs-dir DIR` (absolute): runner.logging.runsDir. */
-  readonly runsDir?: string;
-  /** `--verbose`: runner.logging.verbose (only ever turns it on). */
-  readonly verbose?: boolean;
-  /** `--no-worktree` (false): runner.worktree.enabled (only ever turns it off). */
-  readonly worktree?: boolean;
-  /** `--sandbox auto|on|off`: runner.sandbox.mode. */
-  readonly sandbox?: string;
-}
 
 /**
  * The one place where CLI flags are merged over agent.json

@@ -11,7 +11,7 @@ import {
   workSteps,
   writeAgent,
 } from "../../test/support/agent-folder.js";
-import { EXTRACTOR_NAMES } from "./validator-file-schema.js";
+import { EXTRACTOR_NAMES } from "../ports/agent.js";
 
 useTempCwd();
 

@@ -6,7 +6,6 @@ import type {
   StepDefinition,
   ValidatorDefinition,
 } from "../ports/agent.js";
-import { parseSuccessWhen } from "../validators/success-when.js";
 import { formatJsonPath } from "./json-path.js";
 import {
   checkStepId,
@@ -21,6 +20,7 @@ import type {
   RegistryStepEntry,
   RegistryValidator,
 } from "./registry-file-schema.js";
+import { parseSuccessWhen } from "./success-when.js";
 
 /** What the registry's defaults come from outside the file. */
 export interface RegistryContext {

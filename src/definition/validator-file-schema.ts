@@ -2,23 +2,11 @@
  * The raw shape of a validator in steps_registry.json (docs/completion.md#validators): command,
  * file or custom, with the pattern it fails into and the params it extracts.
  */
-import { z } from "zod";
-import { parseSuccessWhen, SUCCESS_WHEN_GRAMMAR } from "../validators/success-when.js";
-import { insidePath } from "./inside-path.js";
 
-/** Every extractor of docs/completion.md#extract-params, in the order the docs list them. */
-export const EXTRACTOR_NAMES = [
-  "stdout",
-  "stderr",
-  "output",
-  "exitCode",
-  "parseChangedFiles",
-  "parseUntrackedFiles",
-  "parseTestOutput",
-  "parseTestInventory",
-  "parseTypeErrors",
-  "parseLintErrors",
-] as const;
+import { z } from "zod";
+import { EXTRACTOR_NAMES } from "../ports/agent.js";
+import { insidePath } from "./inside-path.js";
+import { parseSuccessWhen, SUCCESS_WHEN_GRAMMAR } from "./success-when.js";
 
 const SUCCESS_WHEN_PATTERN = "^(empty|not-empty|exitCode:[0-9]+|contains:.+|matches:.+)$";
 

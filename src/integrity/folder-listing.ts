@@ -1,6 +1,6 @@
 import { type BigIntStats, type Dirent, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { identityOf, settledIdentity } from "./file-identity.js";
+import { identityOf, settledIdentity } from "../workspace/file-identity.js";
 
 /** A folder's files as last listed, with the identity of each folder under it then. */
 interface FolderListing {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { type Dirent, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import type { ProtectedFingerprint, ProtectedSet } from "../ports/files.js";
-import { identityOf, settledIdentity } from "./file-identity.js";
+import { identityOf, settledIdentity } from "../workspace/file-identity.js";
 import { type FolderCache, listFolder } from "./folder-listing.js";
 
 /** The files that define how checks run: test-runner and CI configuration at the top of the tree. */

@@ -5,11 +5,6 @@
  * unless absence itself means something.
  */
 
-import type { CliOverrides } from "../definition/apply-cli-overrides.js";
-import type { BACKEND_KINDS, OpenaiCompatibleKeys } from "../definition/backend-kinds.js";
-import type { RegistryValidator } from "../definition/registry-file-schema.js";
-import type { EXTRACTOR_NAMES } from "../definition/validator-file-schema.js";
-
 export type JsonSchema = Record<string, unknown>;
 
 export type BackendKind = (typeof BACKEND_KINDS)[number];
@@ -220,20 +215,12 @@ export interface CommandValidatorDefinition extends ValidatorBase {
   readonly timeoutMs: number;
 }
 
-/**
- * A validator type whose fields in steps_registry.json are used as they are
- * written (`file`, and a new type unless it needs more): its definition is
- * its file shape, so adding one touches no type here
- * (docs/architecture.md#new-validator-type).
- */
-export type PlainValidatorType = Exclude<RegistryValidator["type"], "command" | "custom">;
-
-export type PlainValidatorDefinition<Type extends PlainValidatorType = PlainValidatorType> =
-  ValidatorBase &
-    Readonly<Omit<Extract<RegistryValidator, { type: Type }>, "failurePattern" | "extractParams">>;
-
-/** `path` (relative to the working tree; glob allowed) and `contains` (text, or `/…/flags`). */
-export type FileValidatorDefinition = PlainValidatorDefinition<"file">;
+/** A `file` validator: `path` (relative to the working tree; glob allowed) and `contains` (text, or `/…/flags`). */
+export interface FileValidatorDefinition extends ValidatorBase {
+  readonly type: "file";
+  readonly path: string;
+  readonly contains?: string;
+}
 
 export interface CustomValidatorDefinition extends ValidatorBase {
   readonly type: "custom";
@@ -246,7 +233,7 @@ export interface CustomValidatorDefinition extends ValidatorBase {
 export type ValidatorDefinition =
   | CommandValidatorDefinition
   | CustomValidatorDefinition
-  | PlainValidatorDefinition;
+  | FileValidatorDefinition;
 
 export type ResponseFormat =
   | { readonly type: "json"; readonly requiredFields: readonly string[] }
@@ -314,3 +301,65 @@ export interface ResolvedAgent {
    */
   readonly cliOverrides?: CliOverrides;
 }
+
+/**
+ * Values given on the command line that replace agent.json's. Every field is
+ * optional: an absent field leaves the file's value (or its default) alone.
+ */
+export interface CliOverrides {
+  /** `--max-iterations N`: runner.maxIterations. */
+  readonly maxIterations?: number;
+  /** `--backend NAME`: runner.backend.kind. */
+  readonly backend?: string;
+  /** `--model M`: runner.backend.model. */
+  readonly model?: string;
+  /** `--runs-dir DIR` (absolute): runner.logging.runsDir. */
+  readonly runsDir?: string;
+  /** `--verbose`: runner.logging.verbose (only ever turns it on). */
+  readonly verbose?: boolean;
+  /** `--no-worktree` (false): runner.worktree.enabled (only ever turns it off). */
+  readonly worktree?: boolean;
+  /** `--sandbox auto|on|off`: runner.sandbox.mode. */
+  readonly sandbox?: string;
+}
+
+/**
+ * The backend kinds, written once: agent.json's schema, the `BackendKind`
+ * type, the `--backend` flag and makeBackend all read this list.
+ */
+export const BACKEND_KINDS = [
+  "claude-sdk",
+  "claude-cli",
+  "codex",
+  "opencode",
+  "openai-compatible",
+  "command",
+  "replay",
+  "scripted",
+] as const;
+
+/** The keys of `runner.backend` only the `openai-compatible` kind reads (docs/backends.md#openai-compatible). */
+export interface OpenaiCompatibleKeys {
+  /** The endpoint's base URL up to `/v1`, e.g. `http://localhost:11434/v1`. */
+  readonly baseURL?: string;
+  /** The environment variable holding the API key; without it no key is sent. */
+  readonly apiKeyEnv?: string;
+  /** Model calls allowed in one query (default 50). */
+  readonly maxSteps?: number;
+  /** How the step's schema is asked for (default `json-schema`). */
+  readonly structuredOutput?: "json-schema" | "tool";
+}
+
+/** Every extractor of docs/completion.md#extract-params, in the order the docs list them. */
+export const EXTRACTOR_NAMES = [
+  "stdout",
+  "stderr",
+  "output",
+  "exitCode",
+  "parseChangedFiles",
+  "parseUntrackedFiles",
+  "parseTestOutput",
+  "parseTestInventory",
+  "parseTypeErrors",
+  "parseLintErrors",
+] as const;

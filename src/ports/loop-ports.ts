@@ -5,7 +5,6 @@
  * the machine (the model, GitHub).
  */
 
-import type { SchemaValidators } from "../completion/schema-validators.js";
 import type { BackendConfig, JsonSchema, OutputSchemaRef } from "./agent.js";
 import type { Backend } from "./backend.js";
 import type { EventListener, RunEvent } from "./events.js";
@@ -140,7 +139,7 @@ export interface LoopPorts {
   /** Reads a file that may not exist (the decision file). */
   readonly readFile: (path: string) => Promise<FileSnapshot | undefined>;
   readonly runValidator: ValidatorRunner;
-  readonly schemaValidators: SchemaValidators;
+  readonly schemaValidators: SchemaChecker;
   /** Looks at the tree for the integrity guards (docs/integrity.md). */
   readonly integrity: IntegrityProbe;
   /** The run's OS sandbox, when it is on (docs/sandbox.md). */
@@ -194,3 +193,22 @@ export interface IntegrityProbe {
 }
 
 // ── GitHub ─────────────────────────────────────────────────────────────────
+
+/** One schema violation, located by its JSON pointer in the checked value. */
+export interface SchemaProblem {
+  /** JSON pointer into the value, `""` for the root. */
+  readonly instancePath: string;
+  readonly message: string;
+}
+
+export interface SchemaCheck {
+  readonly valid: boolean;
+  readonly problems: readonly SchemaProblem[];
+  /** The first few problems in one line, when not valid. */
+  readonly error?: string;
+}
+
+/** Checks values against JSON Schemas, compiling each schema once (one per run). */
+export interface SchemaChecker {
+  check(value: unknown, schema: JsonSchema): SchemaCheck;
+}

@@ -1,5 +1,5 @@
 import { StringDecoder } from "node:string_decoder";
-import { cutMarker } from "../record/bounded-text.js";
+import { cutMarker } from "../bounded-text.js";
 
 /**
  * The output of one stream of a command, kept as raw chunks: the first half

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { cutMarker, cutText } from "./bounded-text.js";
+import { cutMarker, cutText } from "../bounded-text.js";
 import type { Redactor } from "./secret-redactor.js";
 
 /** The longest line events.jsonl ever gets (docs/record.md#bounded-record). */

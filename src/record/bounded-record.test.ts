@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cutText } from "../bounded-text.js";
 import { isCloserError } from "../errors.js";
 import { EVENT_FORMAT_VERSION, type RunEvent } from "../ports/events.js";
 import { RUN_STATE_VERSION, type RunState } from "../ports/run-state.js";
-import { cutText } from "./bounded-text.js";
 import { createRunRecord } from "./run-record.js";
 
 function warning(message: string): RunEvent {

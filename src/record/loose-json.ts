@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { parseJsonLines } from "../backends/json-values.js";
+import { parseJsonLines } from "../json-values.js";
 import { isPlainObject } from "../plain-object.js";
 
 /** A JSON object read from a run folder, its fields not yet trusted. */

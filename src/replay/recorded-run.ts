@@ -6,8 +6,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
-import { parseJsonLines } from "../backends/json-values.js";
 import { CloserError } from "../errors.js";
+import { parseJsonLines } from "../json-values.js";
 import { isPlainObject } from "../plain-object.js";
 import type { Baseline } from "../ports/baseline.js";
 import type { TaskInfo } from "../ports/run-state.js";

@@ -1,5 +1,5 @@
+import { formatBytes } from "../bounded-text.js";
 import { CloserError, type CloserErrorFields } from "../errors.js";
-import { formatBytes } from "../record/bounded-text.js";
 
 /**
  * The largest task a run takes (docs/record.md#task-limit): its text goes

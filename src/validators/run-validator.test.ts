@@ -3,10 +3,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseSuccessWhen } from "../definition/success-when.js";
 import type { CommandValidatorDefinition, FileValidatorDefinition } from "../ports/agent.js";
 import type { CheckContext } from "../ports/loop-ports.js";
 import { runValidator } from "./run-validator.js";
-import { parseSuccessWhen } from "./success-when.js";
 
 let repo: string;
 let agentDir: string;

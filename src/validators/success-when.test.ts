@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isSuccess, parseSuccessWhen } from "./success-when.js";
+import { parseSuccessWhen } from "../definition/success-when.js";
+import { isSuccess } from "./success-when.js";
 
 describe("parseSuccessWhen", () => {
   it("reads every form of the grammar", () => {

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
-import { identityOf, settledIdentity } from "../integrity/file-identity.js";
+import { identityOf, settledIdentity } from "./file-identity.js";
 
 /** One file as it was: its bytes and permission bits. */
 interface KeptFile {

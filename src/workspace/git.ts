@@ -3,8 +3,8 @@
  * module that runs git; everything goes through process/run-command.ts.
  */
 import path from "node:path";
-import { GITHUB_TOKEN_VARIABLES } from "../backends/agent-environment.js";
 import { CloserError } from "../errors.js";
+import { GITHUB_TOKEN_VARIABLES } from "../process/agent-environment.js";
 import { type CommandResult, runCommand } from "../process/shell-command.js";
 
 /** Default bound for one local git command. */

@@ -5,6 +5,7 @@
  * `structured_output`; the session continues with `--resume`.
  */
 
+import { numberOr, stringOr } from "../../json-values.js";
 import { isPlainObject } from "../../plain-object.js";
 import type { BackendConfig } from "../../ports/agent.js";
 import type {
@@ -17,7 +18,6 @@ import type {
 import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
-import { numberOr, stringOr } from "../json-values.js";
 import { protectedPathRules } from "../protected-paths.js";
 import {
   type AgentCliEnvironment,

@@ -12,6 +12,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { numberOr, parseJsonLines, stringOr } from "../../json-values.js";
 import { isPlainObject } from "../../plain-object.js";
 import type { PermissionMode } from "../../ports/agent.js";
 import type { Backend, BackendRequest, BackendResponse, Usage } from "../../ports/loop-ports.js";
@@ -19,7 +20,6 @@ import type { CommandResult } from "../../process/shell-command.js";
 import { getGitDirs } from "../../workspace/git.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
-import { numberOr, parseJsonLines, stringOr } from "../json-values.js";
 import {
   type AgentCliEnvironment,
   environmentOf,

@@ -11,6 +11,7 @@
  * agent's system text goes ahead of the first prompt of a session.
  */
 
+import { numberOr, parseJsonLines, stringOr } from "../../json-values.js";
 import { isPlainObject } from "../../plain-object.js";
 import type {
   Backend,
@@ -22,7 +23,6 @@ import type {
 import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, retryAfterHeaderSeconds, tailOf } from "../classify-failure.js";
-import { numberOr, parseJsonLines, stringOr } from "../json-values.js";
 import {
   type AgentCliEnvironment,
   environmentOf,

@@ -7,12 +7,12 @@
  */
 
 import type { BackendError, BackendRequest, BackendResponse } from "../../ports/loop-ports.js";
+import { makeAgentEnvironment } from "../../process/agent-environment.js";
 import {
   COMMAND_OUTPUT_BYTES,
   type CommandResult,
   runCommand,
 } from "../../process/shell-command.js";
-import { makeAgentEnvironment } from "../agent-environment.js";
 import { abortedError, errorResponse, makeBackendError } from "../backend-errors.js";
 import { tailOf } from "../classify-failure.js";
 

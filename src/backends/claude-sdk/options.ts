@@ -7,7 +7,7 @@ import type {
   SpawnOptions,
 } from "@anthropic-ai/claude-agent-sdk";
 import type { BackendRequest } from "../../ports/loop-ports.js";
-import { makeAgentEnvironment } from "../agent-environment.js";
+import { makeAgentEnvironment } from "../../process/agent-environment.js";
 import { boundaryDenial } from "../boundary.js";
 import { protectedPathDenial } from "../protected-paths.js";
 

@@ -12,7 +12,7 @@ import type {
   BackendResponse,
   LeftRunningProcess,
 } from "../../ports/loop-ports.js";
-import { makeAgentEnvironment } from "../agent-environment.js";
+import { makeAgentEnvironment } from "../../process/agent-environment.js";
 import { abortedError, errorResponse, makeBackendError, timeoutError } from "../backend-errors.js";
 import {
   makeStructuredOutputValidator,

@@ -4,8 +4,8 @@
  * changes that can be re-applied.
  */
 import path from "node:path";
+import { stringOr } from "../../json-values.js";
 import { isPlainObject } from "../../plain-object.js";
-import { stringOr } from "../json-values.js";
 import type { FileEdit, ReplayTurn } from "./session.js";
 
 /** Collects a turn's file changes as whole files plus edits, relative to the recorded tree. */

@@ -1,8 +1,8 @@
 import { WORD_PATTERN } from "../../definition/path-word.js";
-import { EXTRACTOR_NAMES } from "../../definition/validator-file-schema.js";
+import { parseSuccessWhen } from "../../definition/success-when.js";
 import { isPlainObject } from "../../plain-object.js";
+import { EXTRACTOR_NAMES } from "../../ports/agent.js";
 import { BUILTIN_PATTERNS } from "../../retry/builtin-patterns.js";
-import { parseSuccessWhen } from "../../validators/success-when.js";
 import { completionSignalOf } from "./completion-signal-of.js";
 import type { AgentJsonFacts } from "./map-agent-json.js";
 import { mapSteps } from "./map-steps.js";

@@ -6,7 +6,7 @@
  * side effects, after verification (docs/worktrees-and-github.md#github-boundary).
  */
 import path from "node:path";
-import { GITHUB_TOKEN_VARIABLES } from "../process/child-environment.js";
+import { GITHUB_TOKEN_VARIABLES } from "./child-environment.js";
 
 export { GITHUB_TOKEN_VARIABLES };
 

@@ -1,5 +1,5 @@
 /** Reading the JSON that agent CLIs print and that recorded sessions hold. */
-import { isPlainObject } from "../plain-object.js";
+import { isPlainObject } from "./plain-object.js";
 
 /** Parse each line of JSON-lines output; lines that are not JSON objects are skipped. */
 export function parseJsonLines(text: string): Record<string, unknown>[] {
