@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { BackendErrorKind } from "../ports/loop-ports.js";
+import type { BackendErrorKind } from "../ports/backend.js";
 import {
   AUTH_HINT,
   authError,

@@ -3,7 +3,7 @@
  * process, SDK or API reported into a BackendError here, so the loop decides
  * on `kind`, `retryable` and `retryAfterMs` and never reads message text.
  */
-import type { BackendError, BackendErrorKind, BackendResponse } from "../ports/loop-ports.js";
+import type { BackendError, BackendErrorKind, BackendResponse } from "../ports/backend.js";
 
 /** Kinds that repeat the same iteration after a wait; they do not count against the work. */
 export const RETRYABLE_KINDS: ReadonlySet<BackendErrorKind> = new Set<BackendErrorKind>([

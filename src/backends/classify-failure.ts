@@ -3,7 +3,7 @@
  * status code when the CLI reports one, else what it printed. Builds on
  * backend-errors.ts and adds what the CLIs other than Claude Code say.
  */
-import type { BackendError, BackendErrorKind } from "../ports/loop-ports.js";
+import type { BackendError, BackendErrorKind } from "../ports/backend.js";
 import {
   kindForErrorText,
   kindForHttpStatus,

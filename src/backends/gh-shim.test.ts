@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Backend, BackendRequest } from "../ports/loop-ports.js";
+import type { Backend, BackendRequest } from "../ports/backend.js";
 import { runCommand } from "../process/shell-command.js";
 import { BOUNDARY_MESSAGE } from "./boundary.js";
 import { type GhShim, makeGhShim, withGhShim } from "./gh-shim.js";

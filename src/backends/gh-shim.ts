@@ -8,7 +8,7 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Backend, BackendResponse } from "../ports/loop-ports.js";
+import type { Backend, BackendResponse } from "../ports/backend.js";
 import { pathWithFirst } from "../process/agent-environment.js";
 import { BOUNDARY_MESSAGE } from "./boundary.js";
 

@@ -10,7 +10,7 @@ import {
 } from "../../test/doubles/fake-cli/fake-cli-harness.js";
 import { CloserError } from "../errors.js";
 import type { BackendConfig, BackendKind } from "../ports/agent.js";
-import type { Backend } from "../ports/loop-ports.js";
+import type { Backend } from "../ports/backend.js";
 import { makeBackend } from "./make-backend.js";
 
 function config(kind: BackendKind, extra: Partial<BackendConfig> = {}): BackendConfig {

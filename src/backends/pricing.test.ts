@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ResolvedAgent } from "../ports/agent.js";
-import type { Backend, BackendResponse } from "../ports/loop-ports.js";
+import type { Backend, BackendResponse } from "../ports/backend.js";
 import {
   costOf,
   knownPriceOf,

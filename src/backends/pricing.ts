@@ -4,7 +4,7 @@
  * sets it, else the table of known models below (docs/backends.md#cost).
  */
 import type { BackendConfig, ModelPricing, ResolvedAgent } from "../ports/agent.js";
-import type { Backend, BackendResponse, Usage } from "../ports/loop-ports.js";
+import type { Backend, BackendResponse, Usage } from "../ports/backend.js";
 
 /**
  * List prices in USD per million tokens from the OpenAI and Anthropic price

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 import { checkCompletion } from "./check-completion.js";
 
 function outcome(validator: string, fields: Partial<ValidatorOutcome> = {}): ValidatorOutcome {

@@ -1,4 +1,4 @@
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 import { type CompletionCondition, type ConditionRunner, runConditions } from "./run-conditions.js";
 
 export type { CompletionCondition };

@@ -1,7 +1,7 @@
 import type { ResponseFormat } from "../ports/agent.js";
 import type { CheckFailure } from "../ports/check-failure.js";
 import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 import type { CompletionCheck } from "./check-completion.js";
 import type { CompletionDecision } from "./decide-completion.js";
 import { describeFormat, type FormatCheck } from "./validate-format.js";

@@ -1,10 +1,7 @@
 import path from "node:path";
 import { CloserError } from "../errors.js";
-import {
-  type ChannelInput,
-  type ChannelReading,
-  readDecisionChannels,
-} from "./decision-channels.js";
+import type { ChannelReading } from "../ports/declaration.js";
+import { type ChannelInput, readDecisionChannels } from "./decision-channels.js";
 
 /** Everything the decision needs, read by the loop after the backend answered. */
 export interface DecisionInput extends ChannelInput {

@@ -1,38 +1,10 @@
 import { isPlainObject } from "../plain-object.js";
 import type { CompletionSignalConfig } from "../ports/agent.js";
-import type { DecisionSource } from "../ports/events.js";
+import type { ChannelReading } from "../ports/declaration.js";
 import type { FileSnapshot } from "../ports/files.js";
 import { hasDeclaration, readCompletionSignal } from "./completion-signal.js";
 import { readDecisionFile } from "./decision-file.js";
 import { type ResponseContent, readStructuredObject } from "./json-in-text.js";
-
-export type DecisionWord = "complete" | "incomplete" | "blocked" | "undecidable";
-
-/** What one channel said, before the undecidable streak is counted. */
-export interface ChannelReading {
-  readonly source: DecisionSource;
-  readonly decision: DecisionWord;
-  /** Set when the decision file carried a check id: whether it is the current one. */
-  readonly checkIdMatch?: boolean;
-  /** The decision file belongs to an earlier check (wrong check id, or older than the check). */
-  readonly stale?: boolean;
-  /**
-   * Why the result is undecidable or stale, as a stable code: `check-id-mismatch`,
-   * `file-older-than-check`, `invalid-json`, `missing-decision`, `unknown-decision-word`,
-   * `empty-decision-file`, `structured-output-not-object`, `no-decision`; and
-   * `no-declaration` for a structured output without status or next action (incomplete).
-   */
-  readonly reason?: string;
-  /** One human sentence about what was read (goes into the retry prompt and the record). */
-  readonly detail: string;
-  /** `status` / `next_action.action` of a structured declaration. */
-  readonly status?: string;
-  readonly action?: string;
-  /** `reasons` of a JSON decision file. */
-  readonly reasons?: readonly string[];
-  /** For `blocked`: why the model says it cannot go on (docs/completion.md#blocked). */
-  readonly blockedReason?: string;
-}
 
 export interface ChannelInput extends ResponseContent {
   /** The decision file as read just after the backend answered. */

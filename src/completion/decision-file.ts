@@ -1,6 +1,6 @@
 import { isPlainObject } from "../plain-object.js";
+import type { ChannelReading } from "../ports/declaration.js";
 import type { FileSnapshot } from "../ports/files.js";
-import type { ChannelReading } from "./decision-channels.js";
 
 interface FileContext {
   readonly checkId: string;

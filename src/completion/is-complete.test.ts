@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Declaration, ExternalCondition } from "../ports/declaration.js";
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 import type { CompletionCheck } from "./check-completion.js";
 import { isComplete } from "./is-complete.js";
 

@@ -1,5 +1,5 @@
 import { isPlainObject } from "../plain-object.js";
-import type { BackendResponse } from "../ports/loop-ports.js";
+import type { BackendResponse } from "../ports/backend.js";
 
 /** What the completion stage reads of a backend response: its structured output and final text. */
 export type ResponseContent = Pick<BackendResponse, "structuredOutput" | "text">;

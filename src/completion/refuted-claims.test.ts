@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 import { describeRefutedClaims, refutedClaims } from "./refuted-claims.js";
 
 function outcome(validator: string, valid: boolean, more: Partial<ValidatorOutcome> = {}) {

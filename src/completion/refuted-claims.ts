@@ -5,7 +5,7 @@
  * closer never takes them as facts; a claim its own check refutes is named
  * in the retry prompt beside what the check found.
  */
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 
 /** A claim about a check that the check itself refuted. */
 export interface RefutedClaim {

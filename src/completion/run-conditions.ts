@@ -1,4 +1,4 @@
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 
 /** A completion condition: the name of a validator in the registry, and its params. */
 export interface CompletionCondition {

@@ -1,6 +1,6 @@
 import { isPlainObject } from "../plain-object.js";
+import type { BackendError } from "../ports/backend.js";
 import type { CheckFailure } from "../ports/check-failure.js";
-import type { BackendError } from "../ports/loop-ports.js";
 import type { IterationSummary } from "../ports/run-state.js";
 import { hasDeclaration } from "./completion-signal.js";
 import type { CompletionDecision } from "./decide-completion.js";

@@ -2,7 +2,7 @@ import path from "node:path";
 import { CloserError } from "../errors.js";
 import type { ParameterDefinition, RunnerConfig } from "../ports/agent.js";
 import type { AgentFile } from "./agent-file-schema.js";
-import type { Normalized } from "./normalize-registry.js";
+import type { Normalized } from "./normalized.js";
 
 /** Where agent.json lives and what its folder is called. */
 export interface AgentContext {

@@ -13,6 +13,7 @@ import {
   type Report,
   type StepContext,
 } from "./normalize-completion-step.js";
+import type { Normalized } from "./normalized.js";
 import { WORD_PATTERN } from "./path-word.js";
 import type {
   RegistryCompletionStep,
@@ -35,12 +36,6 @@ export interface RegistryContext {
   readonly entryStep?: string;
   /** Absolute path of agent.json, for a runner.entryStep that names no step. */
   readonly agentJsonFile: string;
-}
-
-/** A normalized value and the problems found on the way (empty when all is well). */
-export interface Normalized<T> {
-  readonly value: T;
-  readonly problems: readonly CloserError[];
 }
 
 /**

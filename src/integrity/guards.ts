@@ -1,8 +1,8 @@
 import type { Baseline } from "../ports/baseline.js";
 import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
 import type { ProtectedFingerprint } from "../ports/files.js";
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
 import type { TestInventory } from "../ports/test-inventory.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 import { compareInventories, type InventoryLoss } from "../tool-output/compare-inventories.js";
 import { ranOf } from "../tool-output/inventory-test.js";
 import { joinOutput } from "../tool-output/output-lines.js";

@@ -1,6 +1,6 @@
 import { CloserError } from "../errors.js";
 import type { CompletionStepDefinition } from "../ports/agent.js";
-import type { BackendResponse } from "../ports/loop-ports.js";
+import type { BackendResponse } from "../ports/backend.js";
 import { COMPLETION_PROMPT_REASON } from "../ports/receipt-reason.js";
 import { queryBackend } from "./query-backend.js";
 import { type RunContext, recordPrompt } from "./run-context.js";

@@ -1,6 +1,6 @@
-import type { BackendError } from "../ports/loop-ports.js";
+import type { BackendError } from "../ports/backend.js";
 import { BACKOFF_LIMITS, backoffMs, transientBackoffMs } from "./backoff.js";
-import type { Query } from "./query-backend.js";
+import type { Query } from "./query.js";
 import { emit, type RunContext, updateState } from "./run-context.js";
 import { abortedWhen, failed, stopped, type Terminal } from "./terminal-state.js";
 

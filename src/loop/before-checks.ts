@@ -1,8 +1,8 @@
 import { summarizeIteration } from "../completion/summarize-iteration.js";
+import type { BackendResponse } from "../ports/backend.js";
 import type { Declaration } from "../ports/declaration.js";
-import type { BackendResponse } from "../ports/loop-ports.js";
-import { warn } from "./end-iteration.js";
 import type { RunContext } from "./run-context.js";
+import { warn } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 
 /**

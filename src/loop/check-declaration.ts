@@ -1,5 +1,5 @@
+import type { BackendResponse } from "../ports/backend.js";
 import type { Declaration } from "../ports/declaration.js";
-import type { BackendResponse } from "../ports/loop-ports.js";
 import { reasonOfPrompt } from "../ports/receipt-reason.js";
 import type { CheckingDeclaration } from "../ports/run-state.js";
 import { beforeChecks } from "./before-checks.js";

@@ -1,10 +1,10 @@
 import { formatFailure } from "../completion/check-failure.js";
 import { validateFormat } from "../completion/validate-format.js";
 import type { ResponseFormat } from "../ports/agent.js";
-import type { BackendResponse } from "../ports/loop-ports.js";
+import type { BackendResponse } from "../ports/backend.js";
 import { decideOnFormatError } from "../retry/retry-prompt.js";
-import { queueRetry, warn } from "./end-iteration.js";
-import { emit, type RunContext, updateState } from "./run-context.js";
+import { queueRetry } from "./end-iteration.js";
+import { emit, type RunContext, updateState, warn } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { CompletionDecision } from "../completion/decide-completion.js";
 import { summarizeIteration } from "../completion/summarize-iteration.js";
-import type { BackendResponse } from "../ports/loop-ports.js";
+import type { BackendResponse } from "../ports/backend.js";
 import { type RunContext, saveState, updateState } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 import { stopped, type Terminal } from "./terminal-state.js";

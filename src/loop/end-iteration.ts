@@ -1,7 +1,7 @@
 import { makeCheckId } from "../completion/decide-completion.js";
 import { type IterationFindings, summarizeIteration } from "../completion/summarize-iteration.js";
+import type { BackendResponse } from "../ports/backend.js";
 import type { CheckFailure } from "../ports/check-failure.js";
-import type { BackendResponse } from "../ports/loop-ports.js";
 import type { RunState } from "../ports/run-state.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";
@@ -90,12 +90,6 @@ export async function queueRetry(
     templatePath: retry.templatePath,
     prompt: retry.text,
   });
-}
-
-/** Adds a warning to the run state and the event stream. */
-export function warn(run: RunContext, iteration: number, message: string): void {
-  updateState(run, { warnings: [...run.state.warnings, message] });
-  emit(run, { type: "warning", iteration, message });
 }
 
 /** The checks confirmed the declaration: the run is complete. */

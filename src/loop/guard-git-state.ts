@@ -1,6 +1,5 @@
 import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
-import { warn } from "./end-iteration.js";
-import { emit, type RunContext } from "./run-context.js";
+import { emit, type RunContext, warn } from "./run-context.js";
 
 /**
  * `git-config-changed` (docs/integrity.md#git-state): after every query, the

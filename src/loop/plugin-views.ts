@@ -1,5 +1,5 @@
+import type { BackendResponse } from "../ports/backend.js";
 import type { Declaration } from "../ports/declaration.js";
-import type { BackendResponse } from "../ports/loop-ports.js";
 import type { CheckedView, ChecksView, QueryView, ResponseView } from "../ports/plugin.js";
 import type { RunContext } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";

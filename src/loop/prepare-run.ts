@@ -9,7 +9,7 @@ import { withPluginPorts } from "../plugins/plugin-ports.js";
 import { pluginWarnings } from "../plugins/plugin-warnings.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
-import type { LoopPorts, SandboxPort, ValidatorOutcome } from "../ports/loop-ports.js";
+import type { LoopPorts, SandboxPort } from "../ports/loop-ports.js";
 import type { PluginHost } from "../ports/plugin-host.js";
 import {
   type DefinitionStamp,
@@ -17,6 +17,7 @@ import {
   type RunState,
   type SandboxRecord,
 } from "../ports/run-state.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 import { passedNames } from "../process/child-environment.js";
 import { makePromptRenderer } from "../prompts/make-prompt-renderer.js";
 import { readOptionalFile, readUntrustedFile } from "../record/read-optional-file.js";

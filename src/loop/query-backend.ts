@@ -1,39 +1,16 @@
 import { resolve } from "node:path";
-import type { JsonSchema } from "../ports/agent.js";
-import type {
-  Backend,
-  BackendRequest,
-  BackendResponse,
-  SandboxEntry,
-} from "../ports/loop-ports.js";
+import type { BackendRequest, BackendResponse } from "../ports/backend.js";
+import type { SandboxEntry } from "../ports/loop-ports.js";
 import { addReceipt, repeatReason } from "../ports/receipt-reason.js";
 import { appendSchemaInstructions } from "../prompts/schema-instructions.js";
 import { renderIterationSummary } from "../prompts/variables.js";
 import { makeRepeats, recoveryFor, terminalFor, waitBeforeRepeat } from "./backend-recovery.js";
 import { budgetLeft, budgetSpentInQuery } from "./check-limits.js";
+import type { Query } from "./query.js";
 import { type DeadlineAnswer, queryWithDeadline } from "./query-deadline.js";
 import { emit, keep, type RunContext, updateState, waitForState } from "./run-context.js";
 import { abortedWhen, isTerminal, type Terminal } from "./terminal-state.js";
 import { warnOfUnreportedCost } from "./unreported-cost.js";
-
-/** One query of an iteration. */
-export interface Query {
-  readonly iteration: number;
-  readonly prompt: string;
-  readonly schema?: JsonSchema;
-  readonly checkId: string;
-  /** Why it is sent (docs/observe.md#receipts); its repeats go as `repeat:<error kind>`. */
-  readonly reason: string;
-  readonly model?: string;
-  /** Names an extra query of the iteration in the record (e.g. `closure-review`). */
-  readonly label?: string;
-  /** A session of its own: none of the run's history, and the run keeps its session (the closure review). */
-  readonly freshSession?: boolean;
-  /** Another backend than the run's, with its own model (a closure review's). */
-  readonly backend?: { readonly backend: Backend; readonly model?: string };
-  /** Tools in place of the runner's (the closure review's read-only ones). */
-  readonly tools?: Pick<BackendRequest, "allowedTools" | "disallowedTools" | "permissionMode">;
-}
 
 export type QueryOutcome =
   | { readonly response: BackendResponse; readonly terminal?: undefined }

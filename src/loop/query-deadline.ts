@@ -1,5 +1,5 @@
 import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
-import type { Backend, BackendRequest, BackendResponse } from "../ports/loop-ports.js";
+import type { Backend, BackendRequest, BackendResponse } from "../ports/backend.js";
 
 /** Time a backend gets past its own timeout before the loop stops waiting for it (at most). */
 const DEADLINE_GRACE_MS = 5_000;

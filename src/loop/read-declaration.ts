@@ -1,8 +1,8 @@
 import { type CompletionDecision, decideCompletion } from "../completion/decide-completion.js";
 import { makeChannelInput } from "../completion/decision-channels.js";
+import type { BackendResponse } from "../ports/backend.js";
 import type { RecordedFile } from "../ports/events.js";
 import type { FileSnapshot } from "../ports/files.js";
-import type { BackendResponse } from "../ports/loop-ports.js";
 import { emit, type RunContext, updateState } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 

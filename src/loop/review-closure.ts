@@ -5,12 +5,13 @@ import {
   readClosureReview,
 } from "../completion/closure-review.js";
 import type { ClosureReviewDefinition } from "../ports/agent.js";
+import type { BackendRequest } from "../ports/backend.js";
 import type { TreeChanges } from "../ports/files.js";
-import type { BackendRequest } from "../ports/loop-ports.js";
 import { CLOSURE_REVIEW_REASON } from "../ports/receipt-reason.js";
 import type { ReviewRecord } from "../ports/run-state.js";
 import { gatherReviewEvidence, type ReviewSubject, readChanges } from "./gather-review-evidence.js";
-import { type Query, queryBackend } from "./query-backend.js";
+import type { Query } from "./query.js";
+import { queryBackend } from "./query-backend.js";
 import { emit, type RunContext, recordPrompt, updateState } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";
 import type { Terminal } from "./terminal-state.js";

@@ -1,6 +1,6 @@
 import type { ConditionRunner } from "../completion/run-conditions.js";
 import type { CompletionStepDefinition } from "../ports/agent.js";
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 import { recordRefusals } from "./guard-sandbox.js";
 import { emit, type RunContext } from "./run-context.js";
 

@@ -126,3 +126,9 @@ export async function waitForState(run: RunContext): Promise<void> {
 export function isoTime(run: RunContext): string {
   return new Date(run.ports.clock.now()).toISOString();
 }
+
+/** Adds a warning to the run state and the event stream. */
+export function warn(run: RunContext, iteration: number, message: string): void {
+  updateState(run, { warnings: [...run.state.warnings, message] });
+  emit(run, { type: "warning", iteration, message });
+}

@@ -1,7 +1,7 @@
 import type { CompletionDecision } from "../completion/decide-completion.js";
 import { summarizeIteration } from "../completion/summarize-iteration.js";
+import type { BackendResponse } from "../ports/backend.js";
 import type { CheckFailure } from "../ports/check-failure.js";
-import type { BackendResponse } from "../ports/loop-ports.js";
 import { askCompletion } from "./ask-completion.js";
 import { beforeChecks } from "./before-checks.js";
 import { checkDeclaration, resumeChecks } from "./check-declaration.js";

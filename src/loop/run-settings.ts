@@ -4,9 +4,10 @@ import type { AgentResult } from "../ports/run-result.js";
 export type { Declaration };
 
 import type { BackendConfig, ResolvedAgent } from "../ports/agent.js";
+import type { Backend } from "../ports/backend.js";
 import type { EventListener, RunEventBody } from "../ports/events.js";
 import type { ProtectedSet } from "../ports/files.js";
-import type { Backend, Clock, LoopPorts, RecordSink } from "../ports/loop-ports.js";
+import type { Clock, LoopPorts, RecordSink } from "../ports/loop-ports.js";
 import type { Plugin } from "../ports/plugin.js";
 import type { ChildEnvironments } from "../ports/process.js";
 import type { DefinitionStamp, RunState, TaskInfo } from "../ports/run-state.js";

@@ -5,7 +5,7 @@ import type { FileSnapshot } from "../ports/files.js";
 import { reasonOfPrompt } from "../ports/receipt-reason.js";
 import type { IterationSummary } from "../ports/run-state.js";
 import { makeVariables } from "../prompts/variables.js";
-import type { Query } from "./query-backend.js";
+import type { Query } from "./query.js";
 import { emit, type RunContext, recordPrompt, updateState } from "./run-context.js";
 
 /** One iteration under way: its number, check id, step and the query it sends. */

@@ -3,9 +3,8 @@ import { inventoryOf } from "../integrity/guards.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { Baseline } from "../ports/baseline.js";
 import type { TestInventory } from "../ports/test-inventory.js";
-import { warn } from "./end-iteration.js";
 import { makeCheckRunner, phaseConcurrency, readPhaseFingerprint } from "./run-checks.js";
-import { emit, isoTime, type RunContext, saveState, updateState } from "./run-context.js";
+import { emit, isoTime, type RunContext, saveState, updateState, warn } from "./run-context.js";
 
 /** The check id the baseline's validators see in `CLOSER_CHECK_ID`. */
 export const BASELINE_CHECK_ID = "baseline";

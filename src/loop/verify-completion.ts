@@ -2,8 +2,8 @@ import { type CompletionCheck, checkCompletion } from "../completion/check-compl
 import type { ClosureReviewReading } from "../completion/closure-review.js";
 import { type CompletionVerdict, isComplete } from "../completion/is-complete.js";
 import type { Declaration } from "../ports/declaration.js";
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
 import type { RunState } from "../ports/run-state.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 import { checkGuards, guardFailure } from "./check-guards.js";
 import { guardSandbox } from "./guard-sandbox.js";
 import { reviewClosure } from "./review-closure.js";

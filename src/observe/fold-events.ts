@@ -9,7 +9,7 @@ import {
   strings,
   sum,
 } from "../record/loose-json.js";
-import { RUN_FILES } from "../record/run-record.js";
+import { RUN_FILES } from "../record/run-files.js";
 import type {
   CheckView,
   EndView,

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CloserError } from "../errors.js";
 import { type Json, num, obj, str } from "../record/loose-json.js";
-import { RUN_FILES } from "../record/run-record.js";
+import { RUN_FILES } from "../record/run-files.js";
 import { findRuns } from "./find-runs.js";
 
 /** One line of `closer runs` (docs/observe.md#runs): what run.json says of a run. */

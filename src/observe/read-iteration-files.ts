@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
-import { RUN_FILES } from "../record/run-record.js";
+import { RUN_FILES } from "../record/run-files.js";
 
 const gunzipAsync = promisify(gunzip);
 

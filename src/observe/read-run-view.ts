@@ -12,7 +12,7 @@ import {
   strings,
   sum,
 } from "../record/loose-json.js";
-import { RUN_FILES } from "../record/run-record.js";
+import { RUN_FILES } from "../record/run-files.js";
 import { foldEvents, NO_USAGE, sumUsage, usageOf } from "./fold-events.js";
 import type { BaselineView, EndView, ReasonTotal, Receipt, RunView, TaskView } from "./run-view.js";
 

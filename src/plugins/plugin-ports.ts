@@ -1,6 +1,7 @@
-import type { LoopPorts, ValidatorOutcome } from "../ports/loop-ports.js";
+import type { LoopPorts } from "../ports/loop-ports.js";
 import type { Plugin } from "../ports/plugin.js";
 import type { PluginHost } from "../ports/plugin-host.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 
 /**
  * The loop's ports with those the plugins replace (docs/plugins.md#ports): each plugin's port

@@ -1,4 +1,4 @@
-import type { ValidatorOutcome } from "./loop-ports.js";
+import type { ValidatorOutcome } from "./validator.js";
 /** Which stage of the completion check found the gap. */
 export type CheckFailureKind =
   | "format"

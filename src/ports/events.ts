@@ -3,7 +3,7 @@
  * the terminal progress and replay all read this one stream.
  * Names are noun-verb; `v` is the event format version.
  */
-import type { BackendError, Usage } from "./loop-ports.js";
+import type { BackendError, Usage } from "./backend.js";
 
 export const EVENT_FORMAT_VERSION = 1;
 

@@ -5,7 +5,6 @@
 
 import type { Declaration } from "./declaration.js";
 import type { RunEvent } from "./events.js";
-import type { CheckContext, ValidatorOutcome, ValidatorRunner } from "./loop-ports.js";
 import type {
   PromptRenderer,
   PromptRequest,
@@ -15,6 +14,7 @@ import type {
   RetryPromptRequest,
 } from "./prompts.js";
 import type { AgentResult } from "./run-result.js";
+import type { CheckContext, ValidatorOutcome, ValidatorRunner } from "./validator.js";
 
 export interface Plugin {
   /** Names the plugin in the record, the progress and every error it causes. */

@@ -1,5 +1,5 @@
+import type { Usage } from "./backend.js";
 import { BUILTIN_PATTERN_NAMES } from "./check-failure.js";
-import type { Usage } from "./loop-ports.js";
 
 /**
  * Why a backend query happened (docs/observe.md#receipts): `initial`, `continuation`,

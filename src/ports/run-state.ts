@@ -1,6 +1,6 @@
+import type { Usage } from "./backend.js";
 import type { Baseline } from "./baseline.js";
 import type { TerminalStatus } from "./events.js";
-import type { Usage } from "./loop-ports.js";
 import type { CostByReason } from "./receipt-reason.js";
 
 /** The format run.json is written in; 2 added `definition`. */

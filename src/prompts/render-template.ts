@@ -3,20 +3,12 @@ import Handlebars from "handlebars";
 import { normalizeDefinitionText } from "../definition/definition-text.js";
 import { CloserError } from "../errors.js";
 import { readSimpleParams } from "./front-matter-params.js";
+import type { ParsedTemplate } from "./parsed-template.js";
 import { checkTemplateLimits } from "./template-limits.js";
 import { translateHandlebarsError } from "./translate-handlebars-error.js";
 
 export type { TemplateUsage, TemplateVariable } from "./template-variables.js";
 export { listTemplateVariables } from "./template-variables.js";
-
-/** A template file split into its front matter and its Handlebars body. */
-export interface ParsedTemplate {
-  readonly body: string;
-  /** Variables the template declares it needs (front matter `params:`). */
-  readonly params: readonly string[];
-  /** Lines taken by the front matter, to turn body line numbers into file line numbers. */
-  readonly bodyLineOffset: number;
-}
 
 export interface RenderTemplateOptions {
   /** The file text, front matter included. */

@@ -1,5 +1,5 @@
 import { CloserError } from "../errors.js";
-import type { ParsedTemplate } from "./render-template.js";
+import type { ParsedTemplate } from "./parsed-template.js";
 
 /** Turns Handlebars' `"x" not defined in [object Object] - 2:4` into a message a user can act on. */
 export function translateHandlebarsError(

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { DefinitionFiles } from "../definition/definition-files.js";
-import { RUN_FILES } from "./run-record.js";
+import { RUN_FILES } from "./run-files.js";
 
 /** The folder of a run that holds its definition snapshot (docs/integrity.md#definition-snapshot). */
 export function definitionSnapshotDir(runDir: string): string {

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CloserError } from "../errors.js";
 import { RUN_STATE_VERSION, type RunState } from "../ports/run-state.js";
-import { RUN_FILES } from "./run-record.js";
+import { RUN_FILES } from "./run-files.js";
 import { applyLastMark } from "./state-marks.js";
 
 /**

@@ -2,11 +2,11 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { CloserError } from "../errors.js";
+import type { Usage } from "../ports/backend.js";
 import type { Baseline } from "../ports/baseline.js";
-import type { Usage } from "../ports/loop-ports.js";
 import { addReceipt, type CostByReason } from "../ports/receipt-reason.js";
 import { RUN_STATE_VERSION, type RunState, type TaskInfo } from "../ports/run-state.js";
-import { RUN_FILES } from "./run-record.js";
+import { RUN_FILES } from "./run-files.js";
 
 type Event = Readonly<Record<string, unknown>>;
 

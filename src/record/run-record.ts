@@ -10,29 +10,13 @@ import type { RunState } from "../ports/run-state.js";
 import { openAppendOnly } from "./append-only-file.js";
 import { eventLine, MAX_PAYLOAD_BYTES, type Payload, stringifyBounded } from "./bounded-json.js";
 import { recordWriteError } from "./record-write-error.js";
+import { RUN_FILES } from "./run-files.js";
 import { makeRedactor } from "./secret-redactor.js";
 import { makeStateMarks } from "./state-marks.js";
 import { makeStateText } from "./state-text.js";
 
 export { readRunState } from "./read-run-state.js";
 export { defaultRunsDir } from "./runs-dir.js";
-
-/** File names inside a run folder. */
-export const RUN_FILES = {
-  state: "run.json",
-  events: "events.jsonl",
-  prompts: "prompts",
-  transcripts: "transcripts",
-  definition: "definition",
-  /** The run's task and arguments, whole, written once (docs/record.md#start-files). */
-  task: "task.json",
-  /** The run's baseline, whole, written once it is taken. */
-  baseline: "baseline.json",
-  /** Texts too long for their event, gzipped (docs/record.md#bounded-record). */
-  payloads: "payloads",
-  /** What amends run.json between its writes: the checks under way (docs/record.md#state-marks). */
-  marks: "run-marks.jsonl",
-} as const;
 
 /** What a stored string field keeps by default: its first and last 128 KiB. */
 export const DEFAULT_MAX_FIELD_BYTES = 256 * 1024;

@@ -7,8 +7,7 @@
  */
 import { isPlainObject } from "../plain-object.js";
 import type { FileSnapshot } from "../ports/files.js";
-import type { RecordedRun } from "./recorded-run.js";
-import type { ReplayCursor } from "./replay-ports.js";
+import type { RecordedRun, ReplayCursor } from "./recorded-run.js";
 
 export function makeRecordedDecisionFile(
   recorded: RecordedRun,

@@ -4,7 +4,7 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { isPlainObject } from "../plain-object.js";
 import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 import type { RecordedEvent } from "./recorded-run.js";
 
 const OUTCOME_FIELDS = [

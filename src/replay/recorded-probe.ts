@@ -8,8 +8,7 @@ import { isPlainObject } from "../plain-object.js";
 import type { Baseline } from "../ports/baseline.js";
 import type { IntegrityProbe } from "../ports/loop-ports.js";
 import { num, strings } from "../record/loose-json.js";
-import type { RecordedRun } from "./recorded-run.js";
-import type { ReplayCursor } from "./replay-ports.js";
+import type { RecordedRun, ReplayCursor } from "./recorded-run.js";
 
 /** The tree as the record saw it: unchanged since the baseline, but for what a guard found. */
 export function makeRecordedProbe(recorded: RecordedRun, cursor: ReplayCursor): IntegrityProbe {

@@ -11,7 +11,7 @@ import { parseJsonLines } from "../json-values.js";
 import { isPlainObject } from "../plain-object.js";
 import type { Baseline } from "../ports/baseline.js";
 import type { TaskInfo } from "../ports/run-state.js";
-import { RUN_FILES } from "../record/run-record.js";
+import { RUN_FILES } from "../record/run-files.js";
 
 /** One event of events.jsonl, as written. */
 export type RecordedEvent = Readonly<Record<string, unknown>> & { readonly type: string };
@@ -111,4 +111,17 @@ function unreplayable(file: string, expected: string, found: string): CloserErro
     found,
     fix: "replay a run that ended, with its events.jsonl, task.json and transcripts",
   });
+}
+
+/** Where the replay is, shared by its ports: the iteration of the last work query served. */
+export interface ReplayCursor {
+  iteration: number;
+  /** The check id the replayed loop gave the last work query. */
+  checkId?: string;
+  /** The iteration whose answer came and whose decision file is not read yet. */
+  answeredUnread?: number;
+  /** What the OS sandbox refused the model during the last query served, as recorded. */
+  refusals?: readonly string[];
+  /** What the new code asked for that the record does not have; the replay stopped there. */
+  shortfall?: { readonly iteration: number; readonly missing: string };
 }

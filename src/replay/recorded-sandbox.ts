@@ -7,8 +7,7 @@ import { tmpdir } from "node:os";
 import { isPlainObject } from "../plain-object.js";
 import type { SandboxPort } from "../ports/loop-ports.js";
 import { strings } from "../record/loose-json.js";
-import type { RecordedEvent } from "./recorded-run.js";
-import type { ReplayCursor } from "./replay-ports.js";
+import type { RecordedEvent, ReplayCursor } from "./recorded-run.js";
 
 export function makeRecordedSandbox(cursor: ReplayCursor): SandboxPort {
   return {

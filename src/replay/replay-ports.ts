@@ -12,22 +12,16 @@ import { turnFromTranscript } from "../backends/replay/transcript-turn.js";
 import { BASELINE_CHECK_ID } from "../loop/take-baseline.js";
 import { isPlainObject } from "../plain-object.js";
 import type { ResolvedAgent } from "../ports/agent.js";
+import type { Backend, BackendError, BackendResponse } from "../ports/backend.js";
 import type { FileSnapshot } from "../ports/files.js";
-import type {
-  Backend,
-  BackendError,
-  BackendResponse,
-  IntegrityProbe,
-  SandboxPort,
-  ValidatorOutcome,
-  ValidatorRunner,
-} from "../ports/loop-ports.js";
+import type { IntegrityProbe, SandboxPort } from "../ports/loop-ports.js";
+import type { ValidatorOutcome, ValidatorRunner } from "../ports/validator.js";
 import { num } from "../record/loose-json.js";
 import { unknownValidatorOutcome } from "../validators/run-validator.js";
 import { makeRecordedDecisionFile } from "./recorded-decision-file.js";
 import { outcomeOf, withPatternOf } from "./recorded-outcome.js";
 import { makeRecordedProbe } from "./recorded-probe.js";
-import type { RecordedEvent, RecordedRun } from "./recorded-run.js";
+import type { RecordedEvent, RecordedRun, ReplayCursor } from "./recorded-run.js";
 import { makeRecordedSandbox, refusalsAfter } from "./recorded-sandbox.js";
 import {
   type MemoryRecord,
@@ -35,19 +29,6 @@ import {
   makeVirtualClock,
   type VirtualClock,
 } from "./replay-clock-and-record.js";
-
-/** Where the replay is, shared by its ports: the iteration of the last work query served. */
-export interface ReplayCursor {
-  iteration: number;
-  /** The check id the replayed loop gave the last work query. */
-  checkId?: string;
-  /** The iteration whose answer came and whose decision file is not read yet. */
-  answeredUnread?: number;
-  /** What the OS sandbox refused the model during the last query served, as recorded. */
-  refusals?: readonly string[];
-  /** What the new code asked for that the record does not have; the replay stopped there. */
-  shortfall?: { readonly iteration: number; readonly missing: string };
-}
 
 /** One recorded query: its `backend-end` and the label of its transcript. */
 interface RecordedQuery {

@@ -11,7 +11,7 @@ import { protectedSetFor } from "../integrity/protected-set.js";
 import { type RunSettings, type RunStart, runAgent } from "../loop/index.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import { RUN_STATE_VERSION } from "../ports/run-state.js";
-import { RUN_FILES } from "../record/run-record.js";
+import { RUN_FILES } from "../record/run-files.js";
 import { runEnvironments } from "../run/run-environments.js";
 import { compareTrails, type TrailDifference } from "./compare-trails.js";
 import { decisionTrail, type TrailEntry } from "./decision-trail.js";

@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import { assertAgentValid } from "../check/index.js";
 import { CloserError, isCloserError, wholeNumberAtLeastOne } from "../errors.js";
+import type { Backend } from "../ports/backend.js";
 import type { EventListener } from "../ports/events.js";
 import type { IssueSummary } from "../ports/github.js";
-import type { Backend } from "../ports/loop-ports.js";
 import { githubClientFor } from "./github-client-for.js";
 import { runIssue } from "./run-issue.js";
 import type { GithubRunOptions, RunBaseOptions, RunOutcome } from "./run-options.js";

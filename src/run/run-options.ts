@@ -1,8 +1,9 @@
 import type { AgentResult } from "../loop/index.js";
 import type { ResolvedAgent } from "../ports/agent.js";
+import type { Backend } from "../ports/backend.js";
 import type { EventListener } from "../ports/events.js";
 import type { GithubClient } from "../ports/github.js";
-import type { Backend, Clock } from "../ports/loop-ports.js";
+import type { Clock } from "../ports/loop-ports.js";
 import type { Plugin } from "../ports/plugin.js";
 
 /** closer's own environment (GITHUB_TOKEN, API keys): never the record's, never the model's to read back. */

@@ -7,9 +7,10 @@ import type { Declaration, DefinitionStart, RunSettings, RunStart } from "../loo
 import { refuseCompletedRun } from "../loop/prepare-run.js";
 import { checkPlugins } from "../plugins/check-plugins.js";
 import type { BackendConfig, ResolvedAgent } from "../ports/agent.js";
+import type { Backend } from "../ports/backend.js";
 import type { ExternalCondition } from "../ports/declaration.js";
 import type { EventListener } from "../ports/events.js";
-import type { Backend, Clock } from "../ports/loop-ports.js";
+import type { Clock } from "../ports/loop-ports.js";
 import type { Plugin } from "../ports/plugin.js";
 import type { RunState, TaskInfo } from "../ports/run-state.js";
 import { rebuildRunState } from "../record/rebuild-run-state.js";

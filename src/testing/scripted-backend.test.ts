@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { BackendRequest } from "../ports/loop-ports.js";
+import type { BackendRequest } from "../ports/backend.js";
 import { type FixtureRepo, makeFixtureRepo, writeAgent } from "./fixture-repo.js";
 import { makeScriptedBackend, scriptedError } from "./scripted-backend.js";
 import { makeTestClock } from "./test-clock.js";

@@ -8,7 +8,7 @@ import type {
   BackendRequest,
   BackendResponse,
   Usage,
-} from "../ports/loop-ports.js";
+} from "../ports/backend.js";
 import { type CommandResult, runCommand } from "../process/shell-command.js";
 
 /**

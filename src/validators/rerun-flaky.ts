@@ -1,5 +1,5 @@
 import type { ValidatorDefinition } from "../ports/agent.js";
-import type { CheckContext, ValidatorOutcome } from "../ports/loop-ports.js";
+import type { CheckContext, ValidatorOutcome } from "../ports/validator.js";
 import { readTreeFingerprint } from "../workspace/tree-fingerprint.js";
 import { elapsedMs } from "./validator-outcome.js";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CustomValidatorDefinition } from "../ports/agent.js";
-import type { CheckContext } from "../ports/loop-ports.js";
+import type { CheckContext } from "../ports/validator.js";
 import { runValidator } from "./run-validator.js";
 
 let tree: string;

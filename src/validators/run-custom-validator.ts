@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { CustomValidatorDefinition } from "../ports/agent.js";
-import type { CheckContext, ValidatorOutcome } from "../ports/loop-ports.js";
+import type { CheckContext, ValidatorOutcome } from "../ports/validator.js";
 import { COMMAND_OUTPUT_BYTES, type CommandResult, runCommand } from "../process/shell-command.js";
 import {
   CUSTOM_VALIDATOR_PROGRAM,

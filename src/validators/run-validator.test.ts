@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseSuccessWhen } from "../definition/success-when.js";
 import type { CommandValidatorDefinition, FileValidatorDefinition } from "../ports/agent.js";
-import type { CheckContext } from "../ports/loop-ports.js";
+import type { CheckContext } from "../ports/validator.js";
 import { runValidator } from "./run-validator.js";
 
 let repo: string;

@@ -1,5 +1,5 @@
 import type { ValidatorDefinition } from "../ports/agent.js";
-import type { CheckContext, ValidatorOutcome } from "../ports/loop-ports.js";
+import type { CheckContext, ValidatorOutcome } from "../ports/validator.js";
 import { applyConditionParams } from "./condition-params.js";
 import { runWithReruns } from "./rerun-flaky.js";
 import { runCommandValidator } from "./run-command-validator.js";

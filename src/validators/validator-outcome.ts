@@ -1,5 +1,5 @@
 import type { ValidatorDefinition } from "../ports/agent.js";
-import type { CheckContext, ValidatorOutcome } from "../ports/loop-ports.js";
+import type { CheckContext, ValidatorOutcome } from "../ports/validator.js";
 import { makeChildEnvironment } from "../process/child-environment.js";
 
 /** The outcome of a check that failed because the definition itself is wrong. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CommandValidatorDefinition } from "../ports/agent.js";
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 import { VerdictCache } from "./verdict-cache.js";
 
 const definition: CommandValidatorDefinition = {

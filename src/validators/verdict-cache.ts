@@ -1,5 +1,5 @@
 import type { ValidatorDefinition } from "../ports/agent.js";
-import type { ValidatorOutcome } from "../ports/loop-ports.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
 
 /**
  * The outcomes of one run's checks, by the working tree's fingerprint and the

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadAgent } from "../../src/definition/load-agent.js";
-import type { ValidatorOutcome } from "../../src/ports/loop-ports.js";
+import type { ValidatorOutcome } from "../../src/ports/validator.js";
 import { type FixtureRepo, makeFixtureRepo } from "../../src/testing/index.js";
 import { runValidator } from "../../src/validators/run-validator.js";
 import { cli } from "./support/cli-repo.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkAgent } from "../../src/index.js";
 import { REVIEW_TOOLS } from "../../src/loop/review-closure.js";
-import type { BackendRequest } from "../../src/ports/loop-ports.js";
+import type { BackendRequest } from "../../src/ports/backend.js";
 import { makeScriptedBackend, type ScriptedTurn } from "../../src/testing/index.js";
 import {
   BROKEN_PROJECT,

@@ -14,7 +14,7 @@ import { applyCliOverrides } from "../../src/definition/apply-cli-overrides.js";
 import { readDefinitionFiles } from "../../src/definition/definition-files.js";
 import { loadAgent } from "../../src/definition/load-agent.js";
 import { isCloserError } from "../../src/errors.js";
-import type { Backend } from "../../src/ports/loop-ports.js";
+import type { Backend } from "../../src/ports/backend.js";
 import { runCommand } from "../../src/process/shell-command.js";
 import { defaultRunsDir, readRunState } from "../../src/record/run-record.js";
 import { exitCodeOfError, resumeRun, runTask } from "../../src/run/index.js";

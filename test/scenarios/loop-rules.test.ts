@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKOFF_LIMITS } from "../../src/loop/backoff.js";
-import type { Backend } from "../../src/ports/loop-ports.js";
+import type { Backend } from "../../src/ports/backend.js";
 import type { RunState } from "../../src/ports/run-state.js";
 import { makeScriptedBackend, scriptedError } from "../../src/testing/index.js";
 import {

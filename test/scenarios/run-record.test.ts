@@ -1,8 +1,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { BackendRequest } from "../../src/ports/backend.js";
 import type { RunEvent } from "../../src/ports/events.js";
-import type { BackendRequest } from "../../src/ports/loop-ports.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";
 import { COMMIT_ALL, DONE, FIXED_ADD, makeTaskRepo, runTask, TASK } from "./support/task-agent.js";

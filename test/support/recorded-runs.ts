@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyCliOverrides } from "../../src/definition/apply-cli-overrides.js";
 import { loadAgent } from "../../src/definition/load-agent.js";
-import type { BackendRequest } from "../../src/ports/loop-ports.js";
+import type { BackendRequest } from "../../src/ports/backend.js";
 import { type RunOutcome, resumeRun, runTask } from "../../src/run/index.js";
 import {
   makeFixtureRepo,

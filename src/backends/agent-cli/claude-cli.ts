@@ -14,7 +14,7 @@ import type {
   BackendRequest,
   BackendResponse,
   Usage,
-} from "../../ports/loop-ports.js";
+} from "../../ports/backend.js";
 import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";

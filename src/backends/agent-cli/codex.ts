@@ -15,7 +15,7 @@ import path from "node:path";
 import { numberOr, parseJsonLines, stringOr } from "../../json-values.js";
 import { isPlainObject } from "../../plain-object.js";
 import type { PermissionMode } from "../../ports/agent.js";
-import type { Backend, BackendRequest, BackendResponse, Usage } from "../../ports/loop-ports.js";
+import type { Backend, BackendRequest, BackendResponse, Usage } from "../../ports/backend.js";
 import type { CommandResult } from "../../process/shell-command.js";
 import { getGitDirs } from "../../workspace/git.js";
 import { errorResponse } from "../backend-errors.js";

@@ -4,7 +4,7 @@
  * reads it for cost and tokens and leaves it out of the answer text.
  */
 import { isPlainObject } from "../../plain-object.js";
-import type { Usage } from "../../ports/loop-ports.js";
+import type { Usage } from "../../ports/backend.js";
 
 /** What the program reported about its spending. */
 export interface ReportedUsage {

@@ -18,7 +18,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Backend, BackendError, BackendRequest } from "../../ports/loop-ports.js";
+import type { Backend, BackendError, BackendRequest } from "../../ports/backend.js";
 import type { CommandResult } from "../../process/shell-command.js";
 import { crashError, errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";

@@ -19,7 +19,7 @@ import type {
   BackendRequest,
   BackendResponse,
   Usage,
-} from "../../ports/loop-ports.js";
+} from "../../ports/backend.js";
 import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, retryAfterHeaderSeconds, tailOf } from "../classify-failure.js";

@@ -6,7 +6,7 @@
  * or an abort ends every process the CLI started.
  */
 
-import type { BackendError, BackendRequest, BackendResponse } from "../../ports/loop-ports.js";
+import type { BackendError, BackendRequest, BackendResponse } from "../../ports/backend.js";
 import { makeAgentEnvironment } from "../../process/agent-environment.js";
 import {
   COMMAND_OUTPUT_BYTES,

@@ -8,7 +8,7 @@ import type {
   SDKMessage,
   SDKResultMessage,
 } from "@anthropic-ai/claude-agent-sdk";
-import type { BackendError, BackendErrorKind, BackendRequest } from "../../ports/loop-ports.js";
+import type { BackendError, BackendErrorKind, BackendRequest } from "../../ports/backend.js";
 import {
   abortedError,
   authError,

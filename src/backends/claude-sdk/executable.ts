@@ -6,7 +6,7 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { createRequire } from "node:module";
-import type { BackendError } from "../../ports/loop-ports.js";
+import type { BackendError } from "../../ports/backend.js";
 import { makeBackendError } from "../backend-errors.js";
 
 const SDK_PACKAGE = "@anthropic-ai/claude-agent-sdk";

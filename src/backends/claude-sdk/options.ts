@@ -6,7 +6,7 @@ import type {
   SpawnedProcess,
   SpawnOptions,
 } from "@anthropic-ai/claude-agent-sdk";
-import type { BackendRequest } from "../../ports/loop-ports.js";
+import type { BackendRequest } from "../../ports/backend.js";
 import { makeAgentEnvironment } from "../../process/agent-environment.js";
 import { boundaryDenial } from "../boundary.js";
 import { protectedPathDenial } from "../protected-paths.js";

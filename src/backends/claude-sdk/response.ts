@@ -3,7 +3,7 @@
  * used, structured output (checked again), per-query usage and cost, error.
  */
 import type { SDKMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
-import type { BackendRequest, BackendResponse, Usage } from "../../ports/loop-ports.js";
+import type { BackendRequest, BackendResponse, Usage } from "../../ports/backend.js";
 import { classifyRun, lastResult, type QueryRun } from "./errors.js";
 import type { StructuredOutputValidator } from "./structured-output.js";
 

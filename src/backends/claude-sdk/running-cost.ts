@@ -5,7 +5,7 @@
  * Claude Code's own figure comes with the result and replaces it.
  */
 import type { SDKMessage } from "@anthropic-ai/claude-agent-sdk";
-import type { Usage } from "../../ports/loop-ports.js";
+import type { Usage } from "../../ports/backend.js";
 import { costOf, knownPriceOf } from "../pricing.js";
 
 interface StreamedUsage {

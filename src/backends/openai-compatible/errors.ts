@@ -4,7 +4,7 @@
  * fields (`statusCode`, `responseHeaders`, a retry wrapper's `lastError`), so
  * this module needs no import of the SDK.
  */
-import type { BackendError } from "../../ports/loop-ports.js";
+import type { BackendError } from "../../ports/backend.js";
 import {
   kindForErrorText,
   kindForHttpStatus,

@@ -2,7 +2,7 @@
  * What the openai-compatible backend tells the model besides the prompt, and
  * which of its tools a request offers (docs/backends.md#openai-compatible).
  */
-import type { BackendRequest } from "../../ports/loop-ports.js";
+import type { BackendRequest } from "../../ports/backend.js";
 
 /** How the model gives the step's structured answer. */
 export type StructuredOutputMode = "json-schema" | "tool";

@@ -13,7 +13,7 @@ import {
   startOpenaiServer,
 } from "../../../test/doubles/openai-server/openai-server.js";
 import type { BackendConfig } from "../../ports/agent.js";
-import type { Backend } from "../../ports/loop-ports.js";
+import type { Backend } from "../../ports/backend.js";
 import { makeBackend } from "../make-backend.js";
 
 let server: OpenaiServer;

@@ -11,7 +11,7 @@ import type {
   BackendRequest,
   BackendResponse,
   LeftRunningProcess,
-} from "../../ports/loop-ports.js";
+} from "../../ports/backend.js";
 import { makeAgentEnvironment } from "../../process/agent-environment.js";
 import { abortedError, errorResponse, makeBackendError, timeoutError } from "../backend-errors.js";
 import {

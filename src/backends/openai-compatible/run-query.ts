@@ -13,7 +13,7 @@ import {
   type ToolSet,
 } from "ai";
 import type { JsonSchema } from "../../ports/agent.js";
-import type { Usage } from "../../ports/loop-ports.js";
+import type { Usage } from "../../ports/backend.js";
 import {
   ANSWER_TOOL,
   answerTool,

@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { LeftRunningProcess } from "../../ports/loop-ports.js";
+import type { LeftRunningProcess } from "../../ports/backend.js";
 import type { LaunchWrapper } from "../../ports/process.js";
 import { runCommand } from "../../process/shell-command.js";
 import { boundaryDenial } from "../boundary.js";

@@ -2,7 +2,7 @@
  * The AI SDK's token counts as closer's Usage (docs/backends.md#openai-compatible).
  * Read by their fields, so this module needs no import of the SDK.
  */
-import type { Usage } from "../../ports/loop-ports.js";
+import type { Usage } from "../../ports/backend.js";
 
 /** The fields of the SDK's `LanguageModelUsage` closer reads. */
 export interface StepUsage {

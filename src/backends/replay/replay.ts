@@ -13,7 +13,7 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { isInsideFolder } from "../../definition/inside-path.js";
 import { CloserError, isCloserError } from "../../errors.js";
-import type { Backend, BackendResponse } from "../../ports/loop-ports.js";
+import type { Backend, BackendResponse } from "../../ports/backend.js";
 import { abortedError, errorResponse, makeBackendError } from "../backend-errors.js";
 import { readRunFolderTurns } from "./run-folder.js";
 import { applyTurnChanges, type ReplayTurn, readReplaySessionFile } from "./session.js";

@@ -15,7 +15,7 @@ import path from "node:path";
 import { CloserError } from "../../errors.js";
 import { parseJsonLines, stringOr } from "../../json-values.js";
 import { isPlainObject } from "../../plain-object.js";
-import { RUN_FILES } from "../../record/run-record.js";
+import { RUN_FILES } from "../../record/run-files.js";
 import { parseReplaySession, type ReplayTurn } from "./session.js";
 import { turnFromTranscript } from "./transcript-turn.js";
 

@@ -35,7 +35,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { CloserError } from "../../errors.js";
-import { BACKEND_ERROR_KINDS } from "../../ports/loop-ports.js";
+import { BACKEND_ERROR_KINDS } from "../../ports/backend.js";
 import type { LaunchWrapper } from "../../ports/process.js";
 import { makeChildEnvironment } from "../../process/child-environment.js";
 import { runCommand } from "../../process/shell-command.js";

@@ -11,7 +11,7 @@ import {
   type ClaudeSdkBackendOptions,
   makeClaudeSdkBackend,
 } from "../../../src/backends/claude-sdk/claude-sdk.js";
-import type { Backend, BackendRequest } from "../../../src/ports/loop-ports.js";
+import type { Backend, BackendRequest } from "../../../src/ports/backend.js";
 import type { BackendContractHarness, ContractTurn } from "../../backend-contract.js";
 import { type FakeClaude, type FakeClaudeTurn, makeFakeClaude } from "./make-fake-claude.js";
 

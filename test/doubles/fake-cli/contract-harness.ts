@@ -5,7 +5,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Backend, BackendRequest } from "../../../src/ports/loop-ports.js";
+import type { Backend, BackendRequest } from "../../../src/ports/backend.js";
 import type {
   BackendContractHarness,
   ContractTurn,

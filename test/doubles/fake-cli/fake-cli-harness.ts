@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BackendRequest } from "../../../src/ports/loop-ports.js";
+import type { BackendRequest } from "../../../src/ports/backend.js";
 
 export { isProcessAlive as isAlive } from "../fake-claude/process-liveness.js";
 

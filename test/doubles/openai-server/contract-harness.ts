@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { makeBackend } from "../../../src/backends/make-backend.js";
 import type { BackendConfig } from "../../../src/ports/agent.js";
-import type { Backend, BackendRequest, BackendResponse } from "../../../src/ports/loop-ports.js";
+import type { Backend, BackendRequest, BackendResponse } from "../../../src/ports/backend.js";
 import type {
   BackendContractHarness,
   ContractTurn,

@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadAgent } from "../../../src/definition/load-agent.js";
-import type { BackendRequest } from "../../../src/ports/loop-ports.js";
+import type { BackendRequest } from "../../../src/ports/backend.js";
 import { defaultRunsDir } from "../../../src/record/run-record.js";
 import { runTask } from "../../../src/run/index.js";
 import { makeScriptedBackend, type ScriptedStep } from "../../../src/testing/index.js";

@@ -2,13 +2,13 @@ import { applyCliOverrides } from "../../../src/definition/apply-cli-overrides.j
 import { loadAgent } from "../../../src/definition/load-agent.js";
 import { runAgent } from "../../../src/loop/index.js";
 import type { ResolvedAgent } from "../../../src/ports/agent.js";
+import type { Backend } from "../../../src/ports/backend.js";
 import type {
   EventListener,
   RunEvent,
   RunEventOf,
   RunEventType,
 } from "../../../src/ports/events.js";
-import type { Backend } from "../../../src/ports/loop-ports.js";
 import { type AgentRunOptions, resolveRunSettings } from "../../../src/run/index.js";
 import type { AgentFixture, FixtureRepo } from "../../../src/testing/index.js";
 import { makeFixtureRepo, makeTestClock } from "../../../src/testing/index.js";
