@@ -41,8 +41,8 @@ const LAYERS = [
   "index.ts",
 ];
 
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const pathOf = (layer) => `^src/${escape(layer)}${layer.endsWith("/") ? "" : "$"}`;
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const pathOf = (layer) => `^src/${escapeRegExp(layer)}${layer.endsWith("/") ? "" : "$"}`;
 const anyOf = (layers) => layers.map(pathOf).join("|");
 const notATest = "\\.test\\.ts$";
 

@@ -49,6 +49,11 @@ export {
 } from "./loop/index.js";
 export * from "./plugins/index.js";
 export type * from "./ports/agent.js";
+export type * from "./ports/backend.js";
+export type * from "./ports/github.js";
+export type * from "./ports/registry.js";
+export type * from "./ports/runner-config.js";
+export type * from "./ports/validator.js";
 export type { ExternalCondition } from "./ports/declaration.js";
 export type {
   DecisionSource,

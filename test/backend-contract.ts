@@ -8,8 +8,8 @@
  *   describeBackendContract("command", makeHarness, { sessions: false });
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { JsonSchema } from "../src/ports/agent.js";
 import type { Backend, BackendRequest } from "../src/ports/backend.js";
+import type { JsonSchema } from "../src/ports/runner-config.js";
 import { isProcessAlive, waitFor } from "./doubles/fake-claude/process-liveness.js";
 
 /** A scripted answer, in terms every backend's fake can play. */

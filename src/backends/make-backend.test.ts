@@ -9,8 +9,8 @@ import {
   setUpFakeCli,
 } from "../../test/doubles/fake-cli/fake-cli-harness.js";
 import { CloserError } from "../errors.js";
-import type { BackendConfig, BackendKind } from "../ports/agent.js";
 import type { Backend } from "../ports/backend.js";
+import type { BackendConfig, BackendKind } from "../ports/runner-config.js";
 import { makeBackend } from "./make-backend.js";
 
 function config(kind: BackendKind, extra: Partial<BackendConfig> = {}): BackendConfig {

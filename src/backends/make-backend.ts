@@ -3,9 +3,9 @@
  */
 import path from "node:path";
 import { CloserError } from "../errors.js";
-import type { BackendConfig, BackendKind } from "../ports/agent.js";
-import { BACKEND_KINDS } from "../ports/agent.js";
 import type { Backend } from "../ports/backend.js";
+import type { BackendConfig, BackendKind } from "../ports/runner-config.js";
+import { BACKEND_KINDS } from "../ports/runner-config.js";
 import { makeChildEnvironment, NO_GRANT } from "../process/child-environment.js";
 import { makeClaudeCliBackend, resolveClaudeCliCommand } from "./agent-cli/claude-cli.js";
 import { makeCodexBackend } from "./agent-cli/codex.js";

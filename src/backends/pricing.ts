@@ -3,8 +3,9 @@
  * opencode with an unpriced model): `runner.backend.pricing` when the agent
  * sets it, else the table of known models below (docs/backends.md#cost).
  */
-import type { BackendConfig, ModelPricing, ResolvedAgent } from "../ports/agent.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import type { Backend, BackendResponse, Usage } from "../ports/backend.js";
+import type { BackendConfig, ModelPricing } from "../ports/runner-config.js";
 
 /**
  * List prices in USD per million tokens from the OpenAI and Anthropic price

@@ -4,7 +4,8 @@
  * code, not closer's (docs/definition.md#validate).
  */
 import { relative } from "node:path";
-import type { CustomValidatorDefinition, ResolvedAgent } from "../ports/agent.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { CustomValidatorDefinition } from "../ports/registry.js";
 import { makeChildEnvironment } from "../process/child-environment.js";
 import { keyPath, type ProblemCollector } from "./problem.js";
 

@@ -1,10 +1,7 @@
 import { stat } from "node:fs/promises";
 import { relative } from "node:path";
-import type {
-  CustomValidatorDefinition,
-  ResolvedAgent,
-  ValidatorDefinition,
-} from "../ports/agent.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { CustomValidatorDefinition, ValidatorDefinition } from "../ports/registry.js";
 import { findBadWords } from "../prompts/c3l.js";
 import { stepWords } from "../prompts/prompt-words.js";
 import { RETRY_VARIABLES, RUNNER_VARIABLES } from "../prompts/variables.js";

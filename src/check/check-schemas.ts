@@ -1,7 +1,8 @@
 import { join, relative } from "node:path";
 import { SchemaResolver } from "../definition/schema-resolver.js";
 import { CloserError } from "../errors.js";
-import type { JsonSchema, ResolvedAgent } from "../ports/agent.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { JsonSchema } from "../ports/runner-config.js";
 import { keyPath, type ProblemCollector } from "./problem.js";
 
 /**

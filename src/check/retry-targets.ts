@@ -1,9 +1,6 @@
-import type {
-  CompletionStepDefinition,
-  ResolvedAgent,
-  ValidatorDefinition,
-} from "../ports/agent.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
+import type { CompletionStepDefinition, ValidatorDefinition } from "../ports/registry.js";
 import { builtinPatternsFor } from "../retry/builtin-patterns.js";
 
 /** What one retry pattern of a completion step supplies, and who supplies it. */

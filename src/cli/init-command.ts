@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { Command } from "commander";
-import { BACKEND_KINDS } from "../ports/agent.js";
+import { BACKEND_KINDS } from "../ports/runner-config.js";
 
 /** The kinds init writes whole; the others need a setting only the user can give, or are for tests. */
 const WRITABLE_KINDS = BACKEND_KINDS.filter(

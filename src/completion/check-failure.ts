@@ -1,6 +1,6 @@
-import type { ResponseFormat } from "../ports/agent.js";
 import type { CheckFailure } from "../ports/check-failure.js";
 import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
+import type { ResponseFormat } from "../ports/registry.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
 import type { CompletionCheck } from "./check-completion.js";
 import type { CompletionDecision } from "./decide-completion.js";

@@ -1,7 +1,7 @@
 import { deepFreeze } from "../plain-object.js";
-import type { JsonSchema } from "../ports/agent.js";
 import type { SchemaChecker } from "../ports/loop-ports.js";
 import type { C3lWords } from "../ports/prompts.js";
+import type { JsonSchema } from "../ports/runner-config.js";
 import { type ResponseContent, readStructuredObject } from "./json-in-text.js";
 import { SchemaValidators } from "./schema-validators.js";
 

@@ -1,5 +1,5 @@
 import { isPlainObject } from "../plain-object.js";
-import type { CompletionSignalConfig } from "../ports/agent.js";
+import type { CompletionSignalConfig } from "../ports/registry.js";
 
 /** The model's completion declaration as read from its structured output (docs/completion.md#completion-signal). */
 export interface CompletionSignal {

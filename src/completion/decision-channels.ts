@@ -1,7 +1,7 @@
 import { isPlainObject } from "../plain-object.js";
-import type { CompletionSignalConfig } from "../ports/agent.js";
 import type { ChannelReading } from "../ports/declaration.js";
 import type { FileSnapshot } from "../ports/files.js";
+import type { CompletionSignalConfig } from "../ports/registry.js";
 import { hasDeclaration, readCompletionSignal } from "./completion-signal.js";
 import { readDecisionFile } from "./decision-file.js";
 import { type ResponseContent, readStructuredObject } from "./json-in-text.js";

@@ -4,8 +4,8 @@ import type { Ajv2019 } from "ajv/dist/2019.js";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type ajvFormats from "ajv-formats";
 import { CloserError } from "../errors.js";
-import type { JsonSchema } from "../ports/agent.js";
 import type { SchemaCheck, SchemaChecker, SchemaProblem } from "../ports/loop-ports.js";
+import type { JsonSchema } from "../ports/runner-config.js";
 
 const PROBLEMS_IN_MESSAGE = 3;
 

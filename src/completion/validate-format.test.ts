@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ResponseFormat } from "../ports/agent.js";
+import type { ResponseFormat } from "../ports/registry.js";
 import { SchemaValidators, validateStructuredOutput } from "./schema-validators.js";
 import { describeFormat, validateFormat } from "./validate-format.js";
 

@@ -1,6 +1,7 @@
 import { isPlainObject } from "../plain-object.js";
-import type { JsonSchema, ResponseFormat } from "../ports/agent.js";
 import type { SchemaChecker } from "../ports/loop-ports.js";
+import type { ResponseFormat } from "../ports/registry.js";
+import type { JsonSchema } from "../ports/runner-config.js";
 import { findJsonObjects, type ResponseContent } from "./json-in-text.js";
 import { validateStructuredOutput } from "./schema-validators.js";
 

@@ -3,7 +3,7 @@
  * schemas/agent.schema.json, so the field docs below are what an editor shows on hover.
  */
 import { z } from "zod";
-import { BACKEND_KINDS } from "../ports/agent.js";
+import { BACKEND_KINDS } from "../ports/runner-config.js";
 import {
   envSchema,
   loggingSchema,

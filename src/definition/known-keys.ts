@@ -1,4 +1,4 @@
-import type { JsonSchema } from "../ports/agent.js";
+import type { JsonSchema } from "../ports/runner-config.js";
 import { valueAtPath } from "./json-path.js";
 
 type Path = readonly PropertyKey[];

@@ -10,7 +10,7 @@ import {
   validators,
   writeAgent,
 } from "../../test/support/agent-folder.js";
-import type { CompletionStepDefinition } from "../ports/agent.js";
+import type { CompletionStepDefinition } from "../ports/registry.js";
 import { loadAgent } from "./load-agent.js";
 
 useTempCwd();

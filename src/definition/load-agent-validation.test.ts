@@ -11,7 +11,7 @@ import {
   workSteps,
   writeAgent,
 } from "../../test/support/agent-folder.js";
-import { EXTRACTOR_NAMES } from "../ports/agent.js";
+import { EXTRACTOR_NAMES } from "../ports/registry.js";
 
 useTempCwd();
 

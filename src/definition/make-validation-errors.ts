@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { CloserError } from "../errors.js";
-import type { JsonSchema } from "../ports/agent.js";
+import type { JsonSchema } from "../ports/runner-config.js";
 import { formatJsonPath, valueAtPath } from "./json-path.js";
 import { closestKey, knownKeysAt } from "./known-keys.js";
 import { WORD_PATTERN } from "./path-word.js";

@@ -1,5 +1,5 @@
 import { isPlainObject } from "../plain-object.js";
-import type { JsonSchema } from "../ports/agent.js";
+import type { JsonSchema } from "../ports/runner-config.js";
 
 /**
  * Merges two schemas the way `allOf` inheritance is meant: `override` wins,

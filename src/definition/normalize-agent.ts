@@ -1,6 +1,7 @@
 import path from "node:path";
 import { CloserError } from "../errors.js";
-import type { ParameterDefinition, RunnerConfig } from "../ports/agent.js";
+import type { ParameterDefinition } from "../ports/agent.js";
+import type { RunnerConfig } from "../ports/runner-config.js";
 import type { AgentFile } from "./agent-file-schema.js";
 import type { Normalized } from "./normalized.js";
 

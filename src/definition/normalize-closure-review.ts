@@ -1,4 +1,4 @@
-import type { ClosureReviewDefinition } from "../ports/agent.js";
+import type { ClosureReviewDefinition } from "../ports/registry.js";
 import { normalizeBackend } from "./normalize-agent.js";
 import type { RegistryCompletionStep } from "./registry-file-schema.js";
 

@@ -1,4 +1,4 @@
-import type { CompletionStepDefinition } from "../ports/agent.js";
+import type { CompletionStepDefinition } from "../ports/registry.js";
 import { normalizeClosureReview } from "./normalize-closure-review.js";
 import type { RegistryCompletionStep } from "./registry-file-schema.js";
 

@@ -5,7 +5,7 @@ import type {
   Registry,
   StepDefinition,
   ValidatorDefinition,
-} from "../ports/agent.js";
+} from "../ports/registry.js";
 import { formatJsonPath } from "./json-path.js";
 import {
   checkStepId,

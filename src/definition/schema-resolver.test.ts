@@ -4,7 +4,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CloserError } from "../errors.js";
-import type { JsonSchema } from "../ports/agent.js";
+import type { JsonSchema } from "../ports/runner-config.js";
 import { SchemaResolver } from "./schema-resolver.js";
 
 const SCHEMAS_DIR = path.resolve("/schemas");

@@ -4,7 +4,7 @@
  */
 
 import { z } from "zod";
-import { EXTRACTOR_NAMES } from "../ports/agent.js";
+import { EXTRACTOR_NAMES } from "../ports/registry.js";
 import { insidePath } from "./inside-path.js";
 import { parseSuccessWhen, SUCCESS_WHEN_GRAMMAR } from "./success-when.js";
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeGithub, startFakeGithub } from "../../test/doubles/fake-github/index.js";
-import type { GithubConfig } from "../ports/agent.js";
 import type { CostByReason } from "../ports/receipt-reason.js";
+import type { GithubConfig } from "../ports/runner-config.js";
 import { makeGithubClient } from "./client.js";
 import { applyCompletionEffects, applyFailureEffects, commentMarker } from "./side-effects.js";
 

@@ -9,9 +9,9 @@
 
 import type { CloserError } from "../errors.js";
 import { isCloserError } from "../errors.js";
-import type { GithubConfig } from "../ports/agent.js";
 import type { GithubClient } from "../ports/github.js";
 import type { CostByReason } from "../ports/receipt-reason.js";
+import type { GithubConfig } from "../ports/runner-config.js";
 
 /** The client calls side effects need. */
 export type EffectsClient = Pick<

@@ -1,7 +1,7 @@
 import { CloserError } from "../errors.js";
-import type { CompletionStepDefinition } from "../ports/agent.js";
 import type { BackendResponse } from "../ports/backend.js";
 import { COMPLETION_PROMPT_REASON } from "../ports/receipt-reason.js";
+import type { CompletionStepDefinition } from "../ports/registry.js";
 import { queryBackend } from "./query-backend.js";
 import { type RunContext, recordPrompt } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";

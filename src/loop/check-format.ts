@@ -1,7 +1,7 @@
 import { formatFailure } from "../completion/check-failure.js";
 import { validateFormat } from "../completion/validate-format.js";
-import type { ResponseFormat } from "../ports/agent.js";
 import type { BackendResponse } from "../ports/backend.js";
+import type { ResponseFormat } from "../ports/registry.js";
 import { decideOnFormatError } from "../retry/retry-prompt.js";
 import { queueRetry } from "./end-iteration.js";
 import { emit, type RunContext, updateState, warn } from "./run-context.js";

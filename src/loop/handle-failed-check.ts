@@ -1,9 +1,9 @@
 import { undecidableFailure } from "../completion/check-failure.js";
 import type { CompletionDecision } from "../completion/decide-completion.js";
 import { summarizeIteration } from "../completion/summarize-iteration.js";
-import type { OnFailure } from "../ports/agent.js";
 import type { BackendResponse } from "../ports/backend.js";
 import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
+import type { OnFailure } from "../ports/registry.js";
 import { decideOnFailure } from "../retry/retry-prompt.js";
 import { queueRetry } from "./end-iteration.js";
 import { emit, type RunContext, updateState, warn } from "./run-context.js";

@@ -4,10 +4,10 @@ import {
   closureReviewWords,
   readClosureReview,
 } from "../completion/closure-review.js";
-import type { ClosureReviewDefinition } from "../ports/agent.js";
 import type { BackendRequest } from "../ports/backend.js";
 import type { TreeChanges } from "../ports/files.js";
 import { CLOSURE_REVIEW_REASON } from "../ports/receipt-reason.js";
+import type { ClosureReviewDefinition } from "../ports/registry.js";
 import type { ReviewRecord } from "../ports/run-state.js";
 import { gatherReviewEvidence, type ReviewSubject, readChanges } from "./gather-review-evidence.js";
 import type { Query } from "./query.js";

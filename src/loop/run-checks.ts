@@ -1,5 +1,5 @@
 import type { ConditionRunner } from "../completion/run-conditions.js";
-import type { CompletionStepDefinition } from "../ports/agent.js";
+import type { CompletionStepDefinition } from "../ports/registry.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
 import { recordRefusals } from "./guard-sandbox.js";
 import { emit, type RunContext } from "./run-context.js";

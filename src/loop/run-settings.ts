@@ -3,7 +3,7 @@ import type { AgentResult } from "../ports/run-result.js";
 
 export type { Declaration };
 
-import type { BackendConfig, ResolvedAgent } from "../ports/agent.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import type { Backend } from "../ports/backend.js";
 import type { EventListener, RunEventBody } from "../ports/events.js";
 import type { ProtectedSet } from "../ports/files.js";
@@ -11,6 +11,7 @@ import type { Clock, LoopPorts, RecordSink } from "../ports/loop-ports.js";
 import type { Plugin } from "../ports/plugin.js";
 import type { ChildEnvironments } from "../ports/process.js";
 import type { DefinitionStamp, RunState, TaskInfo } from "../ports/run-state.js";
+import type { BackendConfig } from "../ports/runner-config.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
 
 /**

@@ -1,8 +1,8 @@
 import { makeCheckId } from "../completion/decide-completion.js";
 import { CloserError } from "../errors.js";
-import type { CompletionStepDefinition, StepDefinition } from "../ports/agent.js";
 import type { FileSnapshot } from "../ports/files.js";
 import { reasonOfPrompt } from "../ports/receipt-reason.js";
+import type { CompletionStepDefinition, StepDefinition } from "../ports/registry.js";
 import type { IterationSummary } from "../ports/run-state.js";
 import { makeVariables } from "../prompts/variables.js";
 import type { Query } from "./query.js";

@@ -3,8 +3,8 @@
  * drives) and what comes back. Part of the ports of src/ports.ts.
  */
 
-import type { JsonSchema, PermissionMode } from "./agent.js";
 import type { LaunchWrapper } from "./process.js";
+import type { JsonSchema, PermissionMode } from "./runner-config.js";
 
 export interface BackendRequest {
   readonly prompt: string;

@@ -5,13 +5,14 @@
  * the machine (the model, GitHub).
  */
 
-import type { BackendConfig, JsonSchema, OutputSchemaRef } from "./agent.js";
 import type { Backend } from "./backend.js";
 import type { EventListener, RunEvent } from "./events.js";
 import type { FileSnapshot, ProtectedFingerprint, TreeChanges } from "./files.js";
 import type { LaunchWrapper, ProcessKind } from "./process.js";
 import type { PromptRenderer, RetryPrompt, RetryPromptRequest } from "./prompts.js";
+import type { OutputSchemaRef } from "./registry.js";
 import type { RunState } from "./run-state.js";
+import type { BackendConfig, JsonSchema } from "./runner-config.js";
 import type { ValidatorRunner } from "./validator.js";
 
 // ── Record ─────────────────────────────────────────────────────────────────

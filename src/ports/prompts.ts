@@ -1,4 +1,4 @@
-import type { CompletionStepDefinition, PatternDefinition } from "./agent.js";
+import type { CompletionStepDefinition, PatternDefinition } from "./registry.js";
 /** The five words that name a prompt: `prompts/{c1}/{c2}/{c3}/f_{edition}_{adaptation}.md`. */
 export interface C3lWords {
   readonly c1: string;

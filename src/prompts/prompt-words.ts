@@ -1,9 +1,9 @@
+import type { C3lWords } from "../ports/prompts.js";
 import type {
   CompletionStepDefinition,
   PatternDefinition,
   StepDefinition,
-} from "../ports/agent.js";
-import type { C3lWords } from "../ports/prompts.js";
+} from "../ports/registry.js";
 
 /** Words of a step's own prompt: `{c1}/{c2}/{c3}/f_{edition}[_{adaptation}].md`. */
 export function stepWords(c1: string, step: StepDefinition): C3lWords {

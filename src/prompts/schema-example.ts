@@ -5,7 +5,7 @@
  */
 
 import { isPlainObject } from "../plain-object.js";
-import type { JsonSchema } from "../ports/agent.js";
+import type { JsonSchema } from "../ports/runner-config.js";
 
 /** Strings that satisfy the common `format`s ajv-formats checks. */
 const FORMAT_EXAMPLES: Readonly<Record<string, string>> = {

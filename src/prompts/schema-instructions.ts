@@ -7,7 +7,7 @@
  */
 
 import { isPlainObject } from "../plain-object.js";
-import type { JsonSchema } from "../ports/agent.js";
+import type { JsonSchema } from "../ports/runner-config.js";
 import { exampleOf, firstAlternative, primaryType, requiredOf, typesOf } from "./schema-example.js";
 
 const HEADING = "## Answer format";

@@ -1,5 +1,5 @@
-import type { CompletionStepDefinition, PatternDefinition } from "../ports/agent.js";
 import { BUILTIN_PATTERN_NAMES as NAMES } from "../ports/check-failure.js";
+import type { CompletionStepDefinition, PatternDefinition } from "../ports/registry.js";
 
 /**
  * Patterns closer itself produces. A registry pattern of the same name wins,

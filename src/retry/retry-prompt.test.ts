@@ -1,8 +1,8 @@
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CompletionStepDefinition, OnFailure, PatternDefinition } from "../ports/agent.js";
 import type { PromptRequest, RetryPromptRequest } from "../ports/prompts.js";
+import type { CompletionStepDefinition, OnFailure, PatternDefinition } from "../ports/registry.js";
 import type { TaskInfo } from "../ports/run-state.js";
 import { renderPrompt } from "../prompts/render-prompt.js";
 import { makeVariables } from "../prompts/variables.js";

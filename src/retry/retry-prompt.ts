@@ -1,6 +1,6 @@
-import type { OnFailure } from "../ports/agent.js";
 import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
 import type { RetryPrompt, RetryPromptRequest } from "../ports/prompts.js";
+import type { OnFailure } from "../ports/registry.js";
 import { renderParams } from "../prompts/variables.js";
 import { BUILTIN_PATTERNS } from "./builtin-patterns.js";
 import { cutParamsForPrompt, DEFAULT_CUT_LIMITS } from "./cut-for-prompt.js";

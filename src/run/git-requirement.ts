@@ -1,5 +1,6 @@
 import { CloserError } from "../errors.js";
-import type { ResolvedAgent, ValidatorDefinition } from "../ports/agent.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { ValidatorDefinition } from "../ports/registry.js";
 
 /** `git` as a program of a shell line: `git status`, `npm test && git diff`, `/usr/bin/git log`. */
 const RUNS_GIT = /(?:^|[\s;&|(`/])git(?=$|[\s;&|)`])/;

@@ -1,6 +1,6 @@
 import { CloserError } from "../errors.js";
-import type { GithubConfig } from "../ports/agent.js";
 import type { GithubClient } from "../ports/github.js";
+import type { GithubConfig } from "../ports/runner-config.js";
 import type { GithubRunOptions } from "./run-options.js";
 import type { RunBase } from "./run-settings.js";
 

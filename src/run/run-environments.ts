@@ -3,8 +3,9 @@
  * closer's environment and what the agent passes on purpose
  * (docs/backends.md#environment).
  */
-import type { BackendConfig, ResolvedAgent } from "../ports/agent.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import type { ChildEnvironments } from "../ports/process.js";
+import type { BackendConfig } from "../ports/runner-config.js";
 import {
   type EnvironmentGrant,
   makeChildEnvironment,

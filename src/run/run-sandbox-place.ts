@@ -4,8 +4,9 @@
  */
 import { homedir } from "node:os";
 import { join, relative, resolve } from "node:path";
-import type { BackendKind, ResolvedAgent } from "../ports/agent.js";
+import type { ResolvedAgent } from "../ports/agent.js";
 import type { RunState } from "../ports/run-state.js";
+import type { BackendKind } from "../ports/runner-config.js";
 import { readGitLayout } from "../sandbox/git-layout.js";
 import { prepareRunSandbox, SANDBOX_OFF, type SandboxState } from "../sandbox/run-sandbox.js";
 import { removeLeftStandIns } from "../sandbox/stand-ins.js";

@@ -8,9 +8,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CloserError } from "../errors.js";
-import type { SandboxConfig } from "../ports/agent.js";
 import type { SandboxEntry, SandboxPort } from "../ports/loop-ports.js";
 import { PROCESS_KINDS, type ProcessKind } from "../ports/process.js";
+import type { SandboxConfig } from "../ports/runner-config.js";
 import { isRefusal, type RefusalJudge } from "./refusals.js";
 import {
   isLoopbackHost,

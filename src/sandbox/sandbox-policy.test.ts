@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SandboxConfig } from "../ports/agent.js";
+import type { SandboxConfig } from "../ports/runner-config.js";
 import { readGitLayout } from "./git-layout.js";
 import {
   baseUrlHosts,

@@ -6,8 +6,8 @@
  */
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import type { BackendKind, SandboxConfig } from "../ports/agent.js";
 import type { ProcessKind } from "../ports/process.js";
+import type { BackendKind, SandboxConfig } from "../ports/runner-config.js";
 import { GITHUB_TOKEN_VARIABLES } from "../process/child-environment.js";
 import type { GitLayout } from "./git-layout.js";
 import { gitRules } from "./git-rules.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ValidatorDefinition } from "../ports/agent.js";
+import type { ValidatorDefinition } from "../ports/registry.js";
 import { applyConditionParams, placeholdersOf } from "./condition-params.js";
 
 const base = {

@@ -4,7 +4,7 @@
  * is replaced by the param's value (shell-quoted in a command); a custom
  * module receives them as `params`.
  */
-import type { ValidatorDefinition } from "../ports/agent.js";
+import type { ValidatorDefinition } from "../ports/registry.js";
 
 /** `{{ name }}`, a name of letters, digits and `_` (`\{{` stays literal). */
 const PLACEHOLDER = /(?<!\\)\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;

@@ -1,4 +1,4 @@
-import type { ExtractorName } from "../ports/agent.js";
+import type { ExtractorName } from "../ports/registry.js";
 import { parseChangedFiles, parseUntrackedFiles } from "../tool-output/git-status.js";
 import { parseLintErrors } from "../tool-output/lint-errors.js";
 import { joinOutput } from "../tool-output/output-lines.js";

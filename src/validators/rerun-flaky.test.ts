@@ -2,7 +2,7 @@ import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CommandValidatorDefinition } from "../ports/agent.js";
+import type { CommandValidatorDefinition } from "../ports/registry.js";
 import type { CheckContext } from "../ports/validator.js";
 import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
 import { runValidator } from "./run-validator.js";

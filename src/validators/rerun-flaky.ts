@@ -1,4 +1,4 @@
-import type { ValidatorDefinition } from "../ports/agent.js";
+import type { ValidatorDefinition } from "../ports/registry.js";
 import type { CheckContext, ValidatorOutcome } from "../ports/validator.js";
 import { readTreeFingerprint } from "../workspace/tree-fingerprint.js";
 import { elapsedMs } from "./validator-outcome.js";

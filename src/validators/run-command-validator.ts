@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import type { CommandValidatorDefinition } from "../ports/agent.js";
+import type { CommandValidatorDefinition } from "../ports/registry.js";
 import type { CheckContext, ValidatorOutcome } from "../ports/validator.js";
 import { COMMAND_OUTPUT_BYTES, type CommandResult, runCommand } from "../process/shell-command.js";
 import { extractParams } from "./extract-param.js";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { CustomValidatorDefinition } from "../ports/agent.js";
+import type { CustomValidatorDefinition } from "../ports/registry.js";
 import type { CheckContext, ValidatorOutcome } from "../ports/validator.js";
 import { COMMAND_OUTPUT_BYTES, type CommandResult, runCommand } from "../process/shell-command.js";
 import {

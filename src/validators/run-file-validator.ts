@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
-import type { FileValidatorDefinition } from "../ports/agent.js";
+import type { FileValidatorDefinition } from "../ports/registry.js";
 import type { CheckContext, ValidatorOutcome } from "../ports/validator.js";
 import { extractParams } from "./extract-param.js";
 import { elapsedMs, makeConfigErrorOutcome } from "./validator-outcome.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseSuccessWhen } from "../definition/success-when.js";
-import type { CommandValidatorDefinition, FileValidatorDefinition } from "../ports/agent.js";
+import type { CommandValidatorDefinition, FileValidatorDefinition } from "../ports/registry.js";
 import type { CheckContext } from "../ports/validator.js";
 import { runValidator } from "./run-validator.js";
 

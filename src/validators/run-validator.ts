@@ -1,4 +1,4 @@
-import type { ValidatorDefinition } from "../ports/agent.js";
+import type { ValidatorDefinition } from "../ports/registry.js";
 import type { CheckContext, ValidatorOutcome } from "../ports/validator.js";
 import { applyConditionParams } from "./condition-params.js";
 import { runWithReruns } from "./rerun-flaky.js";

@@ -1,4 +1,4 @@
-import type { SuccessWhen } from "../ports/agent.js";
+import type { SuccessWhen } from "../ports/registry.js";
 
 export interface CommandFacts {
   readonly exitCode: number;

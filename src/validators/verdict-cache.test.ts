@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CommandValidatorDefinition } from "../ports/agent.js";
+import type { CommandValidatorDefinition } from "../ports/registry.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
 import { VerdictCache } from "./verdict-cache.js";
 

@@ -1,4 +1,4 @@
-import type { ValidatorDefinition } from "../ports/agent.js";
+import type { ValidatorDefinition } from "../ports/registry.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
 
 /**

@@ -4,7 +4,7 @@
  */
 
 import { type CloserError, isCloserError } from "../errors.js";
-import type { WorktreeOnSuccess } from "../ports/agent.js";
+import type { WorktreeOnSuccess } from "../ports/runner-config.js";
 import {
   isAncestor,
   isClean,

@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { PermissionMode } from "../../src/ports/agent.js";
+import type { PermissionMode } from "../../src/ports/runner-config.js";
 import { runCommand } from "../../src/process/shell-command.js";
 import { cli } from "../cli/support/cli-repo.js";
 import {

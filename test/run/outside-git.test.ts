@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadAgent } from "../../src/definition/load-agent.js";
 import { CloserError } from "../../src/errors.js";
-import type { CommandValidatorDefinition } from "../../src/ports/agent.js";
+import type { CommandValidatorDefinition } from "../../src/ports/registry.js";
 import { exitCodeOfError } from "../../src/run/exit-code.js";
 import { describeGitNeed } from "../../src/run/git-requirement.js";
 import { runTask } from "../../src/run/index.js";

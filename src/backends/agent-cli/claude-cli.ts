@@ -7,7 +7,6 @@
 
 import { numberOr, stringOr } from "../../json-values.js";
 import { isPlainObject } from "../../plain-object.js";
-import type { BackendConfig } from "../../ports/agent.js";
 import type {
   Backend,
   BackendError,
@@ -15,6 +14,7 @@ import type {
   BackendResponse,
   Usage,
 } from "../../ports/backend.js";
+import type { BackendConfig } from "../../ports/runner-config.js";
 import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";

@@ -8,7 +8,7 @@
  */
 
 import { isPlainObject } from "../../plain-object.js";
-import type { JsonSchema } from "../../ports/agent.js";
+import type { JsonSchema } from "../../ports/runner-config.js";
 
 const NESTED_LISTS = ["anyOf", "oneOf", "allOf"] as const;
 

@@ -10,8 +10,8 @@
  */
 import type { Query, SDKMessage, SettingSource } from "@anthropic-ai/claude-agent-sdk";
 import { importModule } from "../../import-module.js";
-import type { BackendConfig } from "../../ports/agent.js";
 import type { Backend, BackendRequest, BackendResponse } from "../../ports/backend.js";
+import type { BackendConfig } from "../../ports/runner-config.js";
 import { abortedError, errorResponse } from "../backend-errors.js";
 import { makeClaudeProcess } from "./claude-process.js";
 import type { QueryRun } from "./errors.js";

@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import type { Ajv, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type ajvFormats from "ajv-formats";
-import type { JsonSchema } from "../../ports/agent.js";
+import type { JsonSchema } from "../../ports/runner-config.js";
 
 export type StructuredOutputCheck =
   | { readonly valid: true }

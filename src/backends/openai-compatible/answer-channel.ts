@@ -6,7 +6,7 @@
  * whose call ends the query. Imported only with the SDK.
  */
 import { jsonSchema, type OutputInterface, type Tool, tool } from "ai";
-import type { JsonSchema } from "../../ports/agent.js";
+import type { JsonSchema } from "../../ports/runner-config.js";
 import { strictSchema } from "../agent-cli/strict-schema.js";
 
 export type { StructuredOutputMode } from "./instructions.js";

@@ -10,8 +10,8 @@ import {
   type OpenaiServer,
   startOpenaiServer,
 } from "../../../test/doubles/openai-server/openai-server.js";
-import type { BackendConfig } from "../../ports/agent.js";
 import type { Backend } from "../../ports/backend.js";
+import type { BackendConfig } from "../../ports/runner-config.js";
 import { makeBackend } from "../make-backend.js";
 
 let server: OpenaiServer;

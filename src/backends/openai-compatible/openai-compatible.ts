@@ -4,7 +4,7 @@
  * tool loop itself through the AI SDK. The SDK is loaded on the first query,
  * so a process that never runs this backend never pays for it.
  */
-import type { BackendConfig, ModelPricing } from "../../ports/agent.js";
+
 import type {
   Backend,
   BackendError,
@@ -12,6 +12,7 @@ import type {
   BackendResponse,
   LeftRunningProcess,
 } from "../../ports/backend.js";
+import type { BackendConfig, ModelPricing } from "../../ports/runner-config.js";
 import { makeAgentEnvironment } from "../../process/agent-environment.js";
 import { abortedError, errorResponse, makeBackendError, timeoutError } from "../backend-errors.js";
 import {

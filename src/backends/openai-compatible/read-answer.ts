@@ -3,7 +3,7 @@
  * it reaches the loop (docs/backends.md#openai-compatible-structured-output).
  */
 import { lastJsonObject } from "../../completion/json-in-text.js";
-import type { JsonSchema } from "../../ports/agent.js";
+import type { JsonSchema } from "../../ports/runner-config.js";
 import { dropNullOptionals } from "../agent-cli/strict-schema.js";
 import type { StructuredOutputValidator } from "../claude-sdk/structured-output.js";
 

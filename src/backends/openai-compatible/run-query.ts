@@ -12,8 +12,8 @@ import {
   stepCountIs,
   type ToolSet,
 } from "ai";
-import type { JsonSchema } from "../../ports/agent.js";
 import type { Usage } from "../../ports/backend.js";
+import type { JsonSchema } from "../../ports/runner-config.js";
 import {
   ANSWER_TOOL,
   answerTool,

@@ -1,5 +1,5 @@
 /** agent.json, steps_registry.json and the output schema of the scaffolded issue agent. */
-import type { BackendKind } from "../../ports/agent.js";
+import type { BackendKind } from "../../ports/runner-config.js";
 import { evidenceProperties } from "./evidence-schema.js";
 import {
   type BackendSettings,

@@ -1,4 +1,4 @@
-import type { BackendKind } from "../../ports/agent.js";
+import type { BackendKind } from "../../ports/runner-config.js";
 import type { CheckRole, ProjectCheck } from "./project-check.js";
 
 /** Everything the scaffold depends on besides the agent's name. */

@@ -1,7 +1,7 @@
 import { WORD_PATTERN } from "../../definition/path-word.js";
 import { parseSuccessWhen } from "../../definition/success-when.js";
 import { isPlainObject } from "../../plain-object.js";
-import { EXTRACTOR_NAMES } from "../../ports/agent.js";
+import { EXTRACTOR_NAMES } from "../../ports/registry.js";
 import { BUILTIN_PATTERNS } from "../../retry/builtin-patterns.js";
 import { completionSignalOf } from "./completion-signal-of.js";
 import type { AgentJsonFacts } from "./map-agent-json.js";

@@ -8,8 +8,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { makeBackend } from "../../../src/backends/make-backend.js";
-import type { BackendConfig } from "../../../src/ports/agent.js";
 import type { Backend, BackendRequest, BackendResponse } from "../../../src/ports/backend.js";
+import type { BackendConfig } from "../../../src/ports/runner-config.js";
 import type {
   BackendContractHarness,
   ContractTurn,
