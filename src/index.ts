@@ -50,10 +50,6 @@ export {
 export * from "./plugins/index.js";
 export type * from "./ports/agent.js";
 export type * from "./ports/backend.js";
-export type * from "./ports/github.js";
-export type * from "./ports/registry.js";
-export type * from "./ports/runner-config.js";
-export type * from "./ports/validator.js";
 export type { ExternalCondition } from "./ports/declaration.js";
 export type {
   DecisionSource,
@@ -63,6 +59,7 @@ export type {
   RunEventType,
   TerminalStatus,
 } from "./ports/events.js";
+export type * from "./ports/github.js";
 export type * from "./ports/loop-ports.js";
 export type {
   PromptRenderer,
@@ -71,7 +68,10 @@ export type {
   RetryPrompt,
   RetryPromptRequest,
 } from "./ports/prompts.js";
+export type * from "./ports/registry.js";
 export type { IterationSummary, RunState, TaskInfo } from "./ports/run-state.js";
+export type * from "./ports/runner-config.js";
+export type * from "./ports/validator.js";
 export { createRunRecord, defaultRunsDir, readRunState } from "./record/run-record.js";
 export {
   AgentRunner,
