@@ -12,24 +12,18 @@ import { keyPath, type ProblemCollector } from "./problem.js";
 const IMPORT_TIMEOUT_MS = 20_000;
 
 /**
- * Imports the module named by argv[1]; prints nothing when it loads, else
- * the error, with the place of a syntax error (`file:line`) found by `node --check`.
+ * Imports the module named by argv[1]; prints nothing when it loads, else the error, and
+ * whether it is a syntax error, whose place `node --check` then finds.
  */
 const IMPORT_PROGRAM = `
-import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
-const file = process.argv[1];
 try {
-  await import(pathToFileURL(file).href);
+  await import(pathToFileURL(process.argv[1]).href);
 } catch (error) {
-  let where = "";
-  if (error instanceof SyntaxError) {
-    const checked = spawnSync(process.execPath, ["--check", file], { encoding: "utf8" });
-    where = (checked.stderr ?? "").split("\\n").find((line) => line.startsWith(file + ":")) ?? "";
-  }
+  const syntax = error instanceof SyntaxError;
   const name = error instanceof Error ? error.name : "Error";
   const message = error instanceof Error ? error.message : String(error);
-  process.stdout.write(JSON.stringify({ name, message, where }));
+  process.stdout.write(JSON.stringify({ name, message, syntax }));
 }
 process.exit(0);
 `;
@@ -40,6 +34,13 @@ interface ImportFailure {
   readonly where: string;
 }
 
+/** How a module is run: in the agent folder, with the validators' environment. */
+interface ModuleProcess {
+  readonly runCommand: typeof import("../process/shell-command.js").runCommand;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
 async function importFailure(
   module: string,
   agent: ResolvedAgent,
@@ -47,22 +48,40 @@ async function importFailure(
   const grant = { ...agent.runner.env, passGithubToken: false };
   // Loaded only for an agent with custom validators: `validate` of any other spawns nothing (docs/cli.md#start-up).
   const { runCommand } = await import("../process/shell-command.js");
-  const result = await runCommand({
-    command: [process.execPath, "--input-type=module", "--eval", IMPORT_PROGRAM, module],
+  const node: ModuleProcess = {
+    runCommand,
     cwd: agent.dir,
     env: makeChildEnvironment("validators", process.env, grant),
-    inheritEnv: false,
-    timeoutMs: IMPORT_TIMEOUT_MS,
-  });
+  };
+  const result = await runNode(node, ["--input-type=module", "--eval", IMPORT_PROGRAM, module]);
   if (result.timedOut) {
     return { name: "Timeout", message: `importing took over ${IMPORT_TIMEOUT_MS} ms`, where: "" };
   }
   if (result.stdout.trim() === "") return undefined;
+  let reported: ImportFailure & { readonly syntax?: boolean };
   try {
-    return JSON.parse(result.stdout) as ImportFailure;
+    reported = JSON.parse(result.stdout) as ImportFailure & { readonly syntax?: boolean };
   } catch {
     return { name: "Error", message: result.stdout.trim(), where: "" };
   }
+  const { syntax, ...failure } = reported;
+  return { ...failure, where: syntax === true ? await syntaxErrorPlace(node, module) : "" };
+}
+
+/** `file:line` of the syntax error `node --check` finds in `module`; empty when it names none. */
+async function syntaxErrorPlace(node: ModuleProcess, module: string): Promise<string> {
+  const checked = await runNode(node, ["--check", module]);
+  return checked.stderr.split("\n").find((line) => line.startsWith(`${module}:`)) ?? "";
+}
+
+function runNode(node: ModuleProcess, args: readonly string[]) {
+  return node.runCommand({
+    command: [process.execPath, ...args],
+    cwd: node.cwd,
+    env: node.env,
+    inheritEnv: false,
+    timeoutMs: IMPORT_TIMEOUT_MS,
+  });
 }
 
 /** An error for each custom validator module (that exists) whose import fails, naming the file and why. */

@@ -1,7 +1,12 @@
 import path from "node:path";
 import { CloserError } from "../errors.js";
 import type { ChannelReading } from "../ports/declaration.js";
-import { type ChannelInput, readDecisionChannels } from "./decision-channels.js";
+import {
+  type AnswerToRead,
+  type ChannelInput,
+  makeChannelInput,
+  readDecisionChannels,
+} from "./decision-channels.js";
 
 /** Everything the decision needs, read by the loop after the backend answered. */
 export interface DecisionInput extends ChannelInput {
@@ -45,6 +50,22 @@ export function decideCompletion(input: DecisionInput): CompletionDecision {
     exhausted,
     ...(exhausted ? { message: describeExhausted(reading, undecidableStreak, input) } : {}),
   };
+}
+
+/** The decision on one answer, read with the decision file as it was around the answer's query. */
+export function decideAnswer(
+  answer: AnswerToRead,
+  context: Pick<
+    DecisionInput,
+    "completionSignal" | "checkId" | "previousUndecidableStreak" | "maxUndecidable"
+  >,
+): CompletionDecision {
+  const { previousUndecidableStreak, maxUndecidable } = context;
+  return decideCompletion({
+    ...makeChannelInput(answer, context),
+    previousUndecidableStreak,
+    maxUndecidable,
+  });
 }
 
 function describeExhausted(reading: ChannelReading, streak: number, input: DecisionInput): string {

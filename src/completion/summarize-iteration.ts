@@ -50,9 +50,7 @@ export function summarizeIteration(
     ...(response.error === undefined ? [] : [response.error.message]),
     ...(findings.errors ?? []),
   ];
-  const { failure } = findings;
-  const claims = describeRefutedClaims(refutedClaims(declaration, failure?.failedOutcomes ?? []));
-  return {
+  const declared: IterationSummary = {
     iteration,
     ...(status === undefined ? {} : { status }),
     ...(text(nextAction?.action) === undefined ? {} : { nextAction: text(nextAction?.action) }),
@@ -60,15 +58,32 @@ export function summarizeIteration(
     ...(summary === undefined ? {} : { summary }),
     toolsUsed: [...response.toolsUsed],
     errors,
-    ...(failure === undefined
-      ? {}
-      : {
-          failedCheck: {
-            validator: failure.name,
-            pattern: failure.pattern,
-            detail: failure.detail,
-          },
-        }),
+  };
+  const { failure } = findings;
+  return failure === undefined ? declared : withFailedCheck(declared, failure, declaration);
+}
+
+/**
+ * An iteration's summary with the gap a check found beside what the model declared, and the
+ * claims of its declaration that gap refutes (docs/completion.md#claims).
+ */
+export function addFailedCheck(
+  summary: IterationSummary,
+  failure: CheckFailure,
+  response: ResponseContent,
+): IterationSummary {
+  return withFailedCheck(summary, failure, readStructuredObject(response, hasDeclaration));
+}
+
+function withFailedCheck(
+  summary: IterationSummary,
+  failure: CheckFailure,
+  declaration: Record<string, unknown> | undefined,
+): IterationSummary {
+  const claims = describeRefutedClaims(refutedClaims(declaration, failure.failedOutcomes ?? []));
+  return {
+    ...summary,
+    failedCheck: { validator: failure.name, pattern: failure.pattern, detail: failure.detail },
     ...(claims.length === 0 ? {} : { refutedClaims: claims }),
   };
 }

@@ -4,12 +4,13 @@ import type { CliOverrides, ResolvedAgent } from "../ports/agent.js";
 import type { BackendKind, SandboxMode } from "../ports/runner-config.js";
 import { BACKEND_KINDS } from "../ports/runner-config.js";
 import { SANDBOX_MODES } from "./agent-file-record-and-env.js";
+import { withDefinitionFiles } from "./definition-files.js";
 
 /**
  * The one place where CLI flags are merged over agent.json
- * (docs/style.md#principle-8: defaults < agent.json < flags). Returns a new, deeply frozen
- * ResolvedAgent; the given one is not changed. A bad value is a CloserError
- * `usage_error` naming the flag.
+ * (docs/style.md#principle-8: defaults < agent.json < flags). Returns a new, deeply
+ * frozen ResolvedAgent, with the files the given one was loaded from; the given one is
+ * not changed. A bad value is a CloserError `usage_error` naming the flag.
  */
 export function applyCliOverrides(agent: ResolvedAgent, overrides: CliOverrides): ResolvedAgent {
   const { runner } = agent;
@@ -19,7 +20,7 @@ export function applyCliOverrides(agent: ResolvedAgent, overrides: CliOverrides)
     overrides.maxIterations === undefined
       ? undefined
       : wholeNumberAtLeastOne("--max-iterations", overrides.maxIterations);
-  return deepFreeze({
+  const overridden: ResolvedAgent = {
     ...agent,
     cliOverrides: { ...agent.cliOverrides, ...givenOverrides(overrides) },
     runner: {
@@ -44,7 +45,8 @@ export function applyCliOverrides(agent: ResolvedAgent, overrides: CliOverrides)
         ...(sandboxMode === undefined ? {} : { mode: sandboxMode }),
       },
     },
-  });
+  };
+  return deepFreeze(withDefinitionFiles(overridden, agent.definitionFiles));
 }
 
 /** The overrides that change something: absent fields, and `worktree`/`verbose` that keep the file's value, left out. */

@@ -3,28 +3,13 @@ import type { Dirent } from "node:fs";
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { CloserError } from "../errors.js";
+import type { DefinitionFile, DefinitionFiles } from "../ports/agent.js";
 import { isInsideFolder } from "./inside-path.js";
+
+export type { DefinitionFile, DefinitionFiles };
 
 /** The most a definition may hold: every run keeps a copy (docs/integrity.md#definition-snapshot). */
 export const MAX_DEFINITION_BYTES = 20 * 1024 * 1024;
-
-/** One file of an agent folder. */
-export interface DefinitionFile {
-  /** Relative to the agent folder, `/`-separated. */
-  readonly path: string;
-  readonly content: Buffer;
-  /** Permission bits, kept by a copy. */
-  readonly mode: number;
-}
-
-/** Every file of an agent folder, sorted by path, and their hash. */
-export interface DefinitionFiles {
-  readonly files: readonly DefinitionFile[];
-  /** sha256 (hex) over each file's path and content, in path order. */
-  readonly hash: string;
-  /** Symlinks left out because they lead out of the folder. */
-  readonly skipped: readonly string[];
-}
 
 /**
  * Reads every file of an agent folder: subfolders, and symlinks whose
@@ -47,7 +32,25 @@ export async function readDefinitionFiles(
   const walk: Walk = { root, dir, maxBytes, files: [], skipped: [], bytes: 0 };
   await readFolder(walk, root, "", new Set([root]));
   const files = walk.files.sort((left, right) => compareText(left.path, right.path));
-  return { files, hash: hashDefinitionFiles(files), skipped: walk.skipped.sort(compareText) };
+  return Object.freeze({
+    files: Object.freeze(files.map((file) => Object.freeze(file))),
+    hash: hashDefinitionFiles(files),
+    skipped: Object.freeze(walk.skipped.sort(compareText)),
+  });
+}
+
+/**
+ * `agent` with the files it was loaded from, as a property that is not
+ * enumerable (ResolvedAgent's `definitionFiles`); set before it is frozen.
+ */
+export function withDefinitionFiles<T extends object>(
+  agent: T,
+  files: DefinitionFiles | undefined,
+): T {
+  if (files !== undefined) {
+    Object.defineProperty(agent, "definitionFiles", { value: files, enumerable: false });
+  }
+  return agent;
 }
 
 /** sha256 (hex) over each file's path, length and content, in the order given. */

@@ -1,10 +1,12 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { CloserError, CloserErrorList, isCloserError } from "../errors.js";
 import { deepFreeze, isPlainObject } from "../plain-object.js";
-import type { ResolvedAgent } from "../ports/agent.js";
+import type { DefinitionFiles, ResolvedAgent } from "../ports/agent.js";
 import { agentFileSchema } from "./agent-file-schema.js";
+import { withDefinitionFiles } from "./definition-files.js";
+import { type DefinitionSource, readSourceText, readWholeFolder } from "./definition-source.js";
 import { isInsidePath } from "./inside-path.js";
 import { makeValidationErrors } from "./make-validation-errors.js";
 import { normalizeAgentFile } from "./normalize-agent.js";
@@ -25,6 +27,11 @@ export interface LoadAgentOptions {
   readonly cwd: string;
   /** The agent's folder when it is not `<cwd>/.agent/<name>/` (a run's definition snapshot). */
   readonly dir?: string;
+  /**
+   * The agent folder's files already read (a run's definition snapshot, hashed
+   * for its check); without it the folder is read once here.
+   */
+  readonly files?: DefinitionFiles;
 }
 
 /** One agent found under `.agent/`, as `closer list` shows it. */
@@ -57,12 +64,17 @@ function agentsDir(cwd: string): string {
 
 /**
  * Loads `.agent/<name>/agent.json` and its steps registry into a deeply frozen
- * ResolvedAgent. Throws a CloserError: `not_found` (folder or file missing),
- * `parse_error` (JSON syntax, with line and column), or a CloserErrorList of
- * `validation_error`s (every problem of both files at once).
+ * ResolvedAgent, parsed from the folder's files read once and kept with it as
+ * `definitionFiles` (a run's snapshot is written from them). Throws a CloserError:
+ * `not_found` (folder or file missing), `parse_error` (JSON syntax, with line and
+ * column), or a CloserErrorList of `validation_error`s (every problem of both files at once).
  */
 export async function loadAgent(name: string, options: LoadAgentOptions): Promise<ResolvedAgent> {
-  const { agent, problems } = await readAgent(name, options.cwd, options.dir);
+  const { files } = options;
+  const { agent, problems } = await readAgentFrom(name, options.cwd, {
+    ...(options.dir === undefined ? {} : { dir: options.dir }),
+    files: files === undefined ? readWholeFolder : async () => files,
+  });
   if (problems.length > 0 || agent === undefined) throw combine(problems);
   return agent;
 }
@@ -103,12 +115,28 @@ async function agentNames(cwd: string): Promise<string[]> {
 
 /** Reads and checks `.agent/<name>/` (or `dir`) without throwing for what is wrong with it. */
 export async function readAgent(name: string, cwd: string, dir?: string): Promise<AgentReading> {
+  return await readAgentFrom(name, cwd, dir === undefined ? {} : { dir });
+}
+
+/** How an agent is read: its folder, and the folder's files when they are read whole. */
+interface ReadFrom {
+  readonly dir?: string;
+  readonly files?: (dir: string) => Promise<DefinitionFiles | undefined>;
+}
+
+async function readAgentFrom(name: string, cwd: string, from: ReadFrom): Promise<AgentReading> {
   let description = "";
   try {
     checkAgentName(name);
-    dir ??= path.join(agentsDir(cwd), name);
+    const dir = from.dir ?? path.join(agentsDir(cwd), name);
+    const files = await from.files?.(dir);
+    const source: DefinitionSource = {
+      dir,
+      ...(files === undefined ? {} : { files }),
+      readFromDisk: false,
+    };
     const agentFile = path.join(dir, "agent.json");
-    const agentData = parseJsonText(await readAgentJson(agentFile, name, cwd), agentFile);
+    const agentData = parseJsonText(await readAgentJson(source, name, cwd), agentFile);
     description = descriptionOf(agentData);
     const problems: CloserError[] = [];
     const agentResult = agentFileSchema.safeParse(agentData, ONE_PARSE);
@@ -116,7 +144,7 @@ export async function readAgent(name: string, cwd: string, dir?: string): Promis
       problems.push(...validationErrors(agentResult.error, agentFile, agentData, agentFileSchema));
     }
     const registryFile = path.resolve(dir, registryPathOf(agentData));
-    const registryResult = await readRegistry(registryFile, problems);
+    const registryResult = await readRegistry(source, registryFile, problems);
     if (!agentResult.success || registryResult === undefined) return { problems, description };
     const agent = normalizeAgentFile(agentResult.data, { name, dir, file: agentFile });
     const registry = normalizeRegistry(registryResult, {
@@ -137,7 +165,9 @@ export async function readAgent(name: string, cwd: string, dir?: string): Promis
       runner: agent.value.runner,
       registry: registry.value,
     };
-    return { agent: deepFreeze(resolved), problems, description };
+    // Only an agent parsed wholly from the files read carries them.
+    const loadedFrom = source.readFromDisk ? undefined : source.files;
+    return { agent: deepFreeze(withDefinitionFiles(resolved, loadedFrom)), problems, description };
   } catch (error) {
     if (isCloserError(error)) return { problems: [error], description };
     throw error;
@@ -154,9 +184,10 @@ function checkAgentName(name: string): void {
   }
 }
 
-async function readAgentJson(file: string, name: string, cwd: string): Promise<string> {
+async function readAgentJson(source: DefinitionSource, name: string, cwd: string): Promise<string> {
+  const file = path.join(source.dir, "agent.json");
   try {
-    return await readFile(file, "utf8");
+    return await readSourceText(source, file);
   } catch (error) {
     if (errorCode(error) !== "ENOENT") throw unreadable(file, error);
     const dir = path.dirname(file);
@@ -182,10 +213,10 @@ async function readAgentJson(file: string, name: string, cwd: string): Promise<s
   }
 }
 
-async function readRegistry(file: string, problems: CloserError[]) {
+async function readRegistry(source: DefinitionSource, file: string, problems: CloserError[]) {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await readSourceText(source, file);
   } catch (error) {
     problems.push(
       errorCode(error) === "ENOENT"

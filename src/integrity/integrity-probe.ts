@@ -11,12 +11,13 @@ import {
   recordGitState,
   restoreGitState,
 } from "../workspace/git-state.js";
-import { readTreeFingerprint } from "../workspace/tree-fingerprint.js";
+import { makeTreeFingerprintReader } from "../workspace/tree-fingerprint.js";
 import { fingerprintProtected, makeProtectedCache } from "./protected-files.js";
 
 /** The integrity guards' view of the working tree (docs/integrity.md). */
 export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
   const cache = makeProtectedCache();
+  const readTreeFingerprint = makeTreeFingerprintReader();
   let gitState: Promise<GitStateRecord | undefined> | undefined;
   const recorded = () => {
     gitState ??= recordGitStateOf(set.cwd);

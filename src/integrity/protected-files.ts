@@ -40,10 +40,12 @@ const NEVER_WALKED = ["**/node_modules/**", "**/.git/**"];
 export interface ProtectedCache {
   readonly hashes: Map<string, { readonly identity: string; readonly hash: string }>;
   readonly folders: FolderCache;
+  /** The globs are checked after every declaration: each top-name glob is compiled once a run. */
+  readonly matchers: Map<string, RegExp>;
 }
 
 export function makeProtectedCache(): ProtectedCache {
-  return { hashes: new Map(), folders: new Map() };
+  return { hashes: new Map(), folders: new Map(), matchers: new Map() };
 }
 
 /**
@@ -59,7 +61,7 @@ export async function fingerprintProtected(
   set: ProtectedSet,
   cache: ProtectedCache = makeProtectedCache(),
 ): Promise<ProtectedFingerprint> {
-  const files = (await listTreeFiles(set.cwd, set.globs, cache.folders)).map((file) =>
+  const files = (await listTreeFiles(set.cwd, set.globs, cache)).map((file) =>
     path.resolve(set.cwd, file),
   );
   for (const folder of set.folders) files.push(...listFolder(folder, cache.folders));
@@ -85,7 +87,7 @@ const WHOLE_FOLDER = /^([^*?[\]{}!]+)\/\*\*$/;
 async function listTreeFiles(
   cwd: string,
   globs: readonly string[],
-  folders: FolderCache,
+  cache: ProtectedCache,
 ): Promise<string[]> {
   const include = globs.filter((pattern) => !pattern.startsWith("!"));
   const exclude = globs.filter((pattern) => pattern.startsWith("!")).map((p) => p.slice(1));
@@ -94,14 +96,14 @@ async function listTreeFiles(
   const files = new Set(
     topFilesMatching(
       top,
-      include.filter((p) => TOP_NAME.test(p)),
+      include.filter((p) => TOP_NAME.test(p)).map((p) => topNameMatcher(p, cache.matchers)),
     ),
   );
   const present = new Set(top.filter((entry) => entry.isDirectory()).map((entry) => entry.name));
   for (const pattern of include) {
     const folder = WHOLE_FOLDER.exec(pattern)?.[1];
     if (folder === undefined || !present.has(folder.split("/")[0] ?? "")) continue;
-    for (const file of listFolder(path.join(cwd, folder), folders)) {
+    for (const file of listFolder(path.join(cwd, folder), cache.folders)) {
       files.add(path.relative(cwd, file));
     }
   }
@@ -118,22 +120,18 @@ async function listTreeFiles(
 }
 
 /** The files at the top of the tree whose names match a pattern (`*` within a name). */
-function topFilesMatching(entries: readonly Dirent[], patterns: readonly string[]): string[] {
-  const matchers = patterns.map(topNameMatcher);
+function topFilesMatching(entries: readonly Dirent[], matchers: readonly RegExp[]): string[] {
   return entries
     .filter((entry) => entry.isFile() || entry.isSymbolicLink())
     .map((entry) => entry.name)
     .filter((name) => matchers.some((matcher) => matcher.test(name)));
 }
 
-/** The globs are checked after every declaration: each is compiled once per process. */
-const topNameMatchers = new Map<string, RegExp>();
-
-function topNameMatcher(pattern: string): RegExp {
-  let matcher = topNameMatchers.get(pattern);
+function topNameMatcher(pattern: string, matchers: Map<string, RegExp>): RegExp {
+  let matcher = matchers.get(pattern);
   if (matcher === undefined) {
     matcher = new RegExp(`^${pattern.split("*").map(escapeRegExp).join("[^/]*")}$`);
-    topNameMatchers.set(pattern, matcher);
+    matchers.set(pattern, matcher);
   }
   return matcher;
 }

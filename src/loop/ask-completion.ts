@@ -1,11 +1,8 @@
 import { CloserError } from "../errors.js";
-import type { BackendResponse } from "../ports/backend.js";
 import { COMPLETION_PROMPT_REASON } from "../ports/receipt-reason.js";
 import type { CompletionStepDefinition } from "../ports/registry.js";
-import { queryBackend } from "./query-backend.js";
 import { type RunContext, recordPrompt } from "./run-context.js";
 import { type Turn, variablesFor } from "./start-iteration.js";
-import type { Terminal } from "./terminal-state.js";
 
 const LABEL = "completion";
 
@@ -14,23 +11,19 @@ const DEFAULT_EDITION = "default";
 
 type CompletionPromptWords = NonNullable<CompletionStepDefinition["prompt"]>;
 
-export type CompletionAnswer =
-  | { readonly terminal: Terminal }
-  | { readonly turn: Turn; readonly response: BackendResponse; readonly terminal?: undefined };
-
 /**
  * The completion prompt (docs/completion.md#completion-prompt): a model that
  * declared completion against a completion step with a `prompt` is sent that
  * prompt, in its own session, and answers in the completion step's schema;
- * that answer is the declaration the checks read. Returns the turn that asked
- * it (its prompt, schema and the decision file as it was before) and the answer.
+ * that answer is the declaration the checks read. Records the prompt and returns the turn
+ * that asks it: its query (prompt, schema) and the decision file as it was before.
  */
 export async function askCompletion(
   run: RunContext,
   turn: Turn,
   completionStep: CompletionStepDefinition,
   words: CompletionPromptWords,
-): Promise<CompletionAnswer> {
+): Promise<Turn> {
   const prompt = await renderCompletionPrompt(run, turn, words);
   recordPrompt(run, {
     iteration: turn.iteration,
@@ -41,7 +34,7 @@ export async function askCompletion(
   });
   const ref = completionStep.outputSchemaRef;
   const schema = ref === undefined ? turn.query.schema : await run.ports.resolveSchema(ref);
-  const asked: Turn = {
+  return {
     ...turn,
     query: {
       ...turn.query,
@@ -52,9 +45,6 @@ export async function askCompletion(
     },
     decisionBefore: await run.ports.readFile(run.decisionPath),
   };
-  const answer = await queryBackend(run, asked.query);
-  if (answer.terminal) return { terminal: answer.terminal };
-  return { turn: asked, response: answer.response };
 }
 
 /** `f_<edition>.md` of the prompt's folder, else its `f_default.md`. */
@@ -64,7 +54,7 @@ async function renderCompletionPrompt(
   prompt: CompletionPromptWords,
 ): Promise<{ readonly text: string; readonly templatePath: string }> {
   const render = (edition: string) =>
-    run.ports.renderPrompt({
+    run.ports.promptResolver({
       agentDir: run.agent.dir,
       words: { c1: run.agent.registry.c1, c2: prompt.c2, c3: prompt.c3, edition },
       variables: variablesFor(run, turn.iteration, turn.checkId, run.state.previousSummary),

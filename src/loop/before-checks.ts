@@ -1,9 +1,7 @@
-import { summarizeIteration } from "../completion/summarize-iteration.js";
-import type { BackendResponse } from "../ports/backend.js";
 import type { Declaration } from "../ports/declaration.js";
+import type { Answer } from "./read-declaration.js";
 import type { RunContext } from "./run-context.js";
 import { warn } from "./run-context.js";
-import type { Turn } from "./start-iteration.js";
 
 /**
  * The model declared completion: hands the declaration to the run's
@@ -11,12 +9,8 @@ import type { Turn } from "./start-iteration.js";
  * before any check looks at the tree. A failing hook is a warning; the checks
  * that follow report the tree as it is.
  */
-export async function beforeChecks(
-  run: RunContext,
-  turn: Turn,
-  response: BackendResponse,
-): Promise<Declaration> {
-  const iterationSummary = summarizeIteration(turn.iteration, response);
+export async function beforeChecks(run: RunContext, answer: Answer): Promise<Declaration> {
+  const { turn, response, summary: iterationSummary } = answer;
   const { summary, status } = iterationSummary;
   const declaration: Declaration = {
     iteration: turn.iteration,

@@ -1,49 +1,45 @@
+import { summarizeIteration } from "../completion/summarize-iteration.js";
 import type { BackendResponse } from "../ports/backend.js";
 import type { Declaration } from "../ports/declaration.js";
 import { reasonOfPrompt } from "../ports/receipt-reason.js";
 import type { CheckingDeclaration } from "../ports/run-state.js";
-import { beforeChecks } from "./before-checks.js";
-import { acceptCompletion } from "./end-iteration.js";
-import { handleFailedCheck } from "./handle-failed-check.js";
 import { checkedView, checksView } from "./plugin-views.js";
+import type { Answer } from "./read-declaration.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
 import { findStep, type Turn } from "./start-iteration.js";
 import { isTerminal, type Terminal } from "./terminal-state.js";
+import type { CheckedVerdict } from "./verdict.js";
 import { verifyCompletion } from "./verify-completion.js";
 
 /** The start of the model's text a resumed run's summary needs (it keeps 500 characters). */
 const KEPT_TEXT_CHARS = 2_000;
 
 /**
- * Checks a declaration (validators, review, external conditions) and ends the
- * iteration by the verdict: completed, or `onFailure`. run.json says the
- * checks are under way (`checking`) until they give a verdict, so a run
+ * Checks a declaration (validators, review, external conditions) and gives the verdict.
+ * run.json says the checks are under way (`checking`) until they give one, so a run
  * stopped during them is resumed into them (docs/loop.md#resume-into-checks).
- * Returns the end of the run, or undefined when the loop goes on.
  */
 export async function checkDeclaration(
   run: RunContext,
-  turn: Turn,
-  response: BackendResponse,
+  answer: Answer,
   declaration: Declaration,
-): Promise<Terminal | undefined> {
+): Promise<CheckedVerdict | Terminal> {
+  const { turn, response } = answer;
   markChecking(run, turn, response);
   await run.plugins.call("beforeChecks", checksView(turn, declaration)); // docs/plugins.md#hooks
   const verdict = await verifyCompletion(run, turn, declaration);
   if (isTerminal(verdict)) return verdict;
   updateState(run, { checking: undefined });
   await run.plugins.call("afterChecks", checkedView(turn, declaration, verdict));
-  if (verdict.complete) return acceptCompletion(run, turn, response, verdict.completion);
-  return handleFailedCheck(run, turn, response, verdict);
+  return verdict;
 }
 
 /**
- * A run stopped during its checks (Ctrl-C, a lost terminal, a crash) runs
- * the checks of that declaration again when resumed, before any prompt is
- * sent (docs/loop.md#resume-into-checks). Returns the end of the run, or
- * undefined when the loop goes on (or there was nothing to check again).
+ * The answer whose checks a run stopped during (Ctrl-C, a lost terminal, a crash), to check
+ * again when it is resumed, before any prompt is sent (docs/loop.md#resume-into-checks);
+ * undefined when there is none.
  */
-export async function resumeChecks(run: RunContext): Promise<Terminal | undefined> {
+export function answerInChecks(run: RunContext): Answer | undefined {
   const checking = run.state.checking;
   if (checking === undefined || run.signal.aborted) return undefined;
   const turn = turnOf(run, checking);
@@ -53,8 +49,7 @@ export async function resumeChecks(run: RunContext): Promise<Terminal | undefine
     iteration: checking.iteration,
     message: `the run stopped during the checks of iteration ${checking.iteration}: running them again`,
   });
-  const declaration = await beforeChecks(run, turn, response);
-  return checkDeclaration(run, turn, response, declaration);
+  return { turn, response, summary: summarizeIteration(turn.iteration, response) };
 }
 
 function markChecking(run: RunContext, turn: Turn, response: BackendResponse): void {

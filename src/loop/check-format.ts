@@ -1,29 +1,29 @@
 import { formatFailure } from "../completion/check-failure.js";
+import { addFailedCheck } from "../completion/summarize-iteration.js";
 import { validateFormat } from "../completion/validate-format.js";
-import type { BackendResponse } from "../ports/backend.js";
 import type { ResponseFormat } from "../ports/registry.js";
 import { decideOnFormatError } from "../retry/retry-prompt.js";
-import { queueRetry } from "./end-iteration.js";
+import type { Answer } from "./read-declaration.js";
 import { emit, type RunContext, updateState, warn } from "./run-context.js";
-import type { Turn } from "./start-iteration.js";
+import type { Verdict } from "./verdict.js";
 
 /**
  * FormatValidator (docs/completion.md#format-check), only when the completion step has a
  * `responseFormat` or an `outputSchemaRef` (the schema its declaration must match,
  * docs/completion.md#completion-prompt): a response without it gets a `format-error` retry,
  * up to `maxFormatRetries` in a row; past that a warning is recorded and the
- * checks run anyway. Returns "retry" when a format retry was queued.
+ * checks run anyway. Returns the format error when a retry is due, else undefined.
  */
 export async function checkFormat(
   run: RunContext,
-  turn: Turn,
-  response: BackendResponse,
-): Promise<"retry" | "checked"> {
+  answer: Answer,
+): Promise<Extract<Verdict, { kind: "format-error" }> | undefined> {
+  const { turn, response } = answer;
   const ref = turn.completionStep?.outputSchemaRef;
   const format: ResponseFormat | undefined =
     turn.completionStep?.responseFormat ??
     (ref === undefined ? undefined : { type: "json", requiredFields: [] });
-  if (turn.completionStep === undefined || format === undefined) return "checked";
+  if (turn.completionStep === undefined || format === undefined) return undefined;
   const schema = ref === undefined ? turn.query.schema : await run.ports.resolveSchema(ref);
   const check = validateFormat(response, format, {
     ...(schema === undefined ? {} : { schema }),
@@ -38,7 +38,7 @@ export async function checkFormat(
     ...(check.error === undefined ? {} : { error: check.error }),
     formatRetries,
   });
-  if (check.valid) return "checked";
+  if (check.valid) return undefined;
   const maxFormatRetries = turn.completionStep.maxFormatRetries;
   if (decideOnFormatError(formatRetries, maxFormatRetries) === "proceed") {
     warn(
@@ -46,13 +46,10 @@ export async function checkFormat(
       turn.iteration,
       `format still wrong after ${maxFormatRetries} format retries (${check.error}); checking anyway`,
     );
-    return "checked";
+    return undefined;
   }
   const failure = formatFailure(check, format);
-  await queueRetry(run, turn, response, {
-    failure,
-    attempt: formatRetries,
-    maxAttempts: maxFormatRetries,
-  });
-  return "retry";
+  const previousSummary = addFailedCheck(answer.summary, failure, response);
+  const retry = { failure, attempt: formatRetries, maxAttempts: maxFormatRetries, previousSummary };
+  return { kind: "format-error", retry };
 }

@@ -6,18 +6,13 @@ import type { ProtectedFingerprint } from "../ports/files.js";
 import { emit, type RunContext } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 
-/** What the integrity guards found after a declaration. */
-export interface GuardFindings {
-  readonly protectedChanged?: CheckFailure;
-  readonly testsRemoved?: CheckFailure;
-}
-
 /**
  * The integrity guards (docs/integrity.md#guards), after the validators of a
  * declaration ran: `protected-changed` compares the protected paths (hashed
  * while the validators ran) with the baseline, `tests-removed` the test
- * validators' inventories. Each is
- * recorded as a `guard` event.
+ * validators' inventories. Each is recorded as a `guard` event. Returns the failure that
+ * decides the check: a changed protected path over anything a validator says (the
+ * validators' verdict cannot be trusted), removed tests when the validators passed.
  */
 export async function checkGuards(
   run: RunContext,
@@ -26,10 +21,10 @@ export async function checkGuards(
     readonly validation: CompletionCheck;
     readonly protectedNow: Promise<ProtectedFingerprint>;
   },
-): Promise<GuardFindings> {
+): Promise<CheckFailure | undefined> {
   const { validation } = found;
   const { baseline } = run.state;
-  if (baseline === undefined) return {};
+  if (baseline === undefined) return undefined;
   const now = await found.protectedNow;
   const protectedChanged = protectedChangedFailure(baseline.protectedFiles, now);
   const testsRemoved = testsRemovedFailure(
@@ -49,22 +44,7 @@ export async function checkGuards(
       ...(failure === undefined ? {} : { detail: failure.detail, params: { ...failure.params } }),
     });
   }
-  return {
-    ...(protectedChanged === undefined ? {} : { protectedChanged }),
-    ...(testsRemoved === undefined ? {} : { testsRemoved }),
-  };
-}
-
-/**
- * The failure the guards decide the check with: a changed protected path
- * over anything a validator says (the validators' verdict cannot be trusted),
- * removed tests when the validators passed.
- */
-export function guardFailure(
-  findings: GuardFindings,
-  validation: CompletionCheck,
-): CheckFailure | undefined {
-  return findings.protectedChanged ?? (validation.valid ? findings.testsRemoved : undefined);
+  return protectedChanged ?? (validation.valid ? testsRemoved : undefined);
 }
 
 /** Validators that run tests: their output must show tests that ran. */

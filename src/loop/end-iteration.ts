@@ -1,37 +1,81 @@
-import { makeCheckId } from "../completion/decide-completion.js";
-import { type IterationFindings, summarizeIteration } from "../completion/summarize-iteration.js";
-import type { BackendResponse } from "../ports/backend.js";
-import type { CheckFailure } from "../ports/check-failure.js";
-import type { RunState } from "../ports/run-state.js";
+import { type CompletionDecision, makeCheckId } from "../completion/decide-completion.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
+import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
+import type { Answer } from "./read-declaration.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
-import { type Turn, variablesFor } from "./start-iteration.js";
-import { completed, type Terminal } from "./terminal-state.js";
+import { variablesFor } from "./start-iteration.js";
+import { completed, isTerminal, stopped, type Terminal } from "./terminal-state.js";
+import { completionOf, type RetryRequest, type Verdict } from "./verdict.js";
+
+/**
+ * Ends an iteration by its verdict (docs/loop.md#the-loop): the run completes, moves to the
+ * step's `next`, gets a retry prompt for the next iteration, or ends. Returns the end of the
+ * run, or undefined when the loop goes on.
+ */
+export async function endIteration(
+  run: RunContext,
+  answer: Answer,
+  verdict: Verdict,
+): Promise<Terminal | undefined> {
+  const next = settle(run, answer, verdict);
+  if (next === undefined || isTerminal(next)) return next;
+  await queueRetry(run, answer, next);
+  return undefined;
+}
+
+function settle(
+  run: RunContext,
+  answer: Answer,
+  verdict: Verdict,
+): Terminal | RetryRequest | undefined {
+  switch (verdict.kind) {
+    case "incomplete":
+      return goToNextStep(run, answer); // rule 1: no signal, no checks
+    case "blocked":
+      return declaredBlocked(run, answer, verdict.decision);
+    case "undecidable":
+      return handleUndecidable(run, answer, verdict.decision); // INCOMPLETE + retry
+    case "format-error":
+      return verdict.retry;
+    case "refuted":
+      return handleFailedCheck(run, answer, verdict); // onFailure: retry | abort | skip
+    case "verified":
+      return acceptCompletion(run, answer, verdict.outcomes);
+  }
+}
 
 /**
  * Ends an iteration without a declaration (docs/loop.md#rule-1): no checks run,
  * the loop moves to the step's `next` (or stays), carrying the summary.
  */
-export function goToNextStep(
-  run: RunContext,
-  turn: Turn,
-  response: BackendResponse,
-  findings: IterationFindings,
-): void {
+export function goToNextStep(run: RunContext, answer: Answer): undefined {
+  const { step } = answer.turn;
   updateState(run, {
-    stepId: turn.step.next ?? turn.step.id,
+    stepId: step.next ?? step.id,
     pendingPrompt: undefined,
-    previousSummary: summarizeIteration(turn.iteration, response, findings),
+    previousSummary: answer.summary,
   });
   saveState(run);
+  return undefined;
 }
 
-/** A gap a check found, and which counter its retry answers (for the prompt's `attempt` and the record). */
-export interface RetryRequest {
-  readonly failure: CheckFailure;
-  readonly attempt: number;
-  readonly maxAttempts: number;
-  /** What else the summary carries (e.g. the undecidable decision). */
-  readonly findings?: IterationFindings;
+/**
+ * The model said it cannot go on (docs/completion.md#blocked): the run ends
+ * `blocked` with its reason, no check runs. A resumed run starts from the
+ * step prompt with this iteration's summary.
+ */
+export function declaredBlocked(
+  run: RunContext,
+  answer: Answer,
+  decision: CompletionDecision,
+): Terminal {
+  updateState(run, { pendingPrompt: undefined, previousSummary: answer.summary });
+  saveState(run);
+  const reason = decision.blockedReason ?? "no reason given";
+  return stopped(
+    "blocked",
+    `the model declared itself blocked in iteration ${answer.turn.iteration} (${decision.source}): ${reason}`,
+  );
 }
 
 /**
@@ -42,14 +86,13 @@ export interface RetryRequest {
  */
 export async function queueRetry(
   run: RunContext,
-  turn: Turn,
-  response: BackendResponse,
+  answer: Answer,
   request: RetryRequest,
 ): Promise<void> {
-  const { failure, findings = {} } = request;
-  const previousSummary = summarizeIteration(turn.iteration, response, { ...findings, failure });
+  const { turn } = answer;
+  const { failure, previousSummary } = request;
   const nextCheckId = makeCheckId(run.ports.clock.randomId);
-  const retry = await run.ports.buildRetryPrompt({
+  const retry = await run.ports.retryPromptBuilder({
     agentDir: run.agent.dir,
     c1: run.agent.registry.c1,
     completionStep: turn.completionStep ?? { c2: "retry", c3: turn.step.c3 },
@@ -61,7 +104,7 @@ export async function queueRetry(
       ...variablesFor(run, turn.iteration + 1, nextCheckId, previousSummary),
       refutedClaims: [...(previousSummary.refutedClaims ?? [])],
     },
-    render: run.ports.renderPrompt,
+    render: run.ports.promptResolver,
   });
   updateState(run, {
     pendingPrompt: {
@@ -95,15 +138,14 @@ export async function queueRetry(
 /** The checks confirmed the declaration: the run is complete. */
 export function acceptCompletion(
   run: RunContext,
-  turn: Turn,
-  response: BackendResponse,
-  completion: NonNullable<RunState["completion"]>,
+  answer: Answer,
+  outcomes: readonly ValidatorOutcome[],
 ): Terminal {
   updateState(run, {
     counters: { ...run.state.counters, failedChecks: 0 },
     pendingPrompt: undefined,
-    previousSummary: summarizeIteration(turn.iteration, response),
-    completion,
+    previousSummary: answer.summary,
+    completion: completionOf(answer, outcomes),
   });
-  return completed(`verified in iteration ${turn.iteration}`);
+  return completed(`verified in iteration ${answer.turn.iteration}`);
 }

@@ -1,42 +1,40 @@
 import { undecidableFailure } from "../completion/check-failure.js";
 import type { CompletionDecision } from "../completion/decide-completion.js";
-import { summarizeIteration } from "../completion/summarize-iteration.js";
-import type { BackendResponse } from "../ports/backend.js";
+import { addFailedCheck } from "../completion/summarize-iteration.js";
 import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
 import type { OnFailure } from "../ports/registry.js";
 import { decideOnFailure } from "../retry/retry-prompt.js";
-import { queueRetry } from "./end-iteration.js";
+import type { Answer } from "./read-declaration.js";
 import { emit, type RunContext, updateState, warn } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 import { completed, failed, stopped, type Terminal } from "./terminal-state.js";
-import type { Verification } from "./verify-completion.js";
+import { completionOf, type RetryRequest, type Verdict } from "./verdict.js";
 
 /**
  * A declaration the checks did not confirm, by the completion step's
- * `onFailure` (docs/retry.md#on-failure): `retry` queues the retry prompt for the next
+ * `onFailure` (docs/retry.md#on-failure): `retry` asks for the retry prompt of the next
  * iteration until the attempts are spent (`retries_exhausted`), `abort` stops
  * (`aborted`), `skip` accepts the work with a warning (`completed`).
- * Returns the end of the run, or undefined when the loop goes on. A check
- * that failed without a declaration (`undeclared`, the git-state guard after
+ * A check that failed without a declaration (the git-state guard after
  * any query) is no refuted declaration.
  */
-export async function handleFailedCheck(
+export function handleFailedCheck(
   run: RunContext,
-  turn: Turn,
-  response: BackendResponse,
-  verification: Verification & { readonly complete: false; readonly undeclared?: boolean },
-): Promise<Terminal | undefined> {
-  const { failure, completion } = verification;
-  const declared = verification.undeclared !== true;
+  answer: Answer,
+  verdict: Extract<Verdict, { kind: "refuted" }>,
+): Terminal | RetryRequest {
+  const { turn } = answer;
+  const { failure } = verdict;
   const onFailure = onFailureFor(turn, failure);
   const failedChecks = run.state.counters.failedChecks + 1;
-  const refutedDeclarations = (run.state.counters.refutedDeclarations ?? 0) + (declared ? 1 : 0);
-  const previousSummary = summarizeIteration(turn.iteration, response, { failure });
-  if (declared) {
+  const refutedDeclarations =
+    (run.state.counters.refutedDeclarations ?? 0) + (verdict.declared ? 1 : 0);
+  const previousSummary = addFailedCheck(answer.summary, failure, answer.response);
+  if (verdict.declared) {
     emit(run, {
       type: "declaration-refuted",
       iteration: turn.iteration,
-      claimed: completion.summary,
+      claimed: answer.summary.summary ?? "",
       failed: failure.name,
       pattern: failure.pattern,
       detail: failure.detail,
@@ -57,12 +55,12 @@ export async function handleFailedCheck(
   if (blocked !== undefined) return blocked;
   switch (decideOnFailure(onFailure, failedChecks)) {
     case "retry":
-      await queueRetry(run, turn, response, {
+      return {
         failure,
         attempt: failedChecks,
         maxAttempts: onFailure.maxAttempts,
-      });
-      return undefined;
+        previousSummary,
+      };
     case "retries_exhausted":
       return stopped(
         "retries_exhausted",
@@ -72,7 +70,7 @@ export async function handleFailedCheck(
       return stopped("aborted", `onFailure is abort and a check failed: ${found}`);
     case "skip":
       warn(run, turn.iteration, `accepted despite a failed check (onFailure skip): ${found}`);
-      updateState(run, { completion });
+      updateState(run, { completion: completionOf(answer, verdict.outcomes) });
       return completed(`completed in iteration ${turn.iteration}, skipping a failed check`);
   }
 }
@@ -108,24 +106,20 @@ const DEFAULT_ON_FAILURE: OnFailure = { action: "retry", maxAttempts: 3 };
  * failure: the model gets a retry prompt saying what was wrong with it,
  * until `maxUndecidable` such results in a row end the run with `error`.
  */
-export async function handleUndecidable(
+export function handleUndecidable(
   run: RunContext,
-  turn: Turn,
-  response: BackendResponse,
+  answer: Answer,
   decision: CompletionDecision,
-): Promise<Terminal | undefined> {
+): Terminal | RetryRequest {
   if (decision.exhausted) {
-    updateState(run, {
-      pendingPrompt: undefined,
-      previousSummary: summarizeIteration(turn.iteration, response, { decision }),
-    });
+    updateState(run, { pendingPrompt: undefined, previousSummary: answer.summary });
     return failed("backend_error", decision.message ?? decision.detail);
   }
-  await queueRetry(run, turn, response, {
-    failure: undecidableFailure(decision),
+  const failure = undecidableFailure(decision);
+  return {
+    failure,
     attempt: decision.undecidableStreak,
     maxAttempts: run.agent.runner.maxUndecidable,
-    findings: { decision },
-  });
-  return undefined;
+    previousSummary: addFailedCheck(answer.summary, failure, answer.response),
+  };
 }

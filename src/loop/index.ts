@@ -6,7 +6,6 @@ export type {
   FinishRecord,
   FinishRun,
   NewRun,
-  PortOverrides,
   ResumedRun,
   RunSettings,
   RunStart,

@@ -3,7 +3,7 @@ import type { Declaration } from "../ports/declaration.js";
 import type { CheckedView, ChecksView, QueryView, ResponseView } from "../ports/plugin.js";
 import type { RunContext } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
-import type { Verification } from "./verify-completion.js";
+import type { CheckedVerdict } from "./verdict.js";
 
 /** What the plugins' hooks are shown at each seam of the loop (docs/plugins.md#hooks). */
 
@@ -45,13 +45,13 @@ export function checksView(turn: Turn, declaration: Declaration): ChecksView {
 export function checkedView(
   turn: Turn,
   declaration: Declaration,
-  verification: Verification,
+  verdict: CheckedVerdict,
 ): CheckedView {
-  const failure = verification.complete ? undefined : verification.failure;
+  const failure = verdict.kind === "refuted" ? verdict.failure : undefined;
   return {
     ...checksView(turn, declaration),
-    complete: verification.complete,
-    outcomes: verification.outcomes ?? [],
+    complete: verdict.kind === "verified",
+    outcomes: verdict.outcomes,
     ...(failure === undefined
       ? {}
       : {

@@ -1,29 +1,8 @@
 import { join } from "node:path";
-import { SchemaValidators } from "../completion/schema-validators.js";
-import { normalizeDefinitionText } from "../definition/definition-text.js";
-import { SchemaResolver } from "../definition/schema-resolver.js";
 import { CloserError } from "../errors.js";
-import { makeIntegrityProbe } from "../integrity/integrity-probe.js";
-import { makePluginHost } from "../plugins/plugin-host.js";
-import { withPluginPorts } from "../plugins/plugin-ports.js";
 import { pluginWarnings } from "../plugins/plugin-warnings.js";
-import type { ResolvedAgent } from "../ports/agent.js";
-import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
-import type { LoopPorts, SandboxPort } from "../ports/loop-ports.js";
-import type { PluginHost } from "../ports/plugin-host.js";
-import {
-  type DefinitionStamp,
-  RUN_STATE_VERSION,
-  type RunState,
-  type SandboxRecord,
-} from "../ports/run-state.js";
-import type { ValidatorOutcome } from "../ports/validator.js";
+import { type DefinitionStamp, RUN_STATE_VERSION, type RunState } from "../ports/run-state.js";
 import { passedNames } from "../process/child-environment.js";
-import { makePromptRenderer } from "../prompts/make-prompt-renderer.js";
-import { readOptionalFile, readUntrustedFile } from "../record/read-optional-file.js";
-import { buildRetryPrompt } from "../retry/retry-prompt.js";
-import type { SandboxState } from "../sandbox/run-sandbox.js";
-import { runValidator, unknownValidatorOutcome } from "../validators/run-validator.js";
 import { VerdictCache } from "../validators/verdict-cache.js";
 import { emit, type RunContext, saveState, waitForState } from "./run-context.js";
 import type { DefinitionStart, NewRun, RunSettings } from "./run-settings.js";
@@ -31,28 +10,27 @@ import { findStep } from "./start-iteration.js";
 import { rebaseDefinition } from "./take-baseline.js";
 
 /**
- * Builds everything a run works with from its settings: the ports and the
- * run state (new, or the resumed run's). Throws a CloserError, before
- * anything is recorded or sent, when the run can't start.
+ * The run's context from its settings: the ports it was given and the run state (new, or
+ * the resumed run's). Throws a CloserError, before anything is recorded or sent, when the
+ * run can't start.
  */
-export async function prepareRun(settings: RunSettings): Promise<RunContext> {
-  const { agent, start } = settings;
-  const plugins = makePluginHost(settings.plugins ?? []);
+export function prepareRun(settings: RunSettings): RunContext {
+  const { agent, start, plugins } = settings;
   const state =
     "resumed" in start ? resumedState(settings, start.resumed) : newState(settings, start);
   const run: RunContext = {
     agent,
-    ports: makePorts(settings, plugins),
+    ports: settings.ports,
     plugins,
     cwd: settings.cwd,
     runId: settings.runId,
     runDir: settings.runDir,
     signal: settings.signal,
     decisionPath: settings.decisionPath,
-    ...(await readSystemPrompt(agent)),
+    ...(settings.systemPrompt === undefined ? {} : { systemPrompt: settings.systemPrompt }),
     externalConditions: settings.externalConditions,
     ...(settings.beforeChecks === undefined ? {} : { beforeChecks: settings.beforeChecks }),
-    startedAtMs: settings.clock.now(),
+    startedAtMs: settings.ports.clock.now(),
     state: {
       ...state,
       warnings: [
@@ -60,7 +38,7 @@ export async function prepareRun(settings: RunSettings): Promise<RunContext> {
         ...pluginWarnings(plugins.listing).filter((line) => !state.warnings.includes(line)),
       ],
       ...(settings.worktree === undefined ? {} : { worktree: settings.worktree }),
-      ...(settings.sandbox === undefined ? {} : { sandbox: sandboxRecord(settings.sandbox) }),
+      ...(settings.sandbox === undefined ? {} : { sandbox: settings.sandbox }),
     },
     verdicts: new VerdictCache(),
     stateWritten: Promise.resolve(),
@@ -108,12 +86,6 @@ export async function startRun(run: RunContext, settings: RunSettings): Promise<
   }
 }
 
-/** The sandbox as run.json keeps it: on with its policy, or off and why. */
-function sandboxRecord(state: SandboxState): SandboxRecord {
-  if (!state.on) return { on: false, reason: state.reason };
-  return { on: true, policy: { ...state.sandbox.policy }, refusals: 0 };
-}
-
 /**
  * A completed run is never run again (docs/integrity.md#resume): its record is
  * no proof of the work, and only the checks of a run in progress can give one.
@@ -133,86 +105,8 @@ export function refuseCompletedRun(state: RunState, runDir: string): void {
   );
 }
 
-function makePorts(settings: RunSettings, plugins: PluginHost): LoopPorts {
-  const { agent } = settings;
-  const leaving = oneAtATime();
-  const sandbox = settings.sandbox?.on === true ? settings.sandbox.sandbox : undefined;
-  const schemas = new SchemaResolver(join(agent.dir, "schemas"));
-  const ports: LoopPorts = {
-    backend: settings.backend,
-    ...(settings.reviewBackend === undefined ? {} : { reviewBackend: settings.reviewBackend }),
-    record: settings.record,
-    clock: settings.clock,
-    ...(settings.onEvent === undefined ? {} : { listener: settings.onEvent }),
-    resolveSchema: memoize(
-      (ref) => `${ref.file}#${ref.schema}`,
-      (ref) => schemas.resolve(ref),
-    ),
-    renderPrompt: makePromptRenderer(),
-    buildRetryPrompt,
-    readFile: readUntrustedFile,
-    runValidator: async (name, context) => {
-      const definition = agent.registry.validators[name];
-      if (definition === undefined) return unknownValidatorOutcome(name);
-      const entry = await sandbox?.enter("validators");
-      const outcome = await runValidator(definition, {
-        ...context,
-        processEnv: settings.environments.validators,
-        ...(entry === undefined ? {} : { sandbox: entry.wrapper }),
-      }).catch(async (error: unknown) => {
-        await leaving(async () => entry?.leave());
-        throw error;
-      });
-      // Checks run at once (docs/completion.md#concurrency): each leaves the sandbox and takes
-      // what it was refused in a turn of its own, so a refusal is told to the check it was made to.
-      return leaving(async () => {
-        await entry?.leave();
-        return withSandboxRefusals(outcome, sandbox);
-      });
-    },
-    schemaValidators: new SchemaValidators(),
-    integrity: makeIntegrityProbe(settings.protectedSet),
-    ...(sandbox === undefined ? {} : { sandbox }),
-    ...settings.ports,
-  };
-  return withPluginPorts(ports, plugins);
-}
-
-/** Runs the work it is given one after another, in the order given. */
-function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
-  let last: Promise<unknown> = Promise.resolve();
-  return (work) => {
-    const result = last.then(work);
-    last = result.catch(() => undefined);
-    return result;
-  };
-}
-
-/**
- * A check whose processes the OS sandbox refused a write or a connection has failed, whatever
- * it printed (docs/sandbox.md#refusals): a test that phones home does not pass. Its pattern is
- * `sandbox-refused`, whose retry text names each refusal.
- */
-async function withSandboxRefusals(
-  outcome: ValidatorOutcome,
-  sandbox: SandboxPort | undefined,
-): Promise<ValidatorOutcome> {
-  const refusals = (await sandbox?.takeRefusals("validators")) ?? [];
-  if (refusals.length === 0 || outcome.aborted) return outcome;
-  const named = refusals.map((line) => `[closer] the OS sandbox refused: ${line}`).join("\n");
-  return {
-    ...outcome,
-    valid: false,
-    pattern: BUILTIN_PATTERN_NAMES.sandboxRefused,
-    params: { ...outcome.params, refusals },
-    stderr:
-      outcome.stderr === undefined || outcome.stderr === "" ? named : `${outcome.stderr}\n${named}`,
-    sandboxRefusals: refusals,
-  };
-}
-
 function newState(settings: RunSettings, start: NewRun): RunState {
-  const startedAt = new Date(settings.clock.now()).toISOString();
+  const startedAt = new Date(settings.ports.clock.now()).toISOString();
   const { definition } = settings;
   return {
     version: RUN_STATE_VERSION,
@@ -250,34 +144,11 @@ function resumedState(settings: RunSettings, previous: RunState): RunState {
     ...(definition === undefined ? {} : { definition: stampOf(definition) }),
     status: "running",
     reason: "",
-    updatedAt: new Date(settings.clock.now()).toISOString(),
+    updatedAt: new Date(settings.ports.clock.now()).toISOString(),
     warnings: [...previous.warnings, ...(settings.warnings ?? [])],
   };
 }
 
 function stampOf(definition: DefinitionStart): DefinitionStamp {
   return { hash: definition.hash, files: definition.files };
-}
-
-async function readSystemPrompt(agent: ResolvedAgent): Promise<{ systemPrompt?: string }> {
-  const file = await readOptionalFile(agent.runner.systemPromptPath);
-  const text = file === undefined ? "" : normalizeDefinitionText(file.text);
-  return text.trim() === "" ? {} : { systemPrompt: text };
-}
-
-/** Caches a function's promise by key: a run resolves each step's schema once. */
-function memoize<Input, Output>(
-  keyOf: (input: Input) => string,
-  make: (input: Input) => Promise<Output>,
-): (input: Input) => Promise<Output> {
-  const made = new Map<string, Promise<Output>>();
-  return (input) => {
-    const key = keyOf(input);
-    let result = made.get(key);
-    if (result === undefined) {
-      result = make(input);
-      made.set(key, result);
-    }
-    return result;
-  };
 }

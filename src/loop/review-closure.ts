@@ -51,7 +51,7 @@ export async function reviewClosure(
   subject: ReviewSubject,
 ): Promise<ClosureReviewReading | Terminal> {
   const evidence = await gatherReviewEvidence(run, subject);
-  const prompt = await run.ports.renderPrompt({
+  const prompt = await run.ports.promptResolver({
     agentDir: run.agent.dir,
     words: closureReviewWords(run.agent.registry.c1, review),
     variables: {

@@ -44,7 +44,7 @@ export async function runAgent(
   settings: RunSettings,
   finish?: FinishRun<AgentResult>,
 ): Promise<AgentResult> {
-  const run = await prepareRun(settings);
+  const run = prepareRun(settings);
   let terminal: Terminal = UNDECIDED_END;
   const stopRecordingAbort = recordAbort(run);
   try {

@@ -58,7 +58,7 @@ export function makeCheckRunner(
       return run.verdicts.find(fingerprint, definition, params);
     },
     async run({ validator, params }) {
-      const outcome = await run.ports.runValidator(validator, {
+      const outcome = await run.ports.validatorRunner(validator, {
         cwd: run.cwd,
         agentDir: run.agent.dir,
         checkId: phase.checkId,

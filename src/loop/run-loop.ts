@@ -1,24 +1,17 @@
-import type { CompletionDecision } from "../completion/decide-completion.js";
-import { summarizeIteration } from "../completion/summarize-iteration.js";
-import type { BackendResponse } from "../ports/backend.js";
-import type { CheckFailure } from "../ports/check-failure.js";
-import { askCompletion } from "./ask-completion.js";
 import { beforeChecks } from "./before-checks.js";
-import { checkDeclaration, resumeChecks } from "./check-declaration.js";
+import { answerInChecks, checkDeclaration } from "./check-declaration.js";
 import { checkFormat } from "./check-format.js";
 import { checkLimits } from "./check-limits.js";
-import { declaredBlocked } from "./declared-blocked.js";
-import { goToNextStep } from "./end-iteration.js";
-import { guardGitState, restoreGitStateBeforeFinish } from "./guard-git-state.js";
-import { guardSandbox } from "./guard-sandbox.js";
-import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
+import { endIteration } from "./end-iteration.js";
+import { restoreGitStateBeforeFinish } from "./guard-git-state.js";
 import { queryView, responseView } from "./plugin-views.js";
 import { queryBackend } from "./query-backend.js";
-import { readDeclaration } from "./read-declaration.js";
+import { type ReadAnswer, readAnswer } from "./read-declaration.js";
 import type { RunContext } from "./run-context.js";
-import { startIteration, type Turn } from "./start-iteration.js";
+import { startIteration } from "./start-iteration.js";
 import { takeBaseline } from "./take-baseline.js";
-import type { Terminal } from "./terminal-state.js";
+import { isTerminal, type Terminal } from "./terminal-state.js";
+import type { Verdict } from "./verdict.js";
 
 /**
  * The loop of docs/loop.md. It leaves only through a terminal state.
@@ -49,67 +42,46 @@ async function iterate(run: RunContext): Promise<Terminal> {
 
     const started = await startIteration(run); // pending retry prompt ?? step prompt (rules 2, 3)
     await run.plugins.call("beforeQuery", queryView(run, started)); // docs/plugins.md#hooks
-    const answer = await queryBackend(run, started.query); // waits out rate limits (rules 4, 5)
-    if (answer.terminal) return answer.terminal;
-    await run.plugins.call("afterResponse", responseView(started, answer.response));
-    let read = await readAnswer(run, started, answer.response);
-    const words = started.completionStep?.prompt;
-    if (started.completionStep && words && !read.guarded && read.decision.decision === "complete") {
-      // The completion step's own prompt: its answer is the declaration checked.
-      const confirmed = await askCompletion(run, started, started.completionStep, words);
-      if (confirmed.terminal) return confirmed.terminal;
-      read = await readAnswer(run, confirmed.turn, confirmed.response);
-    }
-    const { turn, response, decision, guarded } = read;
-    if (guarded) {
-      const { summary = "" } = summarizeIteration(turn.iteration, response);
-      const completion = { summary, checksPassed: [] };
-      const end = await handleFailedCheck(run, turn, response, {
-        complete: false,
-        failure: guarded,
-        completion,
-        undeclared: decision.decision !== "complete",
-      });
-      if (end) return end;
-      continue;
-    }
-    if (decision.decision === "incomplete") {
-      goToNextStep(run, turn, response, { decision }); // rule 1: no signal, no checks
-      continue;
-    }
-    if (decision.decision === "blocked") return declaredBlocked(run, turn, response, decision);
-    if (decision.decision === "undecidable") {
-      const end = await handleUndecidable(run, turn, response, decision); // INCOMPLETE + retry
-      if (end) return end;
-      continue;
-    }
+    const queried = await queryBackend(run, started.query); // waits out rate limits (rules 4, 5)
+    if (queried.terminal) return queried.terminal;
+    await run.plugins.call("afterResponse", responseView(started, queried.response));
+    // the guards, the declaration (the completion prompt's, when the step has one), the summary
+    const answer = await readAnswer(run, started, queried.response);
+    if (isTerminal(answer)) return answer;
 
-    const declaration = await beforeChecks(run, turn, response); // closer's step first (autoCommit)
-    if ((await checkFormat(run, turn, response)) === "retry") continue; // format retries
-
-    // validators, review, external conditions → completed, or onFailure
-    const end = await checkDeclaration(run, turn, response, declaration);
+    const verdict = await checkAnswer(run, answer); // rule 1: only `complete` starts the checks
+    if (isTerminal(verdict)) return verdict;
+    const end = await endIteration(run, answer, verdict); // completed, next step, retry or an end
     if (end) return end;
   }
 }
 
-/** A query's answer, with what the guards found after it and the declaration it makes. */
-interface ReadAnswer {
-  readonly turn: Turn;
-  readonly response: BackendResponse;
-  readonly guarded: CheckFailure | undefined;
-  readonly decision: CompletionDecision;
+/**
+ * The checks of a `complete` declaration, in order (docs/completion.md#checks); any other
+ * answer, and one a guard failed after, is judged as read (rule 1).
+ */
+async function checkAnswer(run: RunContext, answer: ReadAnswer): Promise<Verdict | Terminal> {
+  const { decision, guarded } = answer;
+  const declared = decision.decision;
+  if (guarded !== undefined) {
+    return { kind: "refuted", failure: guarded, declared: declared === "complete", outcomes: [] };
+  }
+  if (declared !== "complete") return { kind: declared, decision };
+  const declaration = await beforeChecks(run, answer); // closer's step first (autoCommit)
+  const misformatted = await checkFormat(run, answer); // format retries
+  if (misformatted) return misformatted;
+  return checkDeclaration(run, answer, declaration); // validators, review, external conditions
 }
 
-async function readAnswer(
-  run: RunContext,
-  turn: Turn,
-  response: BackendResponse,
-): Promise<ReadAnswer> {
-  // Before closer's own git runs again: the git state put back (docs/integrity.md#git-state);
-  // then what the OS sandbox refused the model's processes (docs/sandbox.md#refusals).
-  const gitChanged = await guardGitState(run, turn.iteration);
-  const refused = await guardSandbox(run, turn.iteration);
-  const decision = await readDeclaration(run, turn, response); // docs/completion.md#decision-channels
-  return { turn, response, guarded: gitChanged ?? refused, decision };
+/**
+ * A run stopped during its checks runs those of its declaration again, before any prompt is
+ * sent (docs/loop.md#resume-into-checks). Returns the end of the run, or undefined when the
+ * loop goes on (or there was nothing to check again).
+ */
+async function resumeChecks(run: RunContext): Promise<Terminal | undefined> {
+  const answer = answerInChecks(run);
+  if (answer === undefined) return undefined;
+  const declaration = await beforeChecks(run, answer);
+  const verdict = await checkDeclaration(run, answer, declaration);
+  return isTerminal(verdict) ? verdict : endIteration(run, answer, verdict);
 }

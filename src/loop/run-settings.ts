@@ -1,18 +1,11 @@
-import type { Declaration, ExternalCondition } from "../ports/declaration.js";
-import type { AgentResult } from "../ports/run-result.js";
-
-export type { Declaration };
-
 import type { ResolvedAgent } from "../ports/agent.js";
-import type { Backend } from "../ports/backend.js";
-import type { EventListener, RunEventBody } from "../ports/events.js";
-import type { ProtectedSet } from "../ports/files.js";
-import type { Clock, LoopPorts, RecordSink } from "../ports/loop-ports.js";
-import type { Plugin } from "../ports/plugin.js";
+import type { Declaration, ExternalCondition } from "../ports/declaration.js";
+import type { RunEventBody } from "../ports/events.js";
+import type { LoopPorts } from "../ports/loop-ports.js";
+import type { PluginHost } from "../ports/plugin-host.js";
 import type { ChildEnvironments } from "../ports/process.js";
-import type { DefinitionStamp, RunState, TaskInfo } from "../ports/run-state.js";
-import type { BackendConfig } from "../ports/runner-config.js";
-import type { SandboxState } from "../sandbox/run-sandbox.js";
+import type { AgentResult } from "../ports/run-result.js";
+import type { DefinitionStamp, RunState, SandboxRecord, TaskInfo } from "../ports/run-state.js";
 
 /**
  * Everything `runAgent` works with, already resolved: nothing here has a
@@ -22,30 +15,30 @@ import type { SandboxState } from "../sandbox/run-sandbox.js";
 export interface RunSettings {
   /** The agent, with the command line's overrides applied. */
   readonly agent: ResolvedAgent;
-  readonly backend: Backend;
-  /** Makes the backend a closure review names, on first use; without it the run's backend reviews. */
-  readonly reviewBackend?: (config: BackendConfig) => Promise<Backend>;
+  /**
+   * Everything the loop reaches the outside world through, complete: made once per run by
+   * run/'s `makeLoopPorts` (closer's adapters, the sandbox, overrides and plugins' ports).
+   */
+  readonly ports: LoopPorts;
+  /** The caller's plugins behind their one host (docs/plugins.md). */
+  readonly plugins: PluginHost;
   /** The working tree the agent works in and the checks run in (absolute). */
   readonly cwd: string;
   /**
    * The environment each kind of process that runs the model's code starts
-   * from, built once for the run (docs/backends.md#environment); the backend
-   * was made with its own.
+   * from, built once for the run (docs/backends.md#environment): the `environment` event
+   * names what they pass.
    */
   readonly environments: ChildEnvironments;
-  /**
-   * The OS sandbox of the processes that run the model's code (docs/sandbox.md), or why there
-   * is none; absent: the caller set up none.
-   */
-  readonly sandbox?: SandboxState;
-  readonly clock: Clock;
+  /** The OS sandbox as run.json keeps it: on with its policy, or off and why; absent: none was set up. */
+  readonly sandbox?: SandboxRecord;
   readonly runId: string;
-  /** The run's folder; `record` writes into it. */
+  /** The run's folder; `ports.record` writes into it. */
   readonly runDir: string;
   /** Absolute path of the decision file the agent may write (docs/completion.md#decision-file). */
   readonly decisionPath: string;
-  /** The run record: every event of the run, the side effects after the loop included. */
-  readonly record: RecordSink;
+  /** The agent's system prompt, read once when the run is set up (absent: none is appended). */
+  readonly systemPrompt?: string;
   /** Aborting ends the run with status `aborted` (the backend query and validators are stopped). */
   readonly signal: AbortSignal;
   /** A new run's task, or the state of a run to resume. */
@@ -62,30 +55,14 @@ export interface RunSettings {
   readonly warnings?: readonly string[];
   /** The worktree the run works in, kept in run.json and the result. */
   readonly worktree?: RunState["worktree"];
-  /** The paths the model must not change: the checks' definition (docs/integrity.md#protected-paths). */
-  readonly protectedSet: ProtectedSet;
   /** Facts of the task that must hold before the run is complete. */
   readonly externalConditions: readonly ExternalCondition[];
-  /** Gets every event as it is recorded (progress display, tests). */
-  readonly onEvent?: EventListener;
   /**
    * Called after the model declared completion and before the checks run
    * (e.g. closer's commit of what the model left uncommitted).
    */
   readonly beforeChecks?: (declaration: Declaration) => Promise<void>;
-  /**
-   * Ports that replace the loop's own (docs/loop.md#port-overrides): how checks run, how the
-   * tree is looked at, how the decision file is read, the sandbox. Absent: today's defaults.
-   */
-  readonly ports?: PortOverrides;
-  /** The caller's plugins, called in this order (docs/plugins.md). */
-  readonly plugins?: readonly Plugin[];
 }
-
-/** The loop's ports a caller may supply instead of the defaults (docs/loop.md#port-overrides). */
-export type PortOverrides = Partial<
-  Pick<LoopPorts, "runValidator" | "integrity" | "readFile" | "sandbox">
->;
 
 /** A new run, or one picked up from its run.json. */
 export type RunStart = NewRun | ResumedRun;

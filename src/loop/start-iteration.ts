@@ -69,7 +69,7 @@ function renderStepPrompt(
   iteration: number,
   checkId: string,
 ): Promise<{ readonly text: string; readonly templatePath: string }> {
-  return run.ports.renderPrompt({
+  return run.ports.promptResolver({
     agentDir: run.agent.dir,
     words: {
       c1: run.agent.registry.c1,

@@ -1,24 +1,17 @@
 import { type CompletionCheck, checkCompletion } from "../completion/check-completion.js";
 import type { ClosureReviewReading } from "../completion/closure-review.js";
-import { type CompletionVerdict, isComplete } from "../completion/is-complete.js";
+import { isComplete } from "../completion/is-complete.js";
+import type { CheckFailure } from "../ports/check-failure.js";
 import type { Declaration } from "../ports/declaration.js";
-import type { RunState } from "../ports/run-state.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
-import { checkGuards, guardFailure } from "./check-guards.js";
+import { checkGuards } from "./check-guards.js";
 import { guardSandbox } from "./guard-sandbox.js";
 import { reviewClosure } from "./review-closure.js";
 import { makeCheckRunner, phaseConcurrency, readPhaseFingerprint } from "./run-checks.js";
 import { type RunContext, updateState } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 import { abortedWhen, failed, isTerminal, type Terminal } from "./terminal-state.js";
-
-/** The verdict on a declaration, with what a completion keeps in the record. */
-export type Verification = CompletionVerdict & {
-  /** The declaration's summary and the validators that passed, for run.json's `completion`. */
-  readonly completion: NonNullable<RunState["completion"]>;
-  /** Each validator's outcome, in condition order (for the plugins' afterChecks: docs/plugins.md#hooks). */
-  readonly outcomes?: readonly ValidatorOutcome[];
-};
+import type { CheckedVerdict } from "./verdict.js";
 
 /**
  * The checks a declaration starts (docs/completion.md): the completion step's validators (at
@@ -31,7 +24,7 @@ export async function verifyCompletion(
   run: RunContext,
   turn: Turn,
   declaration: Declaration,
-): Promise<Verification | Terminal> {
+): Promise<CheckedVerdict | Terminal> {
   const conditions = turn.completionStep?.completionConditions ?? [];
   // The protected paths are hashed while the validators run: the model's turn is over.
   const protectedNow = run.ports.integrity.fingerprintProtected();
@@ -54,13 +47,9 @@ export async function verifyCompletion(
     );
   }
   recordFlaky(run, turn, validation);
-  const completion = { summary: declaration.summary ?? "", checksPassed: passedChecks(validation) };
   const { outcomes } = validation;
-  const guarded = guardFailure(
-    await checkGuards(run, turn, { validation, protectedNow }),
-    validation,
-  );
-  if (guarded !== undefined) return { complete: false, failure: guarded, completion, outcomes };
+  const guarded = await checkGuards(run, turn, { validation, protectedNow });
+  if (guarded !== undefined) return refuted(guarded, outcomes);
   let closureReview: ClosureReviewReading | undefined;
   const review = turn.completionStep?.closureReview;
   if (validation.valid && review !== undefined) {
@@ -73,7 +62,7 @@ export async function verifyCompletion(
     closureReview = reading;
     // The reviewer runs in the sandbox too: what it was refused fails this declaration.
     const refused = await guardSandbox(run, turn.iteration);
-    if (refused !== undefined) return { complete: false, failure: refused, completion, outcomes };
+    if (refused !== undefined) return refuted(refused, outcomes);
   }
   const verdict = await isComplete({
     validation,
@@ -81,7 +70,11 @@ export async function verifyCompletion(
     external: run.externalConditions,
     declaration,
   });
-  return { ...verdict, completion, outcomes };
+  return verdict.complete ? { kind: "verified", outcomes } : refuted(verdict.failure, outcomes);
+}
+
+function refuted(failure: CheckFailure, outcomes: readonly ValidatorOutcome[]): CheckedVerdict {
+  return { kind: "refuted", failure, declared: true, outcomes };
 }
 
 /** A check that failed and then passed on an unchanged tree is flaky: kept in run.json (docs/integrity.md#flaky-checks). */
@@ -90,10 +83,4 @@ function recordFlaky(run: RunContext, turn: Turn, validation: CompletionCheck): 
     .filter((outcome) => outcome.flaky !== undefined)
     .map((outcome) => ({ iteration: turn.iteration, validator: outcome.validator }));
   if (flaky.length > 0) updateState(run, { flaky: [...(run.state.flaky ?? []), ...flaky] });
-}
-
-/** Names of the validators that passed, once each, in condition order. */
-function passedChecks(validation: CompletionCheck): string[] {
-  const passed = validation.outcomes.filter((outcome) => outcome.valid);
-  return [...new Set(passed.map((outcome) => outcome.validator))];
 }

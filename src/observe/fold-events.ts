@@ -9,7 +9,7 @@ import {
   strings,
   sum,
 } from "../record/loose-json.js";
-import { RUN_FILES } from "../record/run-files.js";
+import { promptFile } from "../record/run-folder-reader.js";
 import type {
   CheckView,
   EndView,
@@ -215,7 +215,7 @@ function foldPrompt(fold: Fold, event: Json, at: MutableIteration | undefined): 
     kind,
     templatePath: str(event.templatePath) ?? "",
     chars: num(event.chars) ?? 0,
-    file: `${RUN_FILES.prompts}/iteration-${String(iteration).padStart(3, "0")}.md`,
+    file: promptFile(iteration),
   };
   fold.retryPattern = undefined;
 }

@@ -1,8 +1,6 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { CloserError } from "../errors.js";
 import { type Json, num, obj, str } from "../record/loose-json.js";
-import { RUN_FILES } from "../record/run-files.js";
+import { readRunJson } from "../record/run-folder-reader.js";
 import { findRuns } from "./find-runs.js";
 
 /** One line of `closer runs` (docs/observe.md#runs): what run.json says of a run. */
@@ -50,12 +48,7 @@ function matches(summary: RunSummary, filter: RunFilter): boolean {
 }
 
 async function summarize(runId: string, runDir: string): Promise<RunSummary> {
-  let state: Json | undefined;
-  try {
-    state = obj(JSON.parse(await readFile(join(runDir, RUN_FILES.state), "utf8")));
-  } catch {
-    state = undefined;
-  }
+  const state: Json | undefined = obj(await readRunJson(runDir, "state"));
   const startedAt = str(state?.startedAt) ?? startOfRunId(runId) ?? "";
   const status = str(state?.status);
   if (state === undefined || status === undefined) {

@@ -1,10 +1,4 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { promisify } from "node:util";
-import { gunzip } from "node:zlib";
-import { RUN_FILES } from "../record/run-files.js";
-
-const gunzipAsync = promisify(gunzip);
+import { readPrompt, readTranscript } from "../record/run-folder-reader.js";
 
 /** One file of an iteration as `closer show --iteration N` prints it. */
 export interface IterationFile {
@@ -25,35 +19,18 @@ const LABELS = ["", "completion", "closure-review"] as const;
 export async function readIterationFiles(runDir: string, n: number): Promise<IterationFile[]> {
   const files: IterationFile[] = [];
   for (const label of LABELS) {
-    const name = `iteration-${String(n).padStart(3, "0")}${label === "" ? "" : `-${label}`}`;
     const prefix = label === "" ? "" : `${label} `;
-    const promptFile = `${RUN_FILES.prompts}/${name}.md`;
-    const prompt = await readText(join(runDir, promptFile));
-    const transcript = await readTranscript(runDir, name);
+    const prompt = await readPrompt(runDir, n, label);
+    // A damaged gzipped transcript is shown as none.
+    const transcript = await readTranscript(runDir, n, label).catch(() => undefined);
     if (label !== "" && prompt === undefined && transcript === undefined) continue;
+    files.push({ label: `${prefix}prompt`, ...prompt });
     files.push({
-      label: `${prefix}prompt`,
-      ...(prompt === undefined ? {} : { file: promptFile, text: prompt }),
+      label: `${prefix}transcript`,
+      ...(transcript === undefined ? {} : { file: transcript.file, text: pretty(transcript.text) }),
     });
-    files.push({ label: `${prefix}transcript`, ...transcript });
   }
   return files;
-}
-
-async function readTranscript(
-  runDir: string,
-  name: string,
-): Promise<{ file: string; text: string } | undefined> {
-  const plain = `${RUN_FILES.transcripts}/${name}.json`;
-  const text = await readText(join(runDir, plain));
-  if (text !== undefined) return { file: plain, text: pretty(text) };
-  const gzipped = `${plain}.gz`;
-  try {
-    const whole = await gunzipAsync(await readFile(join(runDir, gzipped)));
-    return { file: gzipped, text: pretty(whole.toString("utf8")) };
-  } catch {
-    return undefined;
-  }
 }
 
 function pretty(text: string): string {
@@ -61,13 +38,5 @@ function pretty(text: string): string {
     return JSON.stringify(JSON.parse(text), null, 2);
   } catch {
     return text;
-  }
-}
-
-async function readText(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, "utf8");
-  } catch {
-    return undefined;
   }
 }

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import type { TerminalStatus } from "../ports/events.js";
 import {
   arrayOf,
@@ -6,13 +5,11 @@ import {
   num,
   obj,
   optionalNumber,
-  readEvents,
-  readJsonObject,
   str,
   strings,
   sum,
 } from "../record/loose-json.js";
-import { RUN_FILES } from "../record/run-files.js";
+import { readEvents, readRunJson } from "../record/run-folder-reader.js";
 import { foldEvents, NO_USAGE, sumUsage, usageOf } from "./fold-events.js";
 import type { BaselineView, EndView, ReasonTotal, Receipt, RunView, TaskView } from "./run-view.js";
 
@@ -24,10 +21,10 @@ import type { BaselineView, EndView, ReasonTotal, Receipt, RunView, TaskView } f
  */
 export async function readRunView(runDir: string): Promise<RunView> {
   const [state, events, taskFile, baselineFile] = await Promise.all([
-    readJsonObject(join(runDir, RUN_FILES.state)),
-    readEvents(join(runDir, RUN_FILES.events)),
-    readJsonObject(join(runDir, RUN_FILES.task)),
-    readJsonObject(join(runDir, RUN_FILES.baseline)),
+    readRunJson(runDir, "state").then(obj),
+    readEvents(runDir).then((all) => all.filter((event) => typeof event.type === "string")),
+    readRunJson(runDir, "task").then(obj),
+    readRunJson(runDir, "baseline").then(obj),
   ]);
   const folded = await foldEvents(events, runDir);
   const runStart = events.find((event) => event.type === "run-start");

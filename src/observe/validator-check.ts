@@ -1,11 +1,6 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { promisify } from "node:util";
-import { gunzip } from "node:zlib";
 import { type Json, obj, optionalNumber, optionalString, str } from "../record/loose-json.js";
+import { readPayload } from "../record/run-folder-reader.js";
 import type { CheckView } from "./run-view.js";
-
-const gunzipAsync = promisify(gunzip);
 
 /** What a check found is kept as its last characters: a runner prints its failures last. */
 const OUTPUT_TAIL_CHARS = 64 * 1024;
@@ -60,13 +55,8 @@ export async function wholeText(
   payload: string | undefined,
   runDir: string,
 ): Promise<string | undefined> {
-  if (payload !== undefined) {
-    try {
-      const whole = await gunzipAsync(await readFile(join(runDir, payload)));
-      return whole.toString("utf8");
-    } catch {
-      // The payload file is gone or damaged: the event's cut text is what there is.
-    }
-  }
-  return str(field);
+  // A payload file gone or damaged leaves the event's cut text as what there is.
+  const whole =
+    payload === undefined ? undefined : await readPayload(runDir, payload).catch(() => undefined);
+  return whole ?? str(field);
 }

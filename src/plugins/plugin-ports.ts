@@ -9,29 +9,29 @@ import type { ValidatorOutcome } from "../ports/validator.js";
  * of one ends the run with status `error` naming the plugin, required or not.
  */
 export function withPluginPorts(ports: LoopPorts, host: PluginHost): LoopPorts {
-  let { runValidator, renderPrompt, buildRetryPrompt } = ports;
+  let { validatorRunner, promptResolver, retryPromptBuilder } = ports;
   for (const plugin of host.plugins) {
-    const { validatorRunner, promptResolver, retryPromptBuilder } = plugin.ports ?? {};
-    if (validatorRunner !== undefined) {
-      const next = runValidator;
-      runValidator = answeredBy(host, plugin, "ports.validatorRunner", async (name, context) =>
-        checkedOutcome(name, await validatorRunner(name, context, next)),
+    const own = plugin.ports ?? {};
+    if (own.validatorRunner !== undefined) {
+      const [port, next] = [own.validatorRunner, validatorRunner];
+      validatorRunner = answeredBy(host, plugin, "ports.validatorRunner", async (name, context) =>
+        checkedOutcome(name, await port(name, context, next)),
       );
     }
-    if (promptResolver !== undefined) {
-      const next = renderPrompt;
-      renderPrompt = answeredBy(host, plugin, "ports.promptResolver", (request) =>
-        promptResolver(request, next),
+    if (own.promptResolver !== undefined) {
+      const [port, next] = [own.promptResolver, promptResolver];
+      promptResolver = answeredBy(host, plugin, "ports.promptResolver", (request) =>
+        port(request, next),
       );
     }
-    if (retryPromptBuilder !== undefined) {
-      const next = buildRetryPrompt;
-      buildRetryPrompt = answeredBy(host, plugin, "ports.retryPromptBuilder", (request) =>
-        retryPromptBuilder(request, next),
+    if (own.retryPromptBuilder !== undefined) {
+      const [port, next] = [own.retryPromptBuilder, retryPromptBuilder];
+      retryPromptBuilder = answeredBy(host, plugin, "ports.retryPromptBuilder", (request) =>
+        port(request, next),
       );
     }
   }
-  return { ...ports, runValidator, renderPrompt, buildRetryPrompt };
+  return { ...ports, validatorRunner, promptResolver, retryPromptBuilder };
 }
 
 function answeredBy<Args extends unknown[], Answer>(

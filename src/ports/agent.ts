@@ -33,6 +33,30 @@ export interface ResolvedAgent {
    * agent loaded again from a run's definition snapshot gets them too.
    */
   readonly cliOverrides?: CliOverrides;
+  /**
+   * The files of the folder the agent was loaded from, read once, with their hash
+   * (docs/integrity.md#definition-snapshot). Not enumerable: JSON output, deepFreeze
+   * and a copy of the object leave it out, so a copy a caller changed carries none.
+   */
+  readonly definitionFiles?: DefinitionFiles;
+}
+
+/** One file of an agent folder. */
+export interface DefinitionFile {
+  /** Relative to the agent folder, `/`-separated. */
+  readonly path: string;
+  readonly content: Buffer;
+  /** Permission bits, kept by a copy. */
+  readonly mode: number;
+}
+
+/** Every file of an agent folder, sorted by path, and their hash. */
+export interface DefinitionFiles {
+  readonly files: readonly DefinitionFile[];
+  /** sha256 (hex) over each file's path and content, in path order. */
+  readonly hash: string;
+  /** Symlinks left out because they lead out of the folder. */
+  readonly skipped: readonly string[];
 }
 
 /**

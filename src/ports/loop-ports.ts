@@ -9,7 +9,7 @@ import type { Backend } from "./backend.js";
 import type { EventListener, RunEvent } from "./events.js";
 import type { FileSnapshot, ProtectedFingerprint, TreeChanges } from "./files.js";
 import type { LaunchWrapper, ProcessKind } from "./process.js";
-import type { PromptRenderer, RetryPrompt, RetryPromptRequest } from "./prompts.js";
+import type { PromptRenderer, RetryPromptBuilder } from "./prompts.js";
 import type { OutputSchemaRef } from "./registry.js";
 import type { RunState } from "./run-state.js";
 import type { BackendConfig, JsonSchema } from "./runner-config.js";
@@ -66,12 +66,12 @@ export interface LoopPorts {
   /** Resolves a step's output schema (cached per run). */
   readonly resolveSchema: (ref: OutputSchemaRef) => Promise<JsonSchema>;
   /** Renders a prompt from the agent's templates (each read and compiled once per run). */
-  readonly renderPrompt: PromptRenderer;
+  readonly promptResolver: PromptRenderer;
   /** Builds the retry prompt of a failed check (docs/retry.md#retry-prompt). */
-  readonly buildRetryPrompt: (request: RetryPromptRequest) => Promise<RetryPrompt>;
+  readonly retryPromptBuilder: RetryPromptBuilder;
   /** Reads a file that may not exist (the decision file). */
   readonly readFile: (path: string) => Promise<FileSnapshot | undefined>;
-  readonly runValidator: ValidatorRunner;
+  readonly validatorRunner: ValidatorRunner;
   readonly schemaValidators: SchemaChecker;
   /** Looks at the tree for the integrity guards (docs/integrity.md). */
   readonly integrity: IntegrityProbe;

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { applyCliOverrides } from "../definition/apply-cli-overrides.js";
 import { loadAgent } from "../definition/load-agent.js";
@@ -6,6 +5,7 @@ import { isCloserError } from "../errors.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { EventListener } from "../ports/events.js";
 import { readRunState } from "../record/read-run-state.js";
+import { hasRunState } from "../record/run-folder-reader.js";
 import { defaultRunsDir } from "../record/runs-dir.js";
 import {
   type Environment,
@@ -71,7 +71,7 @@ export async function runJob(
     repo: `${data.repository.owner}/${data.repository.name}`,
     ...(args === undefined ? {} : { args }),
   };
-  if (existsSync(join(runDir, "run.json"))) {
+  if (hasRunState(runDir)) {
     const state = await readRunState(runDir);
     if (state.status === "completed") {
       return {

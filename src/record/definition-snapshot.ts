@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { DefinitionFiles } from "../definition/definition-files.js";
 import { RUN_FILES } from "./run-files.js";
+
+export { readRecordedDefinitionHash } from "./run-folder-reader.js";
 
 /** The folder of a run that holds its definition snapshot (docs/integrity.md#definition-snapshot). */
 export function definitionSnapshotDir(runDir: string): string {
@@ -36,34 +38,6 @@ export async function writeDefinitionSnapshot(
     await rm(fresh, { recursive: true, force: true });
   }
   return target;
-}
-
-/**
- * The hash the run's events.jsonl gives its definition: that of the last
- * `definition-snapshot` or `definition-reloaded` event; undefined when there is none.
- */
-export async function readRecordedDefinitionHash(runDir: string): Promise<string | undefined> {
-  const text = await readFile(join(runDir, RUN_FILES.events), "utf8").catch(() => "");
-  let hash: string | undefined;
-  for (const line of text.split("\n")) {
-    const event = parseLine(line);
-    const isDefinition =
-      event?.type === "definition-snapshot" || event?.type === "definition-reloaded";
-    if (isDefinition && typeof event.hash === "string") hash = event.hash;
-  }
-  return hash;
-}
-
-function parseLine(line: string): Record<string, unknown> | undefined {
-  if (!line.includes('"definition-')) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(line);
-    return typeof parsed === "object" && parsed !== null
-      ? (parsed as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function ignoreMissing(error: unknown): void {

@@ -1,23 +1,7 @@
-import { readFile } from "node:fs/promises";
-import { parseJsonLines } from "../json-values.js";
 import { isPlainObject } from "../plain-object.js";
 
 /** A JSON object read from a run folder, its fields not yet trusted. */
 export type Json = Record<string, unknown>;
-
-/** The events on record; a line that is not JSON (the last one, cut by a crash) is skipped. */
-export async function readEvents(file: string): Promise<Json[]> {
-  const text = await readFile(file, "utf8").catch(() => "");
-  return parseJsonLines(text).filter((event) => typeof event.type === "string");
-}
-
-export async function readJsonObject(file: string): Promise<Json | undefined> {
-  try {
-    return obj(JSON.parse(await readFile(file, "utf8")));
-  } catch {
-    return undefined;
-  }
-}
 
 /** `{[key]: value}` when value is a string, else nothing: for optional fields. */
 export function optionalString<K extends string>(key: K, value: unknown): { [P in K]?: string } {

@@ -1,8 +1,6 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { CloserError } from "../errors.js";
 import { RUN_STATE_VERSION, type RunState } from "../ports/run-state.js";
-import { RUN_FILES } from "./run-files.js";
+import { readRunFileText, readRunJson, runFilePath } from "./run-folder-reader.js";
 import { applyLastMark } from "./state-marks.js";
 
 /**
@@ -10,10 +8,10 @@ import { applyLastMark } from "./state-marks.js";
  * (docs/record.md#state-marks); a missing or broken file is a CloserError saying so.
  */
 export async function readRunState(runDir: string): Promise<RunState> {
-  const file = join(runDir, RUN_FILES.state);
+  const file = runFilePath(runDir, "state");
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await readRunFileText(runDir, "state");
   } catch (error) {
     throw new CloserError("not_found", `no run record at ${runDir}`, {
       file,
@@ -33,18 +31,18 @@ export async function readRunState(runDir: string): Promise<RunState> {
       cause: error,
     });
   }
-  const marks = await readMarks(join(runDir, RUN_FILES.marks));
+  const marks = await readMarks(runDir);
   const state = checkRunState(amend(text, parsed, marks), file);
   return { ...state, ...(await readWholeTask(runDir)) };
 }
 
-async function readMarks(file: string): Promise<string> {
+async function readMarks(runDir: string): Promise<string> {
   try {
-    return await readFile(file, "utf8");
+    return await readRunFileText(runDir, "marks");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
     throw new CloserError("record_error", "run-marks.jsonl cannot be read", {
-      file,
+      file: runFilePath(runDir, "marks"),
       found: (error as Error).message,
       fix: "make the file readable, or remove it to resume from run.json alone",
       cause: error,
@@ -62,15 +60,9 @@ function amend(text: string, parsed: unknown, marks: string): unknown {
  * cut like any stored text (docs/record.md#start-files).
  */
 async function readWholeTask(runDir: string): Promise<Partial<RunState>> {
-  try {
-    const kept = JSON.parse(
-      await readFile(join(runDir, RUN_FILES.task), "utf8"),
-    ) as Partial<RunState>;
-    if (typeof kept.task !== "object" || kept.task === null) return {};
-    return { task: kept.task, ...(typeof kept.args === "object" ? { args: kept.args } : {}) };
-  } catch {
-    return {};
-  }
+  const kept = (await readRunJson(runDir, "task")) as Partial<RunState> | null | undefined;
+  if (typeof kept?.task !== "object" || kept.task === null) return {};
+  return { task: kept.task, ...(typeof kept.args === "object" ? { args: kept.args } : {}) };
 }
 
 const DAMAGED_FIX =

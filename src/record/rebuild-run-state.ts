@@ -1,12 +1,16 @@
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { basename } from "node:path";
 import { CloserError } from "../errors.js";
 import type { Usage } from "../ports/backend.js";
 import type { Baseline } from "../ports/baseline.js";
 import { addReceipt, type CostByReason } from "../ports/receipt-reason.js";
 import { RUN_STATE_VERSION, type RunState, type TaskInfo } from "../ports/run-state.js";
 import { RUN_FILES } from "./run-files.js";
+import {
+  hasDefinitionSnapshot,
+  readEvents,
+  readRunJson,
+  runFilePath,
+} from "./run-folder-reader.js";
 
 type Event = Readonly<Record<string, unknown>>;
 
@@ -29,9 +33,9 @@ interface Recorded {
  */
 export async function rebuildRunState(runDir: string, entryStep: string): Promise<RunState> {
   const runId = basename(runDir);
-  const recorded = await readEvents(join(runDir, RUN_FILES.events));
-  const start = await readJson(join(runDir, RUN_FILES.task));
-  const baseline = await readJson(join(runDir, RUN_FILES.baseline));
+  const recorded = recordedOf(await readEvents(runDir));
+  const start = objectOf(await readRunJson(runDir, "task"));
+  const baseline = objectOf(await readRunJson(runDir, "baseline"));
   const firstStart = recorded.all("run-start")[0];
   const lastStart = recorded.last("run-start");
   const definition = recorded.events.filter(
@@ -42,11 +46,11 @@ export async function rebuildRunState(runDir: string, entryStep: string): Promis
     hasRunStart: firstStart !== undefined && lastStart !== undefined,
     start,
     needsBaseline: recorded.last("baseline") !== undefined && baseline === undefined,
-    needsStamp: stamp === undefined && existsSync(join(runDir, RUN_FILES.definition)),
+    needsStamp: stamp === undefined && hasDefinitionSnapshot(runDir),
   });
   if (missing.length > 0 || firstStart === undefined || lastStart === undefined || !start) {
     throw new CloserError("record_error", `run.json of run ${runId} cannot be rebuilt`, {
-      file: join(runDir, RUN_FILES.state),
+      file: runFilePath(runDir, "state"),
       expected: "run.json, or the record it can be rebuilt from",
       found: `missing: ${missing.join("; ")}`,
       fix: "start a new run instead of resuming this one",
@@ -192,19 +196,8 @@ function sum(events: readonly Event[], value: (event: Event) => unknown): number
   return total;
 }
 
-/** The events of events.jsonl; a line that is not JSON (a torn last write) is left out. */
-async function readEvents(file: string): Promise<Recorded> {
-  const text = await readFile(file, "utf8").catch(() => "");
-  const events: Event[] = [];
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
-    try {
-      const parsed: unknown = JSON.parse(line);
-      if (typeof parsed === "object" && parsed !== null) events.push(parsed as Event);
-    } catch {
-      // a torn line: the events before and after it still count
-    }
-  }
+/** The events of events.jsonl, asked by type. */
+function recordedOf(events: readonly Event[]): Recorded {
   return {
     events,
     last: (type) => events.findLast((event) => event.type === type),
@@ -212,13 +205,8 @@ async function readEvents(file: string): Promise<Recorded> {
   };
 }
 
-async function readJson(file: string): Promise<Record<string, unknown> | undefined> {
-  try {
-    const parsed: unknown = JSON.parse(await readFile(file, "utf8"));
-    return typeof parsed === "object" && parsed !== null
-      ? (parsed as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
+function objectOf(parsed: unknown): Record<string, unknown> | undefined {
+  return typeof parsed === "object" && parsed !== null
+    ? (parsed as Record<string, unknown>)
+    : undefined;
 }

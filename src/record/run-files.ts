@@ -14,3 +14,18 @@ export const RUN_FILES = {
   /** What amends run.json between its writes: the checks under way (docs/record.md#state-marks). */
   marks: "run-marks.jsonl",
 } as const;
+
+/** `iteration-007`, `iteration-007-closure-review` for a labelled extra. */
+function iterationName(iteration: number, label?: string): string {
+  return `iteration-${String(iteration).padStart(3, "0")}${label ? `-${label}` : ""}`;
+}
+
+/** The prompt of a query, relative to the run folder: `prompts/iteration-007.md`. */
+export function promptFile(iteration: number, label?: string): string {
+  return `${RUN_FILES.prompts}/${iterationName(iteration, label)}.md`;
+}
+
+/** The transcript of a query, relative to the run folder (`.gz` added when it was kept gzipped). */
+export function transcriptFile(iteration: number, label?: string): string {
+  return `${RUN_FILES.transcripts}/${iterationName(iteration, label)}.json`;
+}

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -10,7 +11,7 @@ import type { RunState } from "../ports/run-state.js";
 import { openAppendOnly } from "./append-only-file.js";
 import { eventLine, MAX_PAYLOAD_BYTES, type Payload, stringifyBounded } from "./bounded-json.js";
 import { recordWriteError } from "./record-write-error.js";
-import { RUN_FILES } from "./run-files.js";
+import { promptFile, RUN_FILES, transcriptFile } from "./run-files.js";
 import { makeRedactor } from "./secret-redactor.js";
 import { makeStateMarks } from "./state-marks.js";
 import { makeStateText } from "./state-text.js";
@@ -32,12 +33,6 @@ export interface RunRecordOptions {
 export interface RunRecord extends RecordSink {
   /** Resolves once every write asked for so far has finished; rejects if one failed. */
   flush(): Promise<void>;
-}
-
-/** `prompts/iteration-007.md`, `iteration-007-closure-review.md` for a labelled extra. */
-function iterationFileName(iteration: number, extension: string, label?: string): string {
-  const number = String(iteration).padStart(3, "0");
-  return `iteration-${number}${label ? `-${label}` : ""}.${extension}`;
 }
 
 /**
@@ -184,11 +179,11 @@ export function createRunRecord(runDir: string, options: RunRecordOptions): RunR
       if (failure !== undefined) throw failure;
     },
     savePrompt: (iteration: number, prompt: string, label?: string) => {
-      const file = join(runDir, RUN_FILES.prompts, iterationFileName(iteration, "md", label));
+      const file = join(runDir, promptFile(iteration, label));
       return writeNow(file, () => writeFileSync(file, cutText(redact(prompt), maxFieldBytes)));
     },
     saveTranscript: (iteration: number, transcript: readonly unknown[], label?: string) => {
-      const file = join(runDir, RUN_FILES.transcripts, iterationFileName(iteration, "json", label));
+      const file = join(runDir, transcriptFile(iteration, label));
       return writeNow(file, () => {
         const text = `${stringifyBounded(transcript, redact, MAX_PAYLOAD_BYTES, 2)}\n`;
         if (Buffer.byteLength(text) <= maxFieldBytes) writeFileSync(file, text);
@@ -215,13 +210,9 @@ function safeName(field: string): string {
   return field.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40) || "value";
 }
 
-/** Temp files this process made: with its pid, a name no other write uses. */
-let temporaryFiles = 0;
-
-/** A temp file beside `path`, unique to this write. */
+/** A temp file beside `path`, unique to this write: its pid and a random id, no counter to keep. */
 function temporaryPathFor(path: string): string {
-  temporaryFiles += 1;
-  return `${path}.${process.pid}-${temporaryFiles}.tmp`;
+  return `${path}.${process.pid}-${randomUUID()}.tmp`;
 }
 
 /**

@@ -1,10 +1,8 @@
 /** A check's outcome as the record kept it (docs/replay.md#replay). */
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { gunzipSync } from "node:zlib";
 import { isPlainObject } from "../plain-object.js";
 import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
+import { readPayload } from "../record/run-folder-reader.js";
 import type { RecordedEvent } from "./recorded-run.js";
 
 const OUTCOME_FIELDS = [
@@ -34,8 +32,8 @@ export async function outcomeOf(runDir: string, event: RecordedEvent): Promise<V
   const payloads = isPlainObject(event.payloads) ? event.payloads : {};
   for (const [field, file] of Object.entries(payloads)) {
     if (typeof file !== "string" || !["stdout", "stderr"].includes(field)) continue;
-    const zipped = await readFile(path.join(runDir, file)).catch(() => undefined);
-    if (zipped !== undefined) outcome[field] = gunzipSync(zipped).toString("utf8");
+    const whole = await readPayload(runDir, file);
+    if (whole !== undefined) outcome[field] = whole;
   }
   return outcome as unknown as ValidatorOutcome;
 }

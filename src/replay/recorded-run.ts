@@ -3,15 +3,17 @@
  * events, task, baseline and definition snapshot. A folder that lacks what a
  * replay needs is refused with the file and what is missing.
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { gunzipSync } from "node:zlib";
 import { CloserError } from "../errors.js";
-import { parseJsonLines } from "../json-values.js";
 import { isPlainObject } from "../plain-object.js";
 import type { Baseline } from "../ports/baseline.js";
 import type { TaskInfo } from "../ports/run-state.js";
-import { RUN_FILES } from "../record/run-files.js";
+import {
+  readRequiredEvents,
+  readRunFileText,
+  readTranscript,
+  runFilePath,
+} from "../record/run-folder-reader.js";
 
 /** One event of events.jsonl, as written. */
 export type RecordedEvent = Readonly<Record<string, unknown>> & { readonly type: string };
@@ -33,10 +35,10 @@ export interface RecordedRun {
 
 /** Reads the run folder; throws a `record_error` naming the file when it cannot be replayed. */
 export async function readRecordedRun(runDir: string): Promise<RecordedRun> {
-  const eventsFile = path.join(runDir, RUN_FILES.events);
-  const events = parseJsonLines(await mustRead(eventsFile, "the run's events")).filter(
-    (event): event is RecordedEvent => typeof event.type === "string",
-  );
+  const eventsFile = runFilePath(runDir, "events");
+  const events = (
+    await mustRead(eventsFile, "the run's events", () => readRequiredEvents(runDir))
+  ).filter((event): event is RecordedEvent => typeof event.type === "string");
   const starts = events.filter((event) => event.type === "run-start");
   const first = starts[0];
   const last = starts.at(-1);
@@ -50,13 +52,16 @@ export async function readRecordedRun(runDir: string): Promise<RecordedRun> {
       "none: the run did not end",
     );
   }
-  const taskFile = path.join(runDir, RUN_FILES.task);
-  const started = parseJson(await mustRead(taskFile, "the run's task"), taskFile);
+  const taskFile = runFilePath(runDir, "task");
+  const taskText = await mustRead(taskFile, "the run's task", () =>
+    readRunFileText(runDir, "task"),
+  );
+  const started = parseJson(taskText, taskFile);
   if (!isPlainObject(started) || !isPlainObject(started.task)) {
     throw unreplayable(taskFile, "{task, args}", "no task");
   }
-  const baselineFile = path.join(runDir, "baseline.json");
-  const baselineText = await readFile(baselineFile, "utf8").catch(() => undefined);
+  const baselineFile = runFilePath(runDir, "baseline");
+  const baselineText = await readRunFileText(runDir, "baseline").catch(() => undefined);
   return {
     runDir,
     events,
@@ -68,23 +73,20 @@ export async function readRecordedRun(runDir: string): Promise<RecordedRun> {
     agentName: String(first.agent ?? ""),
     cwd: String(first.cwd ?? runDir),
     maxIterations: typeof last.maxIterations === "number" ? last.maxIterations : 0,
-    transcript: (iteration, label) => readTranscript(runDir, iteration, label),
+    transcript: (iteration, label) => parsedTranscript(runDir, iteration, label),
   };
 }
 
-async function readTranscript(runDir: string, iteration: number, label?: string) {
-  const name = `iteration-${String(iteration).padStart(3, "0")}${label === undefined ? "" : `-${label}`}.json`;
-  const file = path.join(runDir, RUN_FILES.transcripts, name);
-  const plain = await readFile(file, "utf8").catch(() => undefined);
-  if (plain !== undefined) return parseJson(plain, file);
-  const zipped = await readFile(`${file}.gz`).catch(() => undefined);
-  if (zipped !== undefined) return parseJson(gunzipSync(zipped).toString("utf8"), `${file}.gz`);
-  return undefined;
+/** A transcript parsed; undefined when the run kept none. */
+async function parsedTranscript(runDir: string, iteration: number, label?: string) {
+  const kept = await readTranscript(runDir, iteration, label);
+  return kept === undefined ? undefined : parseJson(kept.text, path.join(runDir, kept.file));
 }
 
-async function mustRead(file: string, what: string): Promise<string> {
+/** What `read` gives, or a `record_error` naming `file` when it cannot be read. */
+async function mustRead<T>(file: string, what: string, read: () => Promise<T>): Promise<T> {
   try {
-    return await readFile(file, "utf8");
+    return await read();
   } catch (error) {
     throw new CloserError("record_error", `${what} cannot be read: the run cannot be replayed`, {
       file,

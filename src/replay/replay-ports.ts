@@ -42,7 +42,7 @@ interface RecordedQuery {
 
 export interface ReplayPorts {
   readonly backend: Backend;
-  readonly runValidator: ValidatorRunner;
+  readonly validatorRunner: ValidatorRunner;
   readonly integrity: IntegrityProbe;
   readonly readFile: (path: string) => Promise<FileSnapshot | undefined>;
   readonly sandbox?: SandboxPort;
@@ -70,7 +70,7 @@ export function makeReplayPorts(
       abort,
       stop,
     }),
-    runValidator: makeRecordedValidators(recorded, agent, {
+    validatorRunner: makeRecordedValidators(recorded, agent, {
       cursor,
       clock,
       abort,

@@ -9,9 +9,12 @@ import { loadAgent } from "../definition/load-agent.js";
 import { CloserError, isCloserError } from "../errors.js";
 import { protectedSetFor } from "../integrity/protected-set.js";
 import { type RunSettings, type RunStart, runAgent } from "../loop/index.js";
+import { makePluginHost } from "../plugins/plugin-host.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import { RUN_STATE_VERSION } from "../ports/run-state.js";
-import { RUN_FILES } from "../record/run-files.js";
+import { definitionSnapshotDir } from "../record/definition-snapshot.js";
+import { makeLoopPorts } from "../run/make-loop-ports.js";
+import { readSystemPrompt } from "../run/make-run-settings.js";
 import { runEnvironments } from "../run/run-environments.js";
 import { compareTrails, type TrailDifference } from "./compare-trails.js";
 import { decisionTrail, type TrailEntry } from "./decision-trail.js";
@@ -38,31 +41,42 @@ export async function replayRun(options: ReplayOptions): Promise<ReplayResult> {
   const agent = await agentOf(recorded, options.definitionDir);
   const abort = new AbortController();
   const ports = makeReplayPorts(recorded, agent, abort);
+  const plugins = makePluginHost([]);
+  const environments = runEnvironments({}, agent);
+  const systemPrompt = await readSystemPrompt(agent);
   const settings: RunSettings = {
     agent,
-    backend: ports.backend,
+    ports: makeLoopPorts({
+      agent,
+      backend: ports.backend,
+      record: ports.record,
+      clock: ports.clock,
+      environments,
+      protectedSet: protectedSetFor(agent, {
+        projectDir: recorded.cwd,
+        cwd: recorded.cwd,
+        runDir,
+        agentFolder: agent.dir,
+      }),
+      // Every answer comes from the record: the checks, the tree, the decision file, the sandbox.
+      overrides: {
+        validatorRunner: ports.validatorRunner,
+        integrity: ports.integrity,
+        readFile: ports.readFile,
+        ...(ports.sandbox === undefined ? {} : { sandbox: ports.sandbox }),
+      },
+      plugins,
+    }),
+    plugins,
     cwd: recorded.cwd,
-    environments: runEnvironments({}, agent),
-    clock: ports.clock,
+    environments,
     runId: `replay-${recorded.agentName}`,
     runDir,
     decisionPath: join(runDir, "decision.json"),
-    record: ports.record,
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
     signal: abort.signal,
     start: startOf(recorded, agent),
-    protectedSet: protectedSetFor(agent, {
-      projectDir: recorded.cwd,
-      cwd: recorded.cwd,
-      runDir,
-      agentFolder: agent.dir,
-    }),
     externalConditions: [],
-    ports: {
-      runValidator: ports.runValidator,
-      integrity: ports.integrity,
-      readFile: ports.readFile,
-      ...(ports.sandbox === undefined ? {} : { sandbox: ports.sandbox }),
-    },
   };
   await runAgent(settings);
   const recordedTrail = decisionTrail(recorded.events);
@@ -97,7 +111,7 @@ function upTo(trail: readonly TrailEntry[], iteration: number): TrailEntry[] {
 
 /** The run's own definition snapshot, or the folder given; with the cap the last attempt ran under. */
 async function agentOf(recorded: RecordedRun, definitionDir?: string): Promise<ResolvedAgent> {
-  const dir = resolve(definitionDir ?? join(recorded.runDir, RUN_FILES.definition));
+  const dir = resolve(definitionDir ?? definitionSnapshotDir(recorded.runDir));
   let agent: ResolvedAgent;
   try {
     agent = await loadAgent(recorded.agentName, { cwd: dir, dir });

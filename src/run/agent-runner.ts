@@ -1,5 +1,5 @@
 import { type AgentResult, runAgent } from "../loop/index.js";
-import { type AgentRunOptions, resolveRunSettings } from "./run-settings.js";
+import { type AgentRunOptions, resolveRunSettings } from "./make-run-settings.js";
 
 /**
  * The Runner of docs/loop.md#settings, for callers that prefer an object: the loop alone in

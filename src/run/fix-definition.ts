@@ -1,6 +1,7 @@
 import { applyCliOverrides } from "../definition/apply-cli-overrides.js";
 import { type DefinitionFiles, readDefinitionFiles } from "../definition/definition-files.js";
 import { loadAgent } from "../definition/load-agent.js";
+import { relocateAgent } from "../definition/relocate-agent.js";
 import { CloserError, isCloserError } from "../errors.js";
 import type { DefinitionStart } from "../loop/index.js";
 import type { ResolvedAgent } from "../ports/agent.js";
@@ -11,7 +12,7 @@ import {
   writeDefinitionSnapshot,
 } from "../record/definition-snapshot.js";
 import { recordWriteError } from "../record/record-write-error.js";
-import type { RunBase } from "./run-settings.js";
+import type { RunBase } from "./run-base.js";
 
 /** The definition a run works from, fixed when it starts. */
 export interface FixedDefinition {
@@ -34,9 +35,12 @@ export interface FixDefinitionOptions {
  * Fixes the definition a run works from (docs/integrity.md#definition-snapshot):
  * a new run copies the agent folder into its run folder; a resumed run checks
  * its copy against its record and keeps it (docs/integrity.md#resume), or
- * copies the folder anew when told to reload. Either way the agent is loaded
- * from the copy, so its prompts, schemas and validator modules are the copy's.
- * A resumed run's agent gets the static checks (a new run's had them already).
+ * copies the folder anew when told to reload. The copy is written from the
+ * files the caller's agent was loaded from, and that agent, moved into the
+ * copy, is the run's; a resumed run's agent is loaded from the files of its
+ * copy that were hashed. Either way its prompts, schemas and validator modules
+ * are the copy's. A resumed run's agent gets the static checks (a new run's
+ * had them already).
  */
 export async function fixDefinition(
   base: RunBase,
@@ -75,7 +79,7 @@ async function takeSnapshot(
   runDir: string,
   kind: SnapshotKind,
 ): Promise<FixedDefinition> {
-  const files = await readDefinitionFiles(base.agent.dir);
+  const files = base.agent.definitionFiles ?? (await readDefinitionFiles(base.agent.dir));
   const dir = await writeDefinitionSnapshot(runDir, files).catch((error: unknown) => {
     throw isCloserError(error)
       ? error
@@ -88,7 +92,7 @@ async function takeSnapshot(
           `left out of the run's definition snapshot, as symlinks leading out of ${base.agent.dir}: ${files.skipped.join(", ")}`,
         ];
   return {
-    agent: await loadSnapshot(base, dir),
+    agent: await snapshotAgent(base, dir),
     definition: {
       ...stampOf(files),
       how: kind.how,
@@ -114,12 +118,14 @@ async function keepSnapshot(
   if (snapshot?.hash !== recorded.hash || fromEvents !== recorded.hash) {
     throw changedSnapshot({ runId: resumed.runId, dir, base, recorded, snapshot, fromEvents });
   }
-  const tree = await readDefinitionFiles(base.agent.dir).catch(() => undefined);
+  const treeHash =
+    base.agent.definitionFiles?.hash ??
+    (await readDefinitionFiles(base.agent.dir).catch(() => undefined))?.hash;
   return {
-    agent: await loadSnapshot(base, dir),
+    agent: await loadSnapshot(base, dir, snapshot),
     definition: { ...recorded, how: "kept" },
     warnings:
-      tree?.hash === recorded.hash
+      treeHash === recorded.hash
         ? []
         : [
             `the agent definition in ${base.agent.dir} changed since the run started; this run keeps the definition it started with — --reload-definition uses the new one`,
@@ -127,9 +133,29 @@ async function keepSnapshot(
   };
 }
 
-/** The agent of the snapshot in `dir`, with the overrides the caller's agent was given. */
-async function loadSnapshot(base: RunBase, dir: string): Promise<ResolvedAgent> {
-  const loaded = await loadAgent(base.agent.name, { cwd: base.cwd, dir });
+/**
+ * The run's agent in the snapshot just written to `dir`: the caller's, moved there, when
+ * the snapshot holds the files it was parsed from; else loaded from the snapshot.
+ */
+async function snapshotAgent(base: RunBase, dir: string): Promise<ResolvedAgent> {
+  if (base.agent.definitionFiles === undefined) return await loadSnapshot(base, dir);
+  return applyCliOverrides(relocateAgent(base.agent, dir), base.agent.cliOverrides ?? {});
+}
+
+/**
+ * The agent of the snapshot in `dir` (parsed from `files` when they were read), with the
+ * overrides the caller's agent was given; other changes a caller made to it are not used.
+ */
+async function loadSnapshot(
+  base: RunBase,
+  dir: string,
+  files?: DefinitionFiles,
+): Promise<ResolvedAgent> {
+  const loaded = await loadAgent(base.agent.name, {
+    cwd: base.cwd,
+    dir,
+    ...(files === undefined ? {} : { files }),
+  });
   return applyCliOverrides(loaded, base.agent.cliOverrides ?? {});
 }
 

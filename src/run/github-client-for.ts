@@ -1,8 +1,8 @@
 import { CloserError } from "../errors.js";
 import type { GithubClient } from "../ports/github.js";
 import type { GithubConfig } from "../ports/runner-config.js";
+import type { RunBase } from "./run-base.js";
 import type { GithubRunOptions } from "./run-options.js";
-import type { RunBase } from "./run-settings.js";
 
 /** Whether closer labels, comments on or closes the issue after a run. */
 function changesIssues(config: GithubConfig): boolean {

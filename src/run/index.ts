@@ -3,8 +3,10 @@ export { AgentRunner } from "./agent-runner.js";
 export { type BranchWork, commitMessage, makeBranchWork } from "./branch-conditions.js";
 export { EXIT_CODES, exitCodeOfError, exitCodeOfOutcome, exitCodeOfSignal } from "./exit-code.js";
 export { makeIssueTask } from "./issue-task.js";
+export { type AgentRunOptions, resolveRunSettings } from "./make-run-settings.js";
 export { describeOutcome, formatBatchTable, outcomeJson } from "./outcome-report.js";
 export { type ResumeRunOptions, resumeRun } from "./resume-run.js";
+export { makeRunId } from "./run-base.js";
 export {
   type BatchResult,
   type BatchRunOptions,
@@ -22,11 +24,6 @@ export type {
   WorktreeEnd,
 } from "./run-options.js";
 export { makeSerializer, runPool } from "./run-pool.js";
-export {
-  type AgentRunOptions,
-  makeRunId,
-  resolveRunSettings,
-} from "./run-settings.js";
 export { makeRunStatusReader } from "./run-status-reader.js";
 export { runTask, type TaskRunOptions } from "./run-task.js";
 export { makeSystemClock } from "./system-clock.js";

@@ -1,9 +1,10 @@
 import { readGitPlace } from "../workspace/index.js";
 import { githubClientFor } from "./github-client-for.js";
+import { resolveRunBase } from "./run-base.js";
 import { runInTree } from "./run-in-tree.js";
 import { withRunLock } from "./run-lock.js";
 import type { GithubRunOptions, RunBaseOptions, RunOutcome } from "./run-options.js";
-import { readRunToResume, resolveRunBase } from "./run-settings.js";
+import { readRunToResume } from "./run-to-resume.js";
 
 /** Resuming a run from its record. */
 export interface ResumeRunOptions extends RunBaseOptions, GithubRunOptions {

@@ -5,10 +5,10 @@ import type { Backend } from "../ports/backend.js";
 import type { EventListener } from "../ports/events.js";
 import type { IssueSummary } from "../ports/github.js";
 import { githubClientFor } from "./github-client-for.js";
+import { resolveEnvironment } from "./run-base.js";
 import { runIssue } from "./run-issue.js";
 import type { GithubRunOptions, RunBaseOptions, RunOutcome } from "./run-options.js";
 import { makeSerializer, runPool } from "./run-pool.js";
-import { resolveEnvironment } from "./run-settings.js";
 
 /** Default number of issues run at once. */
 export const DEFAULT_CONCURRENCY = 2;

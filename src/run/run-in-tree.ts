@@ -9,10 +9,11 @@ import { makeBranchWork } from "./branch-conditions.js";
 import { keepDecisionFileOutOfGit } from "./exclude-decision-file.js";
 import { fixDefinition } from "./fix-definition.js";
 import { checkGitRepository } from "./git-requirement.js";
+import { makeRunSettings } from "./make-run-settings.js";
 import { prepareTree } from "./prepare-tree.js";
+import { preloadBackends, type RunBase, resolveBackend } from "./run-base.js";
 import type { RunOutcome } from "./run-options.js";
 import { sandboxForRun, standInsLeftBy } from "./run-sandbox-place.js";
-import { preloadBackends, type RunBase, resolveBackend, settingsFor } from "./run-settings.js";
 
 /** One task in its working tree. */
 export interface TreeJob {
@@ -81,7 +82,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
             autoCommit: agent.runner.worktree.autoCommit,
             ...(job.issue === undefined ? {} : { issue: job.issue.number }),
           });
-    const settings = settingsFor(
+    const settings = await makeRunSettings(
       { ...base, agent },
       {
         cwd: tree.cwd,

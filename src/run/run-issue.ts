@@ -3,10 +3,10 @@ import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
 import { readGitPlace } from "../workspace/index.js";
 import { githubClientFor } from "./github-client-for.js";
 import { makeIssueTask } from "./issue-task.js";
+import { resolveCheckedRunBase } from "./run-base.js";
 import { runInTree } from "./run-in-tree.js";
 import { withRunLock } from "./run-lock.js";
 import type { GithubRunOptions, RunBaseOptions, RunOutcome } from "./run-options.js";
-import { resolveCheckedRunBase } from "./run-settings.js";
 
 /** A run on one GitHub issue. */
 export interface IssueRunOptions extends RunBaseOptions, GithubRunOptions {

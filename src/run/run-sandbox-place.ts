@@ -11,8 +11,8 @@ import { readGitLayout } from "../sandbox/git-layout.js";
 import { prepareRunSandbox, SANDBOX_OFF, type SandboxState } from "../sandbox/run-sandbox.js";
 import { removeLeftStandIns } from "../sandbox/stand-ins.js";
 import { getMainWorktreeRoot } from "../workspace/prepare-worktree.js";
+import type { RunBase } from "./run-base.js";
 import { backendEnvironment } from "./run-environments.js";
-import type { RunBase } from "./run-settings.js";
 
 /** The sandbox of the run `runId` of `agent` (its definition snapshot) in the tree at `tree`. */
 export async function sandboxForRun(

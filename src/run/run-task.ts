@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
 import type { TaskInfo } from "../ports/run-state.js";
 import { readGitPlace } from "../workspace/index.js";
+import { resolveCheckedRunBase } from "./run-base.js";
 import { runInTree } from "./run-in-tree.js";
 import { withRunLock } from "./run-lock.js";
 import type { RunBaseOptions, RunOutcome } from "./run-options.js";
-import { resolveCheckedRunBase } from "./run-settings.js";
 import { refuseLargeTask } from "./task-size.js";
 
 /** A run on a written task. */

@@ -19,12 +19,7 @@ import {
   type SandboxPolicy,
   sandboxPolicyFor,
 } from "./sandbox-policy.js";
-import {
-  getDefaultWritePaths,
-  type SandboxManager,
-  sandboxSupport,
-  stopSandbox,
-} from "./sandbox-runtime.js";
+import { PROCESS_SANDBOX, type SandboxManager } from "./sandbox-runtime.js";
 import { makeSandboxedLaunch, TRAMPOLINE } from "./sandboxed-launch.js";
 import { hideStandIns, readUserExcludes, standInsIn } from "./stand-ins.js";
 
@@ -57,25 +52,19 @@ export interface PrepareSandboxOptions {
   readonly agentFile: string;
 }
 
-/**
- * Runs that hold a sandbox in this process: once none does, the sandbox stops (its proxy, its
- * monitor, its mount points), so nothing keeps the process alive; the next run starts it again.
- */
-let liveRuns = 0;
-
 /** The run's sandbox by its mode: on, off, or off with a warning where `auto` found it cannot work. */
 export async function prepareRunSandbox(options: PrepareSandboxOptions): Promise<SandboxState> {
   const { mode } = options.config;
   if (mode === "off") return SANDBOX_OFF;
-  liveRuns += 1;
+  PROCESS_SANDBOX.hold();
   let started: RunSandbox | undefined;
   try {
-    const support = await sandboxSupport();
+    const support = await PROCESS_SANDBOX.support();
     if (!support.works) return refuseOrWarn(options, support);
     started = await startRunSandbox(support.manager, options);
     return { on: true, sandbox: started };
   } finally {
-    if (started === undefined) await leaveSandbox();
+    if (started === undefined) await PROCESS_SANDBOX.release();
   }
 }
 
@@ -98,12 +87,6 @@ function refuseOrWarn(
   };
 }
 
-/** A run is done with the sandbox; the last one stops it. */
-async function leaveSandbox(): Promise<void> {
-  liveRuns -= 1;
-  if (liveRuns === 0) await stopSandbox();
-}
-
 async function startRunSandbox(
   manager: SandboxManager,
   options: PrepareSandboxOptions,
@@ -120,7 +103,7 @@ async function startRunSandbox(
     await rm(scratchDir, { recursive: true, force: true });
     throw error;
   }
-  const alwaysWritable = [...getDefaultWritePaths(), "/dev", "/proc"];
+  const alwaysWritable = [...PROCESS_SANDBOX.defaultWritePaths(), "/dev", "/proc"];
   const run: RunSandboxContext = {
     manager,
     options,
@@ -146,7 +129,7 @@ async function startRunSandbox(
     async release() {
       unsubscribe();
       await rm(scratchDir, { recursive: true, force: true });
-      await leaveSandbox();
+      await PROCESS_SANDBOX.release();
     },
   };
 }

@@ -32,46 +32,85 @@ const BASE_CONFIG = {
 
 const PROBE_TIMEOUT_MS = 30_000;
 
-let support: Promise<SandboxSupport> | undefined;
-/** The last stop, which a new start waits for. */
-let stopping: Promise<void> = Promise.resolve();
-let library: SandboxLibrary | undefined;
+/**
+ * The sandbox of this process and who holds it. The library is one per process (its
+ * `SandboxManager` is a module singleton), so this host is too: `PROCESS_SANDBOX` below.
+ */
+export class SandboxHost {
+  #support: Promise<SandboxSupport> | undefined;
+  /** The last stop, which a new start waits for. */
+  #stopping: Promise<void> = Promise.resolve();
+  #library: SandboxLibrary | undefined;
+  /**
+   * Runs that hold the sandbox: once none does, it stops (its proxy, its monitor, its mount
+   * points), so nothing keeps the process alive; the next run starts it again.
+   */
+  #holders = 0;
 
-/** The places the library keeps writable for every sandboxed process (its own temp folder, stdio). */
-export function getDefaultWritePaths(): string[] {
-  return library?.getDefaultWritePaths() ?? [];
+  /** The places the library keeps writable for every sandboxed process (its own temp folder, stdio). */
+  defaultWritePaths(): string[] {
+    return this.#library?.getDefaultWritePaths() ?? [];
+  }
+
+  /** Whether the sandbox works here, found once until it is stopped. */
+  support(): Promise<SandboxSupport> {
+    this.#support ??= this.#probe();
+    return this.#support;
+  }
+
+  /** Stops the sandbox (proxy, monitor, mount points); the next `support` starts it again. */
+  async stop(): Promise<void> {
+    const known = this.#support;
+    this.#support = undefined;
+    this.#stopping = (async () => {
+      const started = await known;
+      if (started?.works === true) await started.manager.reset();
+    })();
+    await this.#stopping;
+  }
+
+  /** A run takes the sandbox, before it asks whether it works. */
+  hold(): void {
+    this.#holders += 1;
+  }
+
+  /** A run is done with the sandbox; the last one stops it. */
+  async release(): Promise<void> {
+    this.#holders -= 1;
+    if (this.#holders === 0) await this.stop();
+  }
+
+  async #probe(): Promise<SandboxSupport> {
+    await this.#stopping;
+    let library: SandboxLibrary;
+    try {
+      library = await importModule<SandboxLibrary>("@anthropic-ai/sandbox-runtime");
+    } catch (error) {
+      return {
+        works: false,
+        reason: `the sandbox library could not be loaded: ${String(error)}`,
+        fix: "reinstall closer's dependencies (npm ci)",
+      };
+    }
+    this.#library = library;
+    return probe(library.SandboxManager);
+  }
 }
+
+/** The one host of this process, as the library it drives is one per process. */
+export const PROCESS_SANDBOX = new SandboxHost();
 
 /** Whether the sandbox works here, found once per process. */
 export function sandboxSupport(): Promise<SandboxSupport> {
-  support ??= probe();
-  return support;
+  return PROCESS_SANDBOX.support();
 }
 
 /** Stops the sandbox of this process (proxy, monitor, mount points); the next `sandboxSupport` starts it again. */
-export async function stopSandbox(): Promise<void> {
-  const known = support;
-  support = undefined;
-  stopping = (async () => {
-    const started = await known;
-    if (started?.works === true) await started.manager.reset();
-  })();
-  await stopping;
+export function stopSandbox(): Promise<void> {
+  return PROCESS_SANDBOX.stop();
 }
 
-async function probe(): Promise<SandboxSupport> {
-  await stopping;
-  let manager: SandboxManager;
-  try {
-    library = await importModule<SandboxLibrary>("@anthropic-ai/sandbox-runtime");
-    manager = library.SandboxManager;
-  } catch (error) {
-    return {
-      works: false,
-      reason: `the sandbox library could not be loaded: ${String(error)}`,
-      fix: "reinstall closer's dependencies (npm ci)",
-    };
-  }
+async function probe(manager: SandboxManager): Promise<SandboxSupport> {
   if (!manager.isSupportedPlatform()) {
     return {
       works: false,

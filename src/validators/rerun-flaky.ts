@@ -1,10 +1,16 @@
 import type { ValidatorDefinition } from "../ports/registry.js";
 import type { CheckContext, ValidatorOutcome } from "../ports/validator.js";
-import { readTreeFingerprint } from "../workspace/tree-fingerprint.js";
+import {
+  makeTreeFingerprintReader,
+  type TreeFingerprintReader,
+} from "../workspace/tree-fingerprint.js";
 import { elapsedMs } from "./validator-outcome.js";
 
 /** The tree's fingerprint; undefined when it cannot be read, and then no re-run counts. */
-async function readFingerprint(context: CheckContext): Promise<string | undefined> {
+async function readFingerprint(
+  readTreeFingerprint: TreeFingerprintReader,
+  context: CheckContext,
+): Promise<string | undefined> {
   try {
     return await readTreeFingerprint(context.cwd, context.signal);
   } catch {
@@ -31,10 +37,12 @@ export async function runWithReruns(
 ): Promise<ValidatorOutcome> {
   if (definition.reruns === 0) return runOnce();
   const startedMs = performance.now();
-  const before = await readFingerprint(context);
+  // One reader for the check's runs: git is asked for the tree's top once.
+  const readTreeFingerprint = makeTreeFingerprintReader();
+  const before = await readFingerprint(readTreeFingerprint, context);
   const first = await runOnce();
   if (before === undefined || !isRerunnable(first, context)) return first;
-  const unchanged = async () => (await readFingerprint(context)) === before;
+  const unchanged = async () => (await readFingerprint(readTreeFingerprint, context)) === before;
   for (let rerun = 1; rerun <= definition.reruns && (await unchanged()); rerun++) {
     const outcome = await runOnce();
     if (outcome.configError !== undefined || context.signal.aborted) return outcome;

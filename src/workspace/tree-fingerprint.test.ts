@@ -5,7 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommand } from "../process/shell-command.js";
 import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
 import { isInsideGitRepository } from "./git.js";
-import { parseStatusV2Paths, readTreeFingerprint } from "./tree-fingerprint.js";
+import {
+  makeTreeFingerprintReader,
+  parseStatusV2Paths,
+  readTreeFingerprint,
+  type TreeFingerprintReader,
+} from "./tree-fingerprint.js";
 
 describe("parseStatusV2Paths", () => {
   it("reads changed, renamed (with the source), unmerged and untracked paths, spaces kept", () => {
@@ -98,7 +103,10 @@ describe("readTreeFingerprint asking git for the top once", () => {
   let repo: FixtureRepo;
   let bin: string;
   let savedPath: string | undefined;
+  // One reader, as a run's integrity probe holds one.
+  let readTreeFingerprint: TreeFingerprintReader;
   beforeEach(async () => {
+    readTreeFingerprint = makeTreeFingerprintReader();
     repo = await makeFixtureRepo({ files: { "README.md": "# demo\n" } });
     // A git on PATH that logs its arguments, then runs the real one.
     bin = await realpath(await mkdtemp(path.join(tmpdir(), "closer-logging-git-")));

@@ -78,13 +78,6 @@ async function addGitTree(hash: Hash, root: string, signal?: AbortSignal): Promi
   for (const file of parseStatusV2Paths(status)) await addPath(hash, root, file);
 }
 
-/**
- * Folders git named as the top of their own repository. While such a folder
- * still holds its `.git`, git finds the repository there again, so a loop
- * that fingerprints its tree at every declaration asks git only once.
- */
-const knownTops = new Set<string>();
-
 async function holdsGitEntry(folder: string): Promise<boolean> {
   try {
     await lstat(path.join(folder, ".git"));
@@ -94,8 +87,16 @@ async function holdsGitEntry(folder: string): Promise<boolean> {
   }
 }
 
-/** The top of the repository `cwd` is in; undefined outside git. */
-async function readGitRoot(cwd: string, signal?: AbortSignal): Promise<string | undefined> {
+/**
+ * The top of the repository `cwd` is in; undefined outside git. `knownTops` holds folders git
+ * named as the top of their own repository: while such a folder still holds its `.git`, git
+ * finds the repository there again, so it is asked only once.
+ */
+async function readGitRoot(
+  cwd: string,
+  knownTops: Set<string>,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   if (knownTops.has(cwd) && (await holdsGitEntry(cwd))) return cwd;
   knownTops.delete(cwd);
   const options = signal === undefined ? {} : { signal };
@@ -123,18 +124,33 @@ async function addFolder(hash: Hash, root: string, folder: string): Promise<void
   }
 }
 
-/** The fingerprint of the working tree at `cwd` (a hex digest). Throws when git fails. */
-export async function readTreeFingerprint(cwd: string, signal?: AbortSignal): Promise<string> {
-  const hash = createHash("sha256");
-  const root = await readGitRoot(cwd, signal);
-  if (root === undefined) await addFolder(hash, cwd, "");
-  else {
-    try {
-      await addGitTree(hash, root, signal);
-    } catch (error) {
-      knownTops.delete(cwd);
-      throw error;
+/** Reads the fingerprint of the working tree at `cwd` (a hex digest). Throws when git fails. */
+export type TreeFingerprintReader = (cwd: string, signal?: AbortSignal) => Promise<string>;
+
+/**
+ * A reader of fingerprints that remembers which folders are the top of their repository, so a
+ * loop that fingerprints its tree at every declaration asks git for the top once. Made by a run
+ * (its integrity probe) and gone with it: the folders it remembers are the run's few.
+ */
+export function makeTreeFingerprintReader(): TreeFingerprintReader {
+  const knownTops = new Set<string>();
+  return async (cwd, signal) => {
+    const hash = createHash("sha256");
+    const root = await readGitRoot(cwd, knownTops, signal);
+    if (root === undefined) await addFolder(hash, cwd, "");
+    else {
+      try {
+        await addGitTree(hash, root, signal);
+      } catch (error) {
+        knownTops.delete(cwd);
+        throw error;
+      }
     }
-  }
-  return hash.digest("hex");
+    return hash.digest("hex");
+  };
+}
+
+/** The fingerprint of the working tree at `cwd` (a hex digest), git asked afresh for its top. Throws when git fails. */
+export function readTreeFingerprint(cwd: string, signal?: AbortSignal): Promise<string> {
+  return makeTreeFingerprintReader()(cwd, signal);
 }

@@ -14,6 +14,7 @@ import path from "node:path";
 import { isInsideFolder } from "../../definition/inside-path.js";
 import { CloserError, isCloserError } from "../../errors.js";
 import type { Backend, BackendResponse } from "../../ports/backend.js";
+import { isRunFolderFile } from "../../record/run-folder-reader.js";
 import { abortedError, errorResponse, makeBackendError } from "../backend-errors.js";
 import { readRunFolderTurns } from "./run-folder.js";
 import { applyTurnChanges, type ReplayTurn, readReplaySessionFile } from "./session.js";
@@ -42,7 +43,7 @@ export async function loadReplayTurns(source: string, root?: string): Promise<Re
   }
   if (isFolder) return readRunFolderTurns(source);
   // A run's own files stand for their folder.
-  if (["run.json", "events.jsonl"].includes(path.basename(source))) {
+  if (isRunFolderFile(source)) {
     return readRunFolderTurns(path.dirname(source));
   }
   return readReplaySessionFile(source);

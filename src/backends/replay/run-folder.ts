@@ -10,12 +10,16 @@
  * transcript and are not re-applied. Retryable failures of the recorded run
  * (rate limits, timeouts) are skipped; other failures are answered again.
  */
-import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { CloserError } from "../../errors.js";
-import { parseJsonLines, stringOr } from "../../json-values.js";
+import { stringOr } from "../../json-values.js";
 import { isPlainObject } from "../../plain-object.js";
-import { RUN_FILES } from "../../record/run-files.js";
+import {
+  listTranscripts,
+  readListedTranscript,
+  readRequiredEvents,
+  runFilePath,
+} from "../../record/run-folder-reader.js";
 import { parseReplaySession, type ReplayTurn } from "./session.js";
 import { turnFromTranscript } from "./transcript-turn.js";
 
@@ -25,11 +29,13 @@ interface RecordedQuery {
 }
 
 export async function readRunFolderTurns(runDir: string): Promise<ReplayTurn[]> {
-  const eventsFile = path.join(runDir, RUN_FILES.events);
-  const events = parseJsonLines(await readText(eventsFile));
+  const eventsFile = runFilePath(runDir, "events");
+  const events = await readRequiredEvents(runDir).catch((error: unknown) => {
+    throw notARunFolder(eventsFile, error);
+  });
   const start = events.find((event) => event.type === "run-start");
   const recordedCwd = stringOr(start?.cwd, runDir);
-  const transcripts = await transcriptFiles(path.join(runDir, RUN_FILES.transcripts));
+  const transcripts = await listTranscripts(runDir);
   const turns: ReplayTurn[] = [];
   const usedPerIteration = new Map<number, number>();
   for (const { iteration, event } of recordedQueries(events)) {
@@ -77,47 +83,19 @@ function withEventFacts(
   return checked ?? turn;
 }
 
-/** Transcript files per iteration: the query's own first, then the labelled extras. */
-async function transcriptFiles(folder: string): Promise<Map<number, string[]>> {
-  let names: string[];
-  try {
-    names = await readdir(folder);
-  } catch {
-    return new Map();
-  }
-  const found: { iteration: number; label: string; name: string }[] = [];
-  for (const name of names) {
-    const match = /^iteration-(\d+)(?:-(.+))?\.json$/.exec(name);
-    if (match?.[1] === undefined) continue;
-    found.push({ iteration: Number(match[1]), label: match[2] ?? "", name });
-  }
-  found.sort((a, b) => a.iteration - b.iteration || a.label.localeCompare(b.label));
-  const byIteration = new Map<number, string[]>();
-  for (const entry of found) {
-    const list = byIteration.get(entry.iteration) ?? [];
-    list.push(path.join(folder, entry.name));
-    byIteration.set(entry.iteration, list);
-  }
-  return byIteration;
-}
-
-async function readText(file: string): Promise<string> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (error) {
-    throw new CloserError("config_error", "the replay source is not a recorded run folder", {
-      file,
-      found: (error as Error).message,
-      expected: `a run folder holding ${RUN_FILES.events}, or a session file`,
-      fix: "point runner.backend.replayFrom at a run folder (under the runs folder) or a session JSON file",
-      cause: error,
-    });
-  }
+function notARunFolder(file: string, error: unknown): CloserError {
+  return new CloserError("config_error", "the replay source is not a recorded run folder", {
+    file,
+    found: (error as Error).message,
+    expected: `a run folder holding ${path.basename(file)}, or a session file`,
+    fix: "point runner.backend.replayFrom at a run folder (under the runs folder) or a session JSON file",
+    cause: error,
+  });
 }
 
 async function readJson(file: string): Promise<unknown> {
   try {
-    return JSON.parse(await readFile(file, "utf8"));
+    return await readListedTranscript(file);
   } catch (error) {
     throw new CloserError("config_error", "a transcript of the recorded run cannot be read", {
       file,

@@ -1,5 +1,4 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readRecordedText } from "../../record/run-folder-reader.js";
 import type { RunView } from "../run-view.js";
 import type { ReportTexts } from "./render-report.js";
 
@@ -10,11 +9,8 @@ export async function readReportTexts(view: RunView): Promise<ReportTexts> {
   );
   const entries = await Promise.all(
     files.map(async (file) => {
-      try {
-        return [[file, await readFile(join(view.runDir, file), "utf8")] as const];
-      } catch {
-        return [];
-      }
+      const text = await readRecordedText(view.runDir, file);
+      return text === undefined ? [] : [[file, text] as const];
     }),
   );
   return { prompts: Object.fromEntries(entries.flat()) };

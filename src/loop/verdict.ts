@@ -1,0 +1,54 @@
+import type { CompletionDecision } from "../completion/decide-completion.js";
+import type { CheckFailure } from "../ports/check-failure.js";
+import type { IterationSummary, RunState } from "../ports/run-state.js";
+import type { ValidatorOutcome } from "../ports/validator.js";
+import type { Answer } from "./read-declaration.js";
+
+/**
+ * What an answer comes to: the one result of the stages that judge it, which `endIteration`
+ * ends the iteration by (docs/loop.md#the-loop).
+ */
+export type Verdict =
+  /** No check ran (docs/loop.md#rule-1): the declaration's own word ends the iteration. */
+  | {
+      readonly kind: "incomplete" | "blocked" | "undecidable";
+      readonly decision: CompletionDecision;
+    }
+  /** The answer lacks the completion step's format (docs/retry.md#format-retries). */
+  | { readonly kind: "format-error"; readonly retry: RetryRequest }
+  /** A guard or a check found a gap; `onFailure` decides what follows (docs/retry.md#on-failure). */
+  | {
+      readonly kind: "refuted";
+      readonly failure: CheckFailure;
+      /** False for a guard after an answer that declared nothing: no declaration is refuted. */
+      readonly declared: boolean;
+      /** Each validator's outcome, in condition order (none when no validator ran). */
+      readonly outcomes: readonly ValidatorOutcome[];
+    }
+  /** The checks confirmed the declaration. */
+  | { readonly kind: "verified"; readonly outcomes: readonly ValidatorOutcome[] };
+
+/** The verdict of the checks a declaration started (docs/completion.md#checks). */
+export type CheckedVerdict = Extract<Verdict, { readonly kind: "refuted" | "verified" }>;
+
+/** A gap the model is told of in the next iteration's prompt (docs/loop.md#rule-2). */
+export interface RetryRequest {
+  readonly failure: CheckFailure;
+  /** Which attempt of its counter this retry is (for the prompt's `attempt` and the record). */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  /** The iteration's summary with the gap beside the declaration (docs/loop.md#rule-3). */
+  readonly previousSummary: IterationSummary;
+}
+
+/** What run.json's `completion` keeps of an answer: its summary and the validators that passed. */
+export function completionOf(
+  answer: Answer,
+  outcomes: readonly ValidatorOutcome[],
+): NonNullable<RunState["completion"]> {
+  const passed = outcomes.filter((outcome) => outcome.valid);
+  return {
+    summary: answer.summary.summary ?? "",
+    checksPassed: [...new Set(passed.map((outcome) => outcome.validator))],
+  };
+}
