@@ -1,8 +1,8 @@
-import { join } from "node:path";
 import { CloserError } from "../errors.js";
 import { pluginWarnings } from "../plugins/plugin-warnings.js";
 import { type DefinitionStamp, RUN_STATE_VERSION, type RunState } from "../ports/run-state.js";
 import { passedNames } from "../process/child-environment.js";
+import { runFilePath } from "../record/run-folder-reader.js";
 import { VerdictCache } from "../validators/verdict-cache.js";
 import { emit, type RunContext, saveState, waitForState } from "./run-context.js";
 import type { DefinitionStart, NewRun, RunSettings } from "./run-settings.js";
@@ -97,7 +97,7 @@ export function refuseCompletedRun(state: RunState, runDir: string): void {
     "usage_error",
     `run ${state.runId} already ended: completed (${reason}) — start a new run`,
     {
-      file: join(runDir, "run.json"),
+      file: runFilePath(runDir, "state"),
       jsonPath: "status",
       found: state.status,
       fix: "start a new run; a run that ended completed is not resumed",

@@ -1,7 +1,7 @@
 import { CloserError } from "../errors.js";
+import { findRuns } from "../record/find-runs.js";
 import { type Json, num, obj, str } from "../record/loose-json.js";
 import { readRunJson } from "../record/run-folder-reader.js";
-import { findRuns } from "./find-runs.js";
 
 /** One line of `closer runs` (docs/observe.md#runs): what run.json says of a run. */
 export interface RunSummary {

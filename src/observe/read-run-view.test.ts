@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CloserError } from "../errors.js";
-import { findRuns, resolveRunId } from "./find-runs.js";
+import { findRuns } from "../record/find-runs.js";
+import { resolveRunId } from "./find-runs.js";
 import { readRunView } from "./read-run-view.js";
 
 const CORPUS = join(import.meta.dirname, "../../test/fixtures/recorded-runs");

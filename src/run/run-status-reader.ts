@@ -1,7 +1,6 @@
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
 import { isCloserError } from "../errors.js";
 import type { RunState } from "../ports/run-state.js";
+import { findRuns } from "../record/find-runs.js";
 import { readRunState } from "../record/run-record.js";
 import { canonicalPath } from "../workspace/index.js";
 
@@ -21,15 +20,9 @@ export function makeRunStatusReader(
 }
 
 async function readLatestRuns(runsDir: string): Promise<Map<string, RunState>> {
-  let names: string[];
-  try {
-    names = await readdir(runsDir);
-  } catch {
-    return new Map();
-  }
   const byPath = new Map<string, RunState>();
-  for (const name of names.sort()) {
-    const state = await readRunState(join(runsDir, name)).catch((error: unknown) => {
+  for (const { runDir } of (await findRuns(runsDir)).reverse()) {
+    const state = await readRunState(runDir).catch((error: unknown) => {
       if (isCloserError(error)) return undefined;
       throw error;
     });

@@ -4,6 +4,7 @@ import { refuseCompletedRun } from "../loop/prepare-run.js";
 import type { RunState } from "../ports/run-state.js";
 import { readRunState } from "../record/read-run-state.js";
 import { rebuildRunState } from "../record/rebuild-run-state.js";
+import { runFilePath } from "../record/run-folder-reader.js";
 import { setAsideDamagedState } from "../record/set-aside-damaged-state.js";
 import type { RunBase } from "./run-base.js";
 /**
@@ -24,7 +25,7 @@ export async function readRunToResume(
         });
   if (state.agent !== base.agent.name) {
     throw new CloserError("usage_error", `run ${state.runId} belongs to agent "${state.agent}"`, {
-      file: join(runDir, "run.json"),
+      file: runFilePath(runDir, "state"),
       jsonPath: "agent",
       expected: base.agent.name,
       found: state.agent,
