@@ -6,20 +6,44 @@ import { BACKEND_KINDS } from "../ports/runner-config.js";
 import { SANDBOX_MODES } from "./agent-file-record-and-env.js";
 import { withDefinitionFiles } from "./definition-files.js";
 
+/** The command line's overrides as given: counts may still be text, names not yet known to be kinds. */
+export type CliOverrideFlags = Omit<CliOverrides, "maxIterations" | "backend" | "sandbox"> & {
+  readonly maxIterations?: number | string;
+  readonly backend?: string;
+  readonly sandbox?: string;
+};
+
+/**
+ * Reads the command line's overrides: the one place each flag's value is checked (a bad
+ * one is a CloserError `usage_error` naming the flag). The command line reads its flags
+ * here as it parses them; a library caller's go through `applyCliOverrides`.
+ */
+export function readCliOverrides(flags: CliOverrideFlags): CliOverrides {
+  const { maxIterations, backend, sandbox, ...rest } = flags;
+  return {
+    ...rest,
+    ...(maxIterations === undefined
+      ? {}
+      : { maxIterations: wholeNumberAtLeastOne("--max-iterations", maxIterations) }),
+    ...(backend === undefined ? {} : { backend: checkBackend(backend) }),
+    ...(sandbox === undefined ? {} : { sandbox: checkSandbox(sandbox) }),
+  };
+}
+
+/** `withCliOverrides` of the overrides `readCliOverrides` reads from `flags`. */
+export function applyCliOverrides(agent: ResolvedAgent, flags: CliOverrideFlags): ResolvedAgent {
+  return withCliOverrides(agent, readCliOverrides(flags));
+}
+
 /**
  * The one place where CLI flags are merged over agent.json
- * (docs/style.md#principle-8: defaults < agent.json < flags). Returns a new, deeply
- * frozen ResolvedAgent, with the files the given one was loaded from; the given one is
- * not changed. A bad value is a CloserError `usage_error` naming the flag.
+ * (docs/style.md#principle-8: defaults < agent.json < flags), from overrides already
+ * read. Returns a new, deeply frozen ResolvedAgent, with the files the given one was
+ * loaded from; the given one is not changed.
  */
-export function applyCliOverrides(agent: ResolvedAgent, overrides: CliOverrides): ResolvedAgent {
+export function withCliOverrides(agent: ResolvedAgent, overrides: CliOverrides): ResolvedAgent {
   const { runner } = agent;
-  const backendKind = overrides.backend === undefined ? undefined : checkBackend(overrides.backend);
-  const sandboxMode = overrides.sandbox === undefined ? undefined : checkSandbox(overrides.sandbox);
-  const maxIterations =
-    overrides.maxIterations === undefined
-      ? undefined
-      : wholeNumberAtLeastOne("--max-iterations", overrides.maxIterations);
+  const { maxIterations, backend: backendKind, sandbox: sandboxMode } = overrides;
   const overridden: ResolvedAgent = {
     ...agent,
     cliOverrides: { ...agent.cliOverrides, ...givenOverrides(overrides) },

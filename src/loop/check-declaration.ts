@@ -35,8 +35,8 @@ export async function checkDeclaration(
 }
 
 /**
- * The answer whose checks a run stopped during (Ctrl-C, a lost terminal, a crash), to check
- * again when it is resumed, before any prompt is sent (docs/loop.md#resume-into-checks);
+ * The answer a run was checking when it stopped (Ctrl-C, a lost terminal, a crash), with a
+ * warning that its checks run again before any prompt is sent (docs/loop.md#resume-into-checks);
  * undefined when there is none.
  */
 export function answerInChecks(run: RunContext): Answer | undefined {

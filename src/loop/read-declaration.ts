@@ -28,16 +28,16 @@ export interface ReadAnswer extends Answer {
 }
 
 /**
- * Reads the answer an iteration is judged on: the guards after the query, then the declaration.
- * A completion declared against a completion step with a prompt of its own is asked again in that
- * prompt, and that answer is the one read (docs/completion.md#completion-prompt).
+ * Reads the answer an iteration is judged on: the guards after its query, then its declaration,
+ * then its summary. A completion declared against a completion step with a prompt of its own is
+ * asked again in that prompt, and that answer is the one read (docs/completion.md#completion-prompt).
  */
-export async function readAnswer(
+export async function readDeclaration(
   run: RunContext,
   turn: Turn,
   response: BackendResponse,
 ): Promise<ReadAnswer | Terminal> {
-  const read = await readOnce(run, turn, response);
+  const read = await readAfterQuery(run, turn, response);
   const { completionStep } = turn;
   const words = completionStep?.prompt;
   const declared = read.guarded === undefined && read.decision.decision === "complete";
@@ -45,10 +45,10 @@ export async function readAnswer(
   const asked = await askCompletion(run, turn, completionStep, words);
   const confirmed = await queryBackend(run, asked.query);
   if (confirmed.terminal) return confirmed.terminal;
-  return summarized(await readOnce(run, asked, confirmed.response));
+  return summarized(await readAfterQuery(run, asked, confirmed.response));
 }
 
-async function readOnce(
+async function readAfterQuery(
   run: RunContext,
   turn: Turn,
   response: BackendResponse,
@@ -57,7 +57,7 @@ async function readOnce(
   // then what the OS sandbox refused the model's processes (docs/sandbox.md#refusals).
   const gitChanged = await guardGitState(run, turn.iteration);
   const refused = await guardSandbox(run, turn.iteration);
-  const decision = await readDeclaration(run, turn, response);
+  const decision = await readChannels(run, turn, response);
   const guarded = gitChanged ?? refused;
   return { turn, response, decision, ...(guarded === undefined ? {} : { guarded }) };
 }
@@ -78,7 +78,7 @@ function summarized(read: Omit<ReadAnswer, "summary">): ReadAnswer {
  * (docs/completion.md#decision-channels) and records it: which channel spoke, whether a decision file's check
  * id matched, and the undecidable streak.
  */
-async function readDeclaration(
+async function readChannels(
   run: RunContext,
   turn: Turn,
   response: BackendResponse,

@@ -6,7 +6,7 @@ import { endIteration } from "./end-iteration.js";
 import { restoreGitStateBeforeFinish } from "./guard-git-state.js";
 import { queryView, responseView } from "./plugin-views.js";
 import { queryBackend } from "./query-backend.js";
-import { type ReadAnswer, readAnswer } from "./read-declaration.js";
+import { type ReadAnswer, readDeclaration } from "./read-declaration.js";
 import type { RunContext } from "./run-context.js";
 import { startIteration } from "./start-iteration.js";
 import { takeBaseline } from "./take-baseline.js";
@@ -46,7 +46,7 @@ async function iterate(run: RunContext): Promise<Terminal> {
     if (queried.terminal) return queried.terminal;
     await run.plugins.call("afterResponse", responseView(started, queried.response));
     // the guards, the declaration (the completion prompt's, when the step has one), the summary
-    const answer = await readAnswer(run, started, queried.response);
+    const answer = await readDeclaration(run, started, queried.response);
     if (isTerminal(answer)) return answer;
 
     const verdict = await checkAnswer(run, answer); // rule 1: only `complete` starts the checks

@@ -1,5 +1,5 @@
 import type { Registry } from "./registry.js";
-import type { RunnerConfig } from "./runner-config.js";
+import type { BackendKind, RunnerConfig, SandboxMode } from "./runner-config.js";
 /**
  * The resolved, immutable agent definition. Everything downstream reads these
  * types; nothing else touches the raw agent.json or steps_registry.json.
@@ -67,7 +67,7 @@ export interface CliOverrides {
   /** `--max-iterations N`: runner.maxIterations. */
   readonly maxIterations?: number;
   /** `--backend NAME`: runner.backend.kind. */
-  readonly backend?: string;
+  readonly backend?: BackendKind;
   /** `--model M`: runner.backend.model. */
   readonly model?: string;
   /** `--runs-dir DIR` (absolute): runner.logging.runsDir. */
@@ -77,5 +77,5 @@ export interface CliOverrides {
   /** `--no-worktree` (false): runner.worktree.enabled (only ever turns it off). */
   readonly worktree?: boolean;
   /** `--sandbox auto|on|off`: runner.sandbox.mode. */
-  readonly sandbox?: string;
+  readonly sandbox?: SandboxMode;
 }

@@ -1,4 +1,4 @@
-import { applyCliOverrides } from "../definition/apply-cli-overrides.js";
+import { withCliOverrides } from "../definition/apply-cli-overrides.js";
 import { type DefinitionFiles, readDefinitionFiles } from "../definition/definition-files.js";
 import { loadAgent } from "../definition/load-agent.js";
 import { relocateAgent } from "../definition/relocate-agent.js";
@@ -139,7 +139,7 @@ async function keepSnapshot(
  */
 async function snapshotAgent(base: RunBase, dir: string): Promise<ResolvedAgent> {
   if (base.agent.definitionFiles === undefined) return await loadSnapshot(base, dir);
-  return applyCliOverrides(relocateAgent(base.agent, dir), base.agent.cliOverrides ?? {});
+  return withCliOverrides(relocateAgent(base.agent, dir), base.agent.cliOverrides ?? {});
 }
 
 /**
@@ -156,7 +156,7 @@ async function loadSnapshot(
     dir,
     ...(files === undefined ? {} : { files }),
   });
-  return applyCliOverrides(loaded, base.agent.cliOverrides ?? {});
+  return withCliOverrides(loaded, base.agent.cliOverrides ?? {});
 }
 
 function stampOf(files: DefinitionFiles): DefinitionStamp {

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { readCliOverrides } from "../../definition/apply-cli-overrides.js";
 import { loadAgent } from "../../definition/load-agent.js";
 import { CloserError, wholeNumberAtLeastOne } from "../../errors.js";
 import { resolveRepo } from "../../github/resolve-repo.js";
@@ -119,10 +120,11 @@ function checkSources(flags: EnqueueFlags): void {
 }
 
 function runFlagsOf(flags: EnqueueFlags): JobRunFlags {
+  const read = readCliOverrides(
+    flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations },
+  );
   return {
-    ...(flags.maxIterations === undefined
-      ? {}
-      : { maxIterations: wholeNumberAtLeastOne("--max-iterations", flags.maxIterations) }),
+    ...(read.maxIterations === undefined ? {} : { maxIterations: read.maxIterations }),
     ...(flags.backend === undefined ? {} : { backend: flags.backend }),
     ...(flags.model === undefined ? {} : { model: flags.model }),
     ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { applyCliOverrides } from "../../definition/apply-cli-overrides.js";
+import { readCliOverrides, withCliOverrides } from "../../definition/apply-cli-overrides.js";
 import { loadAgent } from "../../definition/load-agent.js";
 import type { ResolvedAgent } from "../../ports/agent.js";
 import type { TaskInfo } from "../../ports/run-state.js";
@@ -51,16 +51,18 @@ export async function runFromCommandLine(
       supplied: suppliedParameters(invocation, loaded),
       closerOptions: RUN_OPTIONS,
     });
-    const agent = applyCliOverrides(loaded, {
+    const agent = withCliOverrides(loaded, {
       ...(invocation.maxIterations === undefined
         ? {}
         : { maxIterations: invocation.maxIterations }),
-      ...(flags.backend === undefined ? {} : { backend: flags.backend }),
-      ...(flags.model === undefined ? {} : { model: flags.model }),
-      ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
-      ...(flags.runsDir === undefined ? {} : { runsDir: resolve(flags.runsDir) }),
-      ...(flags.verbose === true ? { verbose: true } : {}),
-      worktree: flags.worktree,
+      ...readCliOverrides({
+        ...(flags.backend === undefined ? {} : { backend: flags.backend }),
+        ...(flags.model === undefined ? {} : { model: flags.model }),
+        ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
+        ...(flags.runsDir === undefined ? {} : { runsDir: resolve(flags.runsDir) }),
+        ...(flags.verbose === true ? { verbose: true } : {}),
+        worktree: flags.worktree,
+      }),
     });
     const task = await taskOf(invocation);
     const base = {

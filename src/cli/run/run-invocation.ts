@@ -1,3 +1,4 @@
+import { readCliOverrides } from "../../definition/apply-cli-overrides.js";
 import { CloserError, wholeNumberAtLeastOne } from "../../errors.js";
 
 /** `closer run`'s options as commander parses them (values still text). */
@@ -51,6 +52,7 @@ export interface RunInvocation {
   readonly mode: RunMode;
   /** Tokens left for the agent's own parameter flags. */
   readonly parameterTokens: readonly string[];
+  /** `--max-iterations`, read as the command line is checked. */
   readonly maxIterations?: number;
 }
 
@@ -75,15 +77,13 @@ export function readRunInvocation(tokens: readonly string[], flags: RunFlags): R
   const agentName = agentNameOf(positional, flags.agent, rest.length > 0);
   const mode = modeOf(flags);
   checkModeOptions(mode, flags);
-  const maxIterations =
-    flags.maxIterations === undefined
-      ? undefined
-      : wholeNumberAtLeastOne("--max-iterations", flags.maxIterations);
   return {
     agentName,
     mode,
     parameterTokens: [...extra, ...rest],
-    ...(maxIterations === undefined ? {} : { maxIterations }),
+    ...readCliOverrides(
+      flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations },
+    ),
   };
 }
 
