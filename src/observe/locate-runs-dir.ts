@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { loadAgent } from "../definition/load-agent.js";
-import { defaultRunsDir } from "../record/runs-dir.js";
+import { resolveRunsDir } from "../record/runs-dir.js";
 
 /**
  * The runs folder a command reads (docs/record.md#runs-dir): `--runs-dir`, else the
@@ -13,11 +13,7 @@ export async function locateRunsDir(options: {
   readonly agent?: string | undefined;
 }): Promise<string> {
   const cwd = resolve(options.cwd ?? process.cwd());
-  if (options.runsDir !== undefined) return resolve(cwd, options.runsDir);
-  if (options.agent !== undefined) {
-    const agent = await loadAgent(options.agent, { cwd });
-    const configured = agent.runner.logging.runsDir;
-    if (configured !== undefined) return resolve(cwd, configured);
-  }
-  return defaultRunsDir(cwd);
+  if (options.runsDir !== undefined) return resolveRunsDir(cwd, { given: options.runsDir });
+  const agent = options.agent === undefined ? undefined : await loadAgent(options.agent, { cwd });
+  return resolveRunsDir(cwd, { agent });
 }

@@ -1,12 +1,11 @@
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { applyCliOverrides } from "../definition/apply-cli-overrides.js";
 import { loadAgent } from "../definition/load-agent.js";
 import { isCloserError } from "../errors.js";
-import type { ResolvedAgent } from "../ports/agent.js";
 import type { EventListener } from "../ports/events.js";
 import { readRunState } from "../record/read-run-state.js";
 import { hasRunState } from "../record/run-folder-reader.js";
-import { defaultRunsDir } from "../record/runs-dir.js";
+import { resolveRunsDir } from "../record/runs-dir.js";
 import {
   type Environment,
   outcomeJson,
@@ -60,7 +59,7 @@ export async function runJob(
     ...overrides,
     worktree: true,
   });
-  const runDir = join(runsDirOf(agent, clone.path), data.runId);
+  const runDir = join(resolveRunsDir(clone.path, { agent }), data.runId);
   const options = {
     agent,
     cwd: clone.path,
@@ -115,10 +114,6 @@ export async function runJob(
     }
     throw error;
   }
-}
-
-function runsDirOf(agent: ResolvedAgent, cwd: string): string {
-  return resolve(cwd, agent.runner.logging.runsDir ?? defaultRunsDir(cwd));
 }
 
 function resultOf(outcome: RunOutcome, resumed: boolean): JobResult {

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { ResolvedAgent } from "../ports/agent.js";
 
 /**
  * Where run folders go by default: `<git common dir>/closer/runs` when `cwd`
@@ -11,6 +12,19 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 export function defaultRunsDir(cwd: string): string {
   const commonDir = findGitCommonDir(resolve(cwd));
   return commonDir ? join(commonDir, "closer", "runs") : join(resolve(cwd), ".closer", "runs");
+}
+
+/**
+ * The runs folder of the project in `cwd` (docs/record.md#runs-dir): the one given
+ * (`--runs-dir`, a library option), else the agent's `runner.logging.runsDir`, else
+ * `defaultRunsDir`; a relative one is relative to `cwd`. The one place this default is written.
+ */
+export function resolveRunsDir(
+  cwd: string,
+  configured: { readonly given?: string | undefined; readonly agent?: ResolvedAgent | undefined },
+): string {
+  const chosen = configured.given ?? configured.agent?.runner.logging.runsDir;
+  return chosen === undefined ? defaultRunsDir(cwd) : resolve(cwd, chosen);
 }
 
 /** The shared git folder of the repository holding `start`, or undefined outside git. */

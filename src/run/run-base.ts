@@ -6,7 +6,7 @@ import type { EventListener } from "../ports/events.js";
 import type { Clock } from "../ports/loop-ports.js";
 import type { Plugin } from "../ports/plugin.js";
 import type { BackendConfig } from "../ports/runner-config.js";
-import { defaultRunsDir } from "../record/run-record.js";
+import { resolveRunsDir } from "../record/runs-dir.js";
 import { backendEnvironment } from "./run-environments.js";
 import type { Environment, RunBaseOptions, Serializer } from "./run-options.js";
 import { makeSerializer } from "./run-pool.js";
@@ -65,7 +65,7 @@ export async function resolveRunBase(options: RunBaseOptions): Promise<RunBase> 
     ...(options.scripted === undefined ? {} : { scripted: options.scripted }),
     clock,
     runId: options.runId ?? makeRunId(clock),
-    runsDir: resolve(cwd, options.runsDir ?? agent.runner.logging.runsDir ?? defaultRunsDir(cwd)),
+    runsDir: resolveRunsDir(cwd, { given: options.runsDir, agent }),
     env,
     signal: options.signal ?? new AbortController().signal,
     serialize: options.serialize ?? makeSerializer(),

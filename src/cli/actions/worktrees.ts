@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { defaultRunsDir } from "../../record/run-record.js";
+import { resolveRunsDir } from "../../record/runs-dir.js";
 import { makeRunStatusReader } from "../../run/index.js";
 import {
   type CloserWorktree,
@@ -24,7 +24,8 @@ export interface PruneOptions extends WorktreesOptions {
 export async function listCloserWorktrees(options: WorktreesOptions): Promise<void> {
   const cwd = resolve(options.cwd ?? process.cwd());
   const repoRoot = await getRepoRoot(cwd);
-  const runsDir = resolve(options.runsDir ?? defaultRunsDir(repoRoot));
+  const given = options.runsDir === undefined ? undefined : resolve(options.runsDir);
+  const runsDir = resolveRunsDir(repoRoot, { given });
   const worktrees = await listWorktrees(repoRoot, {
     readRunStatus: makeRunStatusReader(runsDir),
     ...(options.root === undefined ? {} : { root: options.root }),
