@@ -33,7 +33,7 @@ const LAYERS = [
   // The composition root: builds the loop's ports and runs it.
   "run/",
   "observe/",
-  "replay/",
+  "redecide/",
   "queue/",
   "import/",
   "cli/",

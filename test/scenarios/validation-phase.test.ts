@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeProgressReporter } from "../../src/cli/progress.js";
 import type { BackendRequest } from "../../src/ports/backend.js";
 import type { RunEvent } from "../../src/ports/events.js";
-import { describeDifference } from "../../src/replay/compare-trails.js";
-import { replayRun } from "../../src/replay/replay-run.js";
+import { describeDifference } from "../../src/redecide/compare-trails.js";
+import { redecideRun } from "../../src/redecide/redecide-run.js";
 import { makeScriptedBackend, type ScriptedStep } from "../../src/testing/index.js";
 import { COMMIT_ALL, DONE, FIXED_PROJECT, makeTaskRepo, runTask } from "./support/task-agent.js";
 
@@ -182,7 +182,10 @@ describe("docs/completion.md#cached-verdicts an unchanged tree keeps its verdict
     });
     try {
       const run = await runTask(setup, makeScriptedBackend(TURNS));
-      const replay = await replayRun({ runDir: run.result.runDir, definitionDir: setup.agent.dir });
+      const replay = await redecideRun({
+        runDir: run.result.runDir,
+        definitionDir: setup.agent.dir,
+      });
       return { ...run, runs: (await linesOf(counter)).length, replay };
     } finally {
       await setup.repo.cleanup();

@@ -2,8 +2,8 @@ import { stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { LAST_RUN, resolveRunId } from "../../observe/find-runs.js";
 import { locateRunsDir } from "../../observe/locate-runs-dir.js";
-import { describeDifference } from "../../replay/compare-trails.js";
-import { replayRun } from "../../replay/replay-run.js";
+import { describeDifference } from "../../redecide/compare-trails.js";
+import { redecideRun } from "../../redecide/redecide-run.js";
 
 export interface ReplayFlags {
   readonly definition?: string;
@@ -16,7 +16,7 @@ export interface ReplayFlags {
 export async function replayRecordedRun(wanted: string, flags: ReplayFlags): Promise<number> {
   const runDir = await findRunDir(wanted, flags);
   const runId = basename(runDir);
-  const result = await replayRun({
+  const result = await redecideRun({
     runDir,
     ...(flags.definition === undefined ? {} : { definitionDir: resolve(flags.definition) }),
   });

@@ -8,10 +8,10 @@ import { isPlainObject } from "../plain-object.js";
 import type { Baseline } from "../ports/baseline.js";
 import type { IntegrityProbe } from "../ports/loop-ports.js";
 import { num, strings } from "../record/loose-json.js";
-import type { RecordedRun, ReplayCursor } from "./recorded-run.js";
+import type { RecordedRun, RedecideCursor } from "./recorded-run.js";
 
 /** The tree as the record saw it: unchanged since the baseline, but for what a guard found. */
-export function makeRecordedProbe(recorded: RecordedRun, cursor: ReplayCursor): IntegrityProbe {
+export function makeRecordedProbe(recorded: RecordedRun, cursor: RedecideCursor): IntegrityProbe {
   const baseline: Partial<Baseline> = recorded.baseline ?? {};
   const guards = recorded.events.filter((event) => event.type === "guard" && event.valid === false);
   const gitChanges = new Map<number, string[][]>();

@@ -21,14 +21,14 @@ import { unknownValidatorOutcome } from "../validators/run-validator.js";
 import { makeRecordedDecisionFile } from "./recorded-decision-file.js";
 import { outcomeOf, withPatternOf } from "./recorded-outcome.js";
 import { makeRecordedProbe } from "./recorded-probe.js";
-import type { RecordedEvent, RecordedRun, ReplayCursor } from "./recorded-run.js";
+import type { RecordedEvent, RecordedRun, RedecideCursor } from "./recorded-run.js";
 import { makeRecordedSandbox, refusalsAfter } from "./recorded-sandbox.js";
 import {
   type MemoryRecord,
   makeMemoryRecord,
   makeVirtualClock,
   type VirtualClock,
-} from "./replay-clock-and-record.js";
+} from "./virtual-clock-and-record.js";
 
 /** One recorded query: its `backend-end` and the label of its transcript. */
 interface RecordedQuery {
@@ -40,7 +40,7 @@ interface RecordedQuery {
   readonly refusals: readonly string[];
 }
 
-export interface ReplayPorts {
+export interface RecordedPorts {
   readonly backend: Backend;
   readonly validatorRunner: ValidatorRunner;
   readonly integrity: IntegrityProbe;
@@ -48,15 +48,15 @@ export interface ReplayPorts {
   readonly sandbox?: SandboxPort;
   readonly clock: VirtualClock;
   readonly record: MemoryRecord;
-  readonly cursor: ReplayCursor;
+  readonly cursor: RedecideCursor;
 }
 
-export function makeReplayPorts(
+export function makeRecordedPorts(
   recorded: RecordedRun,
   agent: ResolvedAgent,
   abort: AbortController,
-): ReplayPorts {
-  const cursor: ReplayCursor = { iteration: 0 };
+): RecordedPorts {
+  const cursor: RedecideCursor = { iteration: 0 };
   const clock = makeVirtualClock(num(recorded.events[0]?.at) ?? 0);
   const stop = (missing: string) => {
     cursor.shortfall ??= { iteration: cursor.iteration, missing };
@@ -89,7 +89,7 @@ export function makeReplayPorts(
 }
 
 interface Shared {
-  readonly cursor: ReplayCursor;
+  readonly cursor: RedecideCursor;
   readonly clock: VirtualClock;
   readonly abort: AbortController;
   stop(missing: string): void;

@@ -116,7 +116,7 @@ function unreplayable(file: string, expected: string, found: string): CloserErro
 }
 
 /** Where the replay is, shared by its ports: the iteration of the last work query served. */
-export interface ReplayCursor {
+export interface RedecideCursor {
   iteration: number;
   /** The check id the replayed loop gave the last work query. */
   checkId?: string;

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { isPlainObject } from "../plain-object.js";
 import type { SandboxPort } from "../ports/loop-ports.js";
 import { strings } from "../record/loose-json.js";
-import type { RecordedEvent, ReplayCursor } from "./recorded-run.js";
+import type { RecordedEvent, RedecideCursor } from "./recorded-run.js";
 
-export function makeRecordedSandbox(cursor: ReplayCursor): SandboxPort {
+export function makeRecordedSandbox(cursor: RedecideCursor): SandboxPort {
   return {
     enter: async () => ({ wrapper: (launch) => launch, tempDir: tmpdir(), leave: async () => {} }),
     async takeRefusals(kind) {

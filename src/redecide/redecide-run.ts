@@ -18,29 +18,29 @@ import { readSystemPrompt } from "../run/make-run-settings.js";
 import { runEnvironments } from "../run/run-environments.js";
 import { compareTrails, type TrailDifference } from "./compare-trails.js";
 import { decisionTrail, type TrailEntry } from "./decision-trail.js";
+import { makeRecordedPorts } from "./recorded-ports.js";
 import { type RecordedRun, readRecordedRun } from "./recorded-run.js";
-import { makeReplayPorts } from "./replay-ports.js";
 
-export interface ReplayOptions {
+export interface RedecideOptions {
   /** The recorded run's folder. */
   readonly runDir: string;
   /** The agent folder to decide with instead of the run's own `definition/` snapshot. */
   readonly definitionDir?: string;
 }
 
-export interface ReplayResult {
+export interface RedecideResult {
   readonly identical: boolean;
   readonly differences: readonly TrailDifference[];
   readonly recorded: readonly TrailEntry[];
   readonly replayed: readonly TrailEntry[];
 }
 
-export async function replayRun(options: ReplayOptions): Promise<ReplayResult> {
+export async function redecideRun(options: RedecideOptions): Promise<RedecideResult> {
   const runDir = resolve(options.runDir);
   const recorded = await readRecordedRun(runDir);
   const agent = await agentOf(recorded, options.definitionDir);
   const abort = new AbortController();
-  const ports = makeReplayPorts(recorded, agent, abort);
+  const ports = makeRecordedPorts(recorded, agent, abort);
   const plugins = makePluginHost([]);
   const environments = runEnvironments({}, agent);
   const systemPrompt = await readSystemPrompt(agent);

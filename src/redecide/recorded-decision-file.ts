@@ -7,11 +7,11 @@
  */
 import { isPlainObject } from "../plain-object.js";
 import type { FileSnapshot } from "../ports/files.js";
-import type { RecordedRun, ReplayCursor } from "./recorded-run.js";
+import type { RecordedRun, RedecideCursor } from "./recorded-run.js";
 
 export function makeRecordedDecisionFile(
   recorded: RecordedRun,
-  cursor: ReplayCursor,
+  cursor: RedecideCursor,
 ): (path: string) => Promise<FileSnapshot | undefined> {
   const byIteration = new Map<number, { file: Record<string, unknown>; checkId: string }>();
   for (const event of recorded.events) {

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CloserError } from "../../src/errors.js";
-import { describeDifference } from "../../src/replay/compare-trails.js";
-import { replayRun } from "../../src/replay/replay-run.js";
+import { describeDifference } from "../../src/redecide/compare-trails.js";
+import { redecideRun } from "../../src/redecide/redecide-run.js";
 import { cli } from "../cli/support/cli-repo.js";
 import { CORPUS_DIR, RECORDED_RUNS } from "../support/recorded-runs.js";
 
@@ -35,7 +35,7 @@ describe("docs/replay.md#corpus: every recorded run replays with the same decisi
   it.each(RECORDED_RUNS.map((recipe) => [recipe.name, recipe.status] as const))(
     "%s (%s) replays identical",
     async (name, status) => {
-      const result = await replayRun({ runDir: join(CORPUS, name) });
+      const result = await redecideRun({ runDir: join(CORPUS, name) });
 
       expect(result.differences.map(describeDifference)).toEqual([]);
       expect(result.identical).toBe(true);
@@ -68,7 +68,7 @@ describe("docs/replay.md#what-is-compared: a changed definition shows where it d
       (validators["tests-pass"] as Record<string, unknown>).failurePattern = "git-dirty";
     });
 
-    const result = await replayRun({ runDir, definitionDir: definition });
+    const result = await redecideRun({ runDir, definitionDir: definition });
 
     expect(result.identical).toBe(false);
     const lines = result.differences.map(describeDifference);
@@ -130,7 +130,7 @@ describe("docs/replay.md#what-is-compared: a changed definition shows where it d
     expect(kept).toHaveLength(lines.length - 1);
     await writeFile(eventsFile, `${kept.join("\n")}\n`);
 
-    const result = await replayRun({ runDir });
+    const result = await redecideRun({ runDir });
 
     expect(result.identical).toBe(false);
     expect(result.differences.map(describeDifference)).toContainEqual(
@@ -161,7 +161,7 @@ describe("docs/replay.md#replay: the recorded sandbox's refusals", () => {
         `${withRefusal.map((event) => JSON.stringify(event)).join("\n")}\n`,
       );
 
-      const result = await replayRun({ runDir });
+      const result = await redecideRun({ runDir });
 
       expect(result.differences.map(describeDifference)).toContain(
         "iteration 1: guard sandbox-refused (none) → failed",
@@ -203,7 +203,7 @@ describe("closer replay on the command line", () => {
 
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(join(runDir, "task.json"));
-      await expect(replayRun({ runDir })).rejects.toBeInstanceOf(CloserError);
+      await expect(redecideRun({ runDir })).rejects.toBeInstanceOf(CloserError);
     } finally {
       await rm(resolve(runDir, ".."), { recursive: true, force: true });
     }
