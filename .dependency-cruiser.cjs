@@ -29,7 +29,7 @@ const LAYERS = [
   "backends/",
   "plugins/",
   "loop/",
-  "check/",
+  "lint/",
   // The composition root: builds the loop's ports and runs it.
   "run/",
   "observe/",

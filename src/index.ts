@@ -23,14 +23,6 @@ export type {
 export { makeClaudeSdkBackend } from "./backends/claude-sdk/claude-sdk.js";
 export { type MakeBackendOptions, makeBackend } from "./backends/make-backend.js";
 export { makeReplayBackend } from "./backends/replay/replay.js";
-export {
-  type AgentReport,
-  assertAgentValid,
-  checkAgent,
-  checkAgentFolder,
-  formatProblem,
-  type Problem,
-} from "./check/index.js";
 export { type AgentListing, listAgents, loadAgent } from "./definition/load-agent.js";
 export { SchemaResolver } from "./definition/schema-resolver.js";
 export {
@@ -41,6 +33,14 @@ export {
   GithubError,
   isCloserError,
 } from "./errors.js";
+export {
+  type AgentReport,
+  assertAgentValid,
+  formatProblem,
+  lintAgent,
+  lintAgentFolder,
+  type Problem,
+} from "./lint/index.js";
 export {
   type AgentResult,
   type Declaration,

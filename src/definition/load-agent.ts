@@ -127,7 +127,7 @@ interface ReadFrom {
 async function readAgentFrom(name: string, cwd: string, from: ReadFrom): Promise<AgentReading> {
   let description = "";
   try {
-    checkAgentName(name);
+    assertAgentName(name);
     const dir = from.dir ?? path.join(agentsDir(cwd), name);
     const files = await from.files?.(dir);
     const source: DefinitionSource = {
@@ -174,7 +174,7 @@ async function readAgentFrom(name: string, cwd: string, from: ReadFrom): Promise
   }
 }
 
-function checkAgentName(name: string): void {
+function assertAgentName(name: string): void {
   if (!WORD_PATTERN.test(name)) {
     throw new CloserError("usage_error", `"${name}" is not a valid agent name`, {
       expected: `a name matching ${WORD_PATTERN}`,

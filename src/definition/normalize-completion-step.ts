@@ -14,7 +14,7 @@ export interface StepContext {
   readonly report: Report;
 }
 
-export function checkStepId(
+export function assertStepId(
   id: string,
   stepId: string | undefined,
   at: PropertyKey[],
@@ -39,7 +39,7 @@ export function normalizeCompletionStep(
   at: PropertyKey[],
   { c1, report }: StepContext,
 ): CompletionStepDefinition {
-  checkStepId(id, entry.stepId, at, report);
+  assertStepId(id, entry.stepId, at, report);
   if (entry.prompt?.c1 !== undefined && entry.prompt.c1 !== c1) {
     report(
       [...at, "prompt", "c1"],

@@ -8,7 +8,7 @@ import type {
 } from "../ports/registry.js";
 import { formatJsonPath } from "./json-path.js";
 import {
-  checkStepId,
+  assertStepId,
   normalizeCompletionStep,
   type Report,
   type StepContext,
@@ -149,7 +149,7 @@ function normalizeStep(
   entry: Exclude<RegistryStepEntry, RegistryCompletionStep>,
   report: Report,
 ): StepDefinition {
-  checkStepId(id, entry.stepId, ["steps", id], report);
+  assertStepId(id, entry.stepId, ["steps", id], report);
   const [idC2, idC3] = wordsOfId(id);
   const c2 = entry.c2 ?? idC2;
   const c3 = entry.c3 ?? idC3;

@@ -2,12 +2,12 @@ import { CloserError } from "../errors.js";
 import type { RunEvent } from "../ports/events.js";
 import { HOOK_NAMES, type Plugin, PORT_NAMES } from "../ports/plugin.js";
 import type { PluginFailure, PluginHost, PluginListing } from "../ports/plugin-host.js";
-import { checkPlugins } from "./check-plugins.js";
+import { assertPlugins } from "./assert-plugins.js";
 import { frozenCopy } from "./frozen-copy.js";
 import { logEntryOf } from "./log-entry.js";
 
 export function makePluginHost(plugins: readonly Plugin[]): PluginHost {
-  checkPlugins(plugins);
+  assertPlugins(plugins);
   let report: (failure: PluginFailure) => void = () => {};
   /** A required plugin's failure seen outside a hook (a sink): ends the run at the next seam. */
   let pending: CloserError | undefined;

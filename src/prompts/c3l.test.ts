@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CloserError } from "../errors.js";
-import { checkC3lWords, explainBadWord, listPromptCandidates } from "./c3l.js";
+import { assertC3lWords, explainBadWord, listPromptCandidates } from "./c3l.js";
 import { locatePrompt } from "./render-prompt.js";
 
 const retryWords = {
@@ -68,7 +68,7 @@ describe("path words", () => {
   it("names the word, its field, its value and where it came from", () => {
     let caught: unknown;
     try {
-      checkC3lWords(
+      assertC3lWords(
         { ...retryWords, c3: "../../secrets" },
         { file: "steps_registry.json", jsonPath: 'steps["initial.issue"]' },
       );

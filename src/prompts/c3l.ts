@@ -31,7 +31,7 @@ export function explainBadWord(value: string): string | undefined {
 }
 
 /** Throws a CloserError naming the first word that could escape the agent folder or is malformed. */
-export function checkC3lWords(words: C3lWords, source: WordSource = {}): void {
+export function assertC3lWords(words: C3lWords, source: WordSource = {}): void {
   const problems = findBadWords(words, source);
   const first = problems[0];
   if (first) throw first;

@@ -6,8 +6,8 @@ import { CloserError } from "../errors.js";
 import type { C3lWords, PromptRequest, RenderedPrompt } from "../ports/prompts.js";
 import { BUILTIN_RETRY_TEXTS } from "./builtin-retry-texts.js";
 import {
+  assertC3lWords,
   BUILTIN_RETRY_PATH,
-  checkC3lWords,
   listPromptCandidates,
   type PromptCandidate,
 } from "./c3l.js";
@@ -32,7 +32,7 @@ export async function locatePrompt(
   words: C3lWords,
   options: { readonly retry: boolean; readonly read?: TemplateReader },
 ): Promise<LocatedPrompt> {
-  checkC3lWords(words);
+  assertC3lWords(words);
   const candidates = listPromptCandidates(words, options);
   const read = options.read ?? readIfExists;
   for (const candidate of candidates) {

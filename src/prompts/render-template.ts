@@ -4,7 +4,7 @@ import { normalizeDefinitionText } from "../definition/definition-text.js";
 import { CloserError } from "../errors.js";
 import { readSimpleParams } from "./front-matter-params.js";
 import type { ParsedTemplate } from "./parsed-template.js";
-import { checkTemplateLimits } from "./template-limits.js";
+import { assertTemplateLimits } from "./template-limits.js";
 import { translateHandlebarsError } from "./translate-handlebars-error.js";
 
 export type { TemplateUsage, TemplateVariable } from "./template-variables.js";
@@ -41,7 +41,7 @@ function parseYaml(text: string): unknown {
  */
 export function parseTemplate(text: string, templatePath: string): ParsedTemplate {
   const source = normalizeDefinitionText(text);
-  checkTemplateLimits(source, templatePath);
+  assertTemplateLimits(source, templatePath);
   const lines = source.split("\n");
   if (!FRONT_MATTER_FENCE.test(lines[0] ?? "")) {
     return { body: source, params: [], bodyLineOffset: 0 };
@@ -122,7 +122,7 @@ export function compileTemplate(source: string, templatePath: string): CompiledT
     templatePath,
     parsed,
     render: (variables) => {
-      checkDeclaredParams(parsed, templatePath, variables);
+      assertDeclaredParams(parsed, templatePath, variables);
       try {
         template ??= Handlebars.compile(parsed.body, { strict: true, noEscape: true });
         return template(variables);
@@ -133,7 +133,7 @@ export function compileTemplate(source: string, templatePath: string): CompiledT
   };
 }
 
-function checkDeclaredParams(
+function assertDeclaredParams(
   parsed: ParsedTemplate,
   templatePath: string,
   variables: Readonly<Record<string, unknown>>,

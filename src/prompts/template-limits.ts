@@ -21,7 +21,7 @@ const TAG = /\{\{(?:~?\s*([#^/])(\s*~?\}\})?)?/g;
  * recurses once per nesting level, so a template nested thousands deep would
  * take minutes and then overflow the stack. One linear scan, whatever the text.
  */
-export function checkTemplateLimits(source: string, templatePath: string): void {
+export function assertTemplateLimits(source: string, templatePath: string): void {
   const bytes = Buffer.byteLength(source, "utf8");
   if (bytes > MAX_TEMPLATE_BYTES) {
     throw new CloserError(

@@ -62,7 +62,7 @@ export async function fixDefinition(
             })
           : await keepSnapshot(base, runDir, resumed, resumed.definition);
   if (resumed !== undefined) {
-    const { assertAgentValid } = await import("../check/index.js");
+    const { assertAgentValid } = await import("../lint/index.js");
     await assertAgentValid(fixed.agent);
   }
   return fixed;

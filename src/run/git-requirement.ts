@@ -50,7 +50,7 @@ export function listGitNeeds(agent: ResolvedAgent, shape: RunShape): string[] {
  * forever, or pass for the wrong reason. A run that needs no git goes on, with
  * the warning returned.
  */
-export function checkGitRepository(
+export function assertGitRepository(
   agent: ResolvedAgent,
   cwd: string,
   shape: RunShape & { readonly inside: boolean },

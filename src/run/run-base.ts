@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { checkPlugins } from "../plugins/check-plugins.js";
+import { assertPlugins } from "../plugins/assert-plugins.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { Backend } from "../ports/backend.js";
 import type { EventListener } from "../ports/events.js";
@@ -44,8 +44,8 @@ export interface RunBase {
  * the run resolved. A resumed run's checks are those of the definition it
  * resumes with (fixDefinition).
  */
-export async function resolveCheckedRunBase(options: RunBaseOptions): Promise<RunBase> {
-  const { assertAgentValid } = await import("../check/index.js");
+export async function resolveLintedRunBase(options: RunBaseOptions): Promise<RunBase> {
+  const { assertAgentValid } = await import("../lint/index.js");
   await assertAgentValid(options.agent);
   return await resolveRunBase(options);
 }
@@ -57,7 +57,7 @@ export async function resolveRunBase(options: RunBaseOptions): Promise<RunBase> 
   const clock = options.clock ?? makeSystemClock();
   const { agent } = options;
   const plugins = options.plugins ?? [];
-  checkPlugins(plugins); // before any folder, lock or worktree is made
+  assertPlugins(plugins); // before any folder, lock or worktree is made
   return {
     agent,
     cwd,

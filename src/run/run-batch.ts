@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
-import { assertAgentValid } from "../check/index.js";
 import { CloserError, isCloserError, wholeNumberAtLeastOne } from "../errors.js";
+import { assertAgentValid } from "../lint/index.js";
 import type { Backend } from "../ports/backend.js";
 import type { EventListener } from "../ports/events.js";
 import type { IssueSummary } from "../ports/github.js";
@@ -47,7 +47,7 @@ export interface BatchResult {
  */
 export async function runBatch(options: BatchRunOptions): Promise<BatchResult> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  checkBatch(options, concurrency);
+  assertBatch(options, concurrency);
   await assertAgentValid(options.agent);
   const client = await githubClientFor(
     { agent: options.agent, cwd: resolve(options.cwd), env: resolveEnvironment(options) },
@@ -119,7 +119,7 @@ function notRun(
   };
 }
 
-function checkBatch(options: BatchRunOptions, concurrency: number): void {
+function assertBatch(options: BatchRunOptions, concurrency: number): void {
   wholeNumberAtLeastOne("--concurrency", concurrency);
   if (options.label === undefined && options.project === undefined) {
     throw new CloserError("usage_error", "a batch needs --label or --project", {

@@ -8,7 +8,7 @@ import { type FinishIssue, finishAfterLoop } from "./after-loop.js";
 import { makeBranchWork } from "./branch-conditions.js";
 import { keepDecisionFileOutOfGit } from "./exclude-decision-file.js";
 import { fixDefinition } from "./fix-definition.js";
-import { checkGitRepository } from "./git-requirement.js";
+import { assertGitRepository } from "./git-requirement.js";
 import { makeRunSettings } from "./make-run-settings.js";
 import { prepareTree } from "./prepare-tree.js";
 import { preloadBackends, type RunBase, resolveBackend } from "./run-base.js";
@@ -44,7 +44,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
   const runId = resumed?.runId ?? base.runId;
   preloadBackends(base);
   await ensureRunsDirWritable(base.runsDir);
-  const gitWarnings = checkGitRepository(base.agent, base.cwd, {
+  const gitWarnings = assertGitRepository(base.agent, base.cwd, {
     worktree: job.useWorktree,
     issue: job.issue !== undefined,
     inside: job.place.insideWorkTree,

@@ -3,7 +3,7 @@ import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
 import { readGitPlace } from "../workspace/index.js";
 import { githubClientFor } from "./github-client-for.js";
 import { makeIssueTask } from "./issue-task.js";
-import { resolveCheckedRunBase } from "./run-base.js";
+import { resolveLintedRunBase } from "./run-base.js";
 import { runInTree } from "./run-in-tree.js";
 import { withRunLock } from "./run-lock.js";
 import type { GithubRunOptions, RunBaseOptions, RunOutcome } from "./run-options.js";
@@ -26,7 +26,7 @@ export async function runIssue(options: IssueRunOptions): Promise<RunOutcome> {
   wholeNumberAtLeastOne("--issue", options.issue);
   const reading = readGitPlace(resolve(options.cwd));
   reading.catch(() => undefined);
-  const base = await resolveCheckedRunBase(options);
+  const base = await resolveLintedRunBase(options);
   const client = await githubClientFor(base, options);
   const issue = await client.getIssue(options.issue);
   if (issue.state === "closed") {

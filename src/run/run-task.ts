@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { TaskInfo } from "../ports/run-state.js";
 import { readGitPlace } from "../workspace/index.js";
-import { resolveCheckedRunBase } from "./run-base.js";
+import { resolveLintedRunBase } from "./run-base.js";
 import { runInTree } from "./run-in-tree.js";
 import { withRunLock } from "./run-lock.js";
 import type { RunBaseOptions, RunOutcome } from "./run-options.js";
@@ -28,7 +28,7 @@ export async function runTask(options: TaskRunOptions): Promise<RunOutcome> {
   // Git is asked where the folder is while the agent is checked (docs/performance.md#run-start).
   const reading = readGitPlace(resolve(options.cwd));
   reading.catch(() => undefined);
-  const base = await resolveCheckedRunBase(options);
+  const base = await resolveLintedRunBase(options);
   const place = await reading;
   const useWorktree =
     options.worktree !== false &&

@@ -97,7 +97,7 @@ async function startRunSandbox(
   const reported = new Map<string, string[]>();
   const unsubscribe = subscribeToRefusals(manager, reported);
   try {
-    checkHosts(manager, policy, options.agentFile);
+    assertHosts(manager, policy, options.agentFile);
   } catch (error) {
     unsubscribe();
     await rm(scratchDir, { recursive: true, force: true });
@@ -202,7 +202,7 @@ async function enterSandbox(
 }
 
 /** A host the library cannot read is the agent's mistake: said before the first query. */
-function checkHosts(manager: SandboxManager, policy: SandboxPolicy, agentFile: string): void {
+function assertHosts(manager: SandboxManager, policy: SandboxPolicy, agentFile: string): void {
   for (const kind of PROCESS_KINDS) {
     const probeId = randomBytes(16).toString("base64url");
     registerHosts(manager, probeId, { hosts: policy[kind].hosts, kind, agentFile });

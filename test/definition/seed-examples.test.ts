@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkAgentFolder } from "../../src/check/index.js";
 import { loadAgent } from "../../src/definition/load-agent.js";
 import { SchemaResolver } from "../../src/definition/schema-resolver.js";
+import { lintAgentFolder } from "../../src/lint/index.js";
 import { cwd, useTempCwd } from "../support/agent-folder.js";
 import {
   completeRegistry,
@@ -65,7 +65,7 @@ describe("the JSON examples of the seed documents (docs/definition.md#seed-spell
         agent,
         ofSeed.filter((example) => example.kind === "schema"),
       );
-      const report = await checkAgentFolder("seed", cwd);
+      const report = await lintAgentFolder("seed", cwd);
       expect(report.problems.filter((problem) => problem.severity === "error")).toEqual([]);
       expect(report.valid).toBe(true);
     },

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { checkAgent } from "../../src/index.js";
+import { lintAgent } from "../../src/index.js";
 import { REVIEW_TOOLS } from "../../src/loop/review-closure.js";
 import type { BackendRequest } from "../../src/ports/backend.js";
 import { makeScriptedBackend, type ScriptedTurn } from "../../src/testing/index.js";
@@ -227,7 +227,7 @@ describe("scenarios: the closure review (docs/completion.md#closure-review)", ()
 
   it("closer validate knows the review's variables, and only in the review prompt", async () => {
     const setup = await setUp();
-    expect((await checkAgent(setup.agent)).valid).toBe(true);
+    expect((await lintAgent(setup.agent)).valid).toBe(true);
     await setup.repo.cleanup();
     const misplaced = await makeTaskRepo({
       completionStep: { closureReview: { c2: "complete", c3: "task" } },
@@ -237,7 +237,7 @@ describe("scenarios: the closure review (docs/completion.md#closure-review)", ()
       },
     });
     cleanup = misplaced.repo.cleanup;
-    const report = await checkAgent(misplaced.agent);
+    const report = await lintAgent(misplaced.agent);
     expect(report.problems.map((problem) => problem.message)).toContainEqual(
       expect.stringContaining("{{changes.tests}}"),
     );

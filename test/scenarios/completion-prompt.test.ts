@@ -4,7 +4,7 @@
  * declaration checked at that step.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { checkAgentFolder } from "../../src/check/check-agent-folder.js";
+import { lintAgentFolder } from "../../src/lint/lint-agent-folder.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";
 import {
   COMMIT_ALL,
@@ -176,7 +176,7 @@ describe("docs/completion.md#completion-prompt a completion step's outputSchemaR
       },
     });
     cleanup = setup.repo.cleanup;
-    const report = await checkAgentFolder("tasker", setup.repo.dir);
+    const report = await lintAgentFolder("tasker", setup.repo.dir);
     const errors = report.problems.filter((problem) => problem.severity === "error");
     const text = errors.map((problem) => `${problem.jsonPath ?? ""} ${problem.message}`).join("\n");
     expect(text).toContain("missing.schema.json");

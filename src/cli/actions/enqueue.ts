@@ -55,7 +55,7 @@ export async function enqueueFromCommandLine(
   parameters: EnqueueParameters = { parameterTokens: [], options: [] },
 ): Promise<number> {
   try {
-    checkSources(flags);
+    assertSources(flags);
     const options = {
       ...(flags.priority === undefined
         ? {}
@@ -103,7 +103,7 @@ export async function enqueueFromCommandLine(
   }
 }
 
-function checkSources(flags: EnqueueFlags): void {
+function assertSources(flags: EnqueueFlags): void {
   const given = [
     flags.issue === undefined ? undefined : "--issue",
     flags.label === undefined && flags.project === undefined ? undefined : "--label/--project",

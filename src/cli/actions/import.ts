@@ -1,8 +1,8 @@
-import { type AgentReport, runChecks } from "../../check/check-agent.js";
-import { formatProblem, makeProblemCollector } from "../../check/problem.js";
 import { readAgent } from "../../definition/load-agent.js";
 import { type ImportClimptOptions, importClimpt } from "../../import/climpt/import-climpt.js";
 import { describeImportReport } from "../../import/climpt/mapping-report.js";
+import { type AgentReport, runLints } from "../../lint/lint-agent.js";
+import { formatProblem, makeProblemCollector } from "../../lint/problem.js";
 import { RUN_OPTIONS } from "../run/run-help.js";
 
 export interface ImportClimptRun extends ImportClimptOptions {
@@ -13,7 +13,7 @@ export interface ImportClimptRun extends ImportClimptOptions {
 export async function runImportClimpt(options: ImportClimptRun): Promise<void> {
   const closerFlags = RUN_OPTIONS.map((option) => option.flags.split(" ")[0] ?? "");
   const report = await importClimpt({ ...options, closerFlags });
-  const check = await checkWritten(report.name, report.out, options.cwd);
+  const check = await lintWritten(report.name, report.out, options.cwd);
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ ...report, validation: check }, null, 2)}\n`);
   } else {
@@ -27,10 +27,10 @@ export async function runImportClimpt(options: ImportClimptRun): Promise<void> {
 }
 
 /** The checks of `closer validate` on the folder just written. */
-async function checkWritten(name: string, dir: string, cwd: string): Promise<AgentReport> {
+async function lintWritten(name: string, dir: string, cwd: string): Promise<AgentReport> {
   const problems = makeProblemCollector(name, cwd);
   const reading = await readAgent(name, cwd, dir);
   for (const problem of reading.problems) problems.addError(problem, { file: dir });
   if (reading.agent === undefined) return { name, valid: false, problems: problems.problems };
-  return runChecks(reading.agent, problems);
+  return runLints(reading.agent, problems);
 }

@@ -1,6 +1,6 @@
-import { type AgentReport, checkAgentFolder, formatProblem } from "../../check/index.js";
 import { listAgents } from "../../definition/load-agent.js";
 import { CloserError } from "../../errors.js";
+import { type AgentReport, formatProblem, lintAgentFolder } from "../../lint/index.js";
 
 /** `closer validate`: every problem of each agent; exit code 2 when one is invalid. */
 export async function runValidate(
@@ -10,7 +10,7 @@ export async function runValidate(
 ): Promise<void> {
   const names = agent === undefined ? await agentNames(cwd) : [agent];
   const reports: AgentReport[] = [];
-  for (const name of names) reports.push(await checkAgentFolder(name, cwd));
+  for (const name of names) reports.push(await lintAgentFolder(name, cwd));
   const valid = reports.every((report) => report.valid);
   if (json) {
     process.stdout.write(`${JSON.stringify({ valid, agents: reports }, null, 2)}\n`);

@@ -53,7 +53,7 @@ export function parseParameterFlags(input: ParameterFlagsInput): Record<string, 
       throw unknownFlag(token, input);
     }
   }
-  checkRequired(parameters, values, input);
+  assertRequired(parameters, values, input);
   return values;
 }
 
@@ -122,7 +122,7 @@ function describeFlags(input: Pick<ParameterFlagsInput, "agent" | "closerOptions
   ].join("\n");
 }
 
-function checkRequired(
+function assertRequired(
   parameters: readonly ParameterDefinition[],
   values: Readonly<Record<string, unknown>>,
   input: ParameterFlagsInput,

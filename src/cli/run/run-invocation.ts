@@ -76,7 +76,7 @@ export function readRunInvocation(tokens: readonly string[], flags: RunFlags): R
   const [positional, ...extra] = operands;
   const agentName = agentNameOf(positional, flags.agent, rest.length > 0);
   const mode = modeOf(flags);
-  checkModeOptions(mode, flags);
+  assertModeOptions(mode, flags);
   return {
     agentName,
     mode,
@@ -145,7 +145,7 @@ function modeOf(flags: RunFlags): RunMode {
   };
 }
 
-function checkModeOptions(mode: RunMode, flags: RunFlags): void {
+function assertModeOptions(mode: RunMode, flags: RunFlags): void {
   if (flags.concurrency !== undefined && mode.kind !== "batch") {
     throw usage("--concurrency applies only to --label/--project runs");
   }

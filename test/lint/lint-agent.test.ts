@@ -6,9 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   assertAgentValid,
   CloserError,
-  checkAgent,
-  checkAgentFolder,
   formatProblem,
+  lintAgent,
+  lintAgentFolder,
   loadAgent,
   type ResolvedAgent,
 } from "../../src/index.js";
@@ -21,7 +21,7 @@ async function loadOrUndefined(cwd: string): Promise<ResolvedAgent | undefined> 
   return loadAgent("iterator", { cwd }).catch(() => undefined);
 }
 
-describe("checkAgent on a loaded agent", () => {
+describe("lintAgent on a loaded agent", () => {
   it("finds what closer validate finds, for every broken definition that loads", async () => {
     let loaded = 0;
     for (const name of await readdir(BROKEN)) {
@@ -29,8 +29,8 @@ describe("checkAgent on a loaded agent", () => {
       const agent = await loadOrUndefined(cwd);
       if (agent === undefined) continue;
       loaded += 1;
-      const report = await checkAgent(agent);
-      expect(report, name).toEqual(await checkAgentFolder("iterator", cwd));
+      const report = await lintAgent(agent);
+      expect(report, name).toEqual(await lintAgentFolder("iterator", cwd));
       expect(report.valid, name).toBe(false);
     }
     expect(loaded).toBeGreaterThan(10);
@@ -38,7 +38,7 @@ describe("checkAgent on a loaded agent", () => {
 
   it("passes with warnings, and counts what it checked", async () => {
     const agent = await loadAgent("iterator", { cwd: join(WARNING, "builtin-retry") });
-    const report = await checkAgent(agent);
+    const report = await lintAgent(agent);
     expect(report.valid).toBe(true);
     expect(report.problems.length).toBeGreaterThan(0);
     expect(report.problems.every((problem) => problem.severity === "warning")).toBe(true);
@@ -57,15 +57,15 @@ describe("checkAgent on a loaded agent", () => {
 
     it("checks the agent it is given, without reading the definition files again", async () => {
       const agent = await loadAgent("iterator", { cwd });
-      const before = await checkAgent(agent);
+      const before = await lintAgent(agent);
       await rm(agent.files.agentJson);
       await rm(agent.files.registry);
-      expect(await checkAgent(agent)).toEqual(before);
-      expect((await checkAgentFolder("iterator", cwd)).counts).toBeUndefined();
+      expect(await lintAgent(agent)).toEqual(before);
+      expect((await lintAgentFolder("iterator", cwd)).counts).toBeUndefined();
     });
 
     it("shows paths relative to the project folder that holds .agent/", async () => {
-      const report = await checkAgent(await loadAgent("iterator", { cwd }));
+      const report = await lintAgent(await loadAgent("iterator", { cwd }));
       expect(report.problems.map(formatProblem)).toEqual([
         expect.stringMatching(
           /^\.agent\/iterator\/steps_registry\.json: steps\["initial\.issue"\]\.next: /,

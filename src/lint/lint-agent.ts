@@ -1,17 +1,17 @@
 import { dirname } from "node:path";
 import type { ResolvedAgent } from "../ports/agent.js";
-import { checkApiKeyEnv } from "./check-api-key.js";
-import { checkCostBudget } from "./check-cost-budget.js";
-import { checkPrompts } from "./check-prompts.js";
+import { lintApiKeyEnv } from "./lint-api-key.js";
+import { lintCostBudget } from "./lint-cost-budget.js";
+import { lintPrompts } from "./lint-prompts.js";
 import {
-  checkCustomModules,
-  checkParameterNames,
-  checkPathWords,
-  checkPatternParams,
-  checkTargets,
-} from "./check-references.js";
-import { checkLabels, checkPassedNames, checkSystemPrompt } from "./check-runner.js";
-import { checkSchemas } from "./check-schemas.js";
+  lintCustomModules,
+  lintParameterNames,
+  lintPathWords,
+  lintPatternParams,
+  lintTargets,
+} from "./lint-references.js";
+import { lintLabels, lintPassedNames, lintSystemPrompt } from "./lint-runner.js";
+import { lintSchemas } from "./lint-schemas.js";
 import { makeProblemCollector, type Problem, type ProblemCollector } from "./problem.js";
 
 /** The outcome of checking one agent. */
@@ -30,28 +30,28 @@ export interface AgentReport {
  * modules they name are. Collects every problem; paths are shown relative to the project folder
  * that holds `.agent/`.
  */
-export async function checkAgent(agent: ResolvedAgent): Promise<AgentReport> {
+export async function lintAgent(agent: ResolvedAgent): Promise<AgentReport> {
   const problems = makeProblemCollector(agent.name, projectDirOf(agent));
-  return runChecks(agent, problems);
+  return runLints(agent, problems);
 }
 
 /** Runs the checks, adding to what the collector already holds, and sums up. */
-export async function runChecks(
+export async function runLints(
   agent: ResolvedAgent,
   problems: ProblemCollector,
 ): Promise<AgentReport> {
-  checkParameterNames(agent, problems);
-  checkPathWords(agent, problems);
-  checkTargets(agent, problems);
-  checkPatternParams(agent, problems);
-  checkCostBudget(agent, problems);
-  checkApiKeyEnv(agent, problems);
-  checkLabels(agent, problems);
-  checkPassedNames(agent, problems);
-  await checkSystemPrompt(agent, problems);
-  await checkCustomModules(agent, problems);
-  await checkSchemas(agent, problems);
-  await checkPrompts(agent, problems);
+  lintParameterNames(agent, problems);
+  lintPathWords(agent, problems);
+  lintTargets(agent, problems);
+  lintPatternParams(agent, problems);
+  lintCostBudget(agent, problems);
+  lintApiKeyEnv(agent, problems);
+  lintLabels(agent, problems);
+  lintPassedNames(agent, problems);
+  await lintSystemPrompt(agent, problems);
+  await lintCustomModules(agent, problems);
+  await lintSchemas(agent, problems);
+  await lintPrompts(agent, problems);
   const { registry } = agent;
   return {
     name: agent.name,

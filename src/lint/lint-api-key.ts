@@ -6,7 +6,7 @@ import type { ProblemCollector } from "./problem.js";
  * names when it runs; unset here, a run from this shell fails at its first
  * query with an auth error (docs/backends.md#openai-compatible).
  */
-export function checkApiKeyEnv(
+export function lintApiKeyEnv(
   agent: ResolvedAgent,
   problems: ProblemCollector,
   env: Readonly<Record<string, string | undefined>> = process.env,

@@ -9,7 +9,7 @@ import type { ProblemCollector } from "./problem.js";
 const DEFAULT_SYSTEM_PROMPT = "prompts/system.md";
 
 /** A `runner.systemPrompt` set to a file that does not exist. */
-export async function checkSystemPrompt(
+export async function lintSystemPrompt(
   agent: ResolvedAgent,
   problems: ProblemCollector,
 ): Promise<void> {
@@ -29,7 +29,7 @@ export async function checkSystemPrompt(
 }
 
 /** Labels configured where `closeAction` never applies them. */
-export function checkLabels(agent: ResolvedAgent, problems: ProblemCollector): void {
+export function lintLabels(agent: ResolvedAgent, problems: ProblemCollector): void {
   const { labels, closeAction } = agent.runner.github;
   if (closeAction !== "close" || labels.add.length + labels.remove.length === 0) return;
   problems.warning(
@@ -40,7 +40,7 @@ export function checkLabels(agent: ResolvedAgent, problems: ProblemCollector): v
 }
 
 /** closer's GitHub tokens named in `runner.env`, where they are never passed. */
-export function checkPassedNames(agent: ResolvedAgent, problems: ProblemCollector): void {
+export function lintPassedNames(agent: ResolvedAgent, problems: ProblemCollector): void {
   for (const [list, names] of Object.entries(agent.runner.env)) {
     for (const name of names.filter(isGithubToken)) {
       problems.error(

@@ -19,7 +19,7 @@ import {
   RUNNER_VARIABLES,
   TASK_FIELDS,
 } from "../prompts/variables.js";
-import { quoteList } from "./check-references.js";
+import { quoteList } from "./lint-references.js";
 import { keyPath, type ProblemCollector, type ProblemPlace } from "./problem.js";
 import { type RetryTarget, retryTargets } from "./retry-targets.js";
 
@@ -41,10 +41,7 @@ interface PromptContext {
 }
 
 /** Checks that every prompt the loop can ask for resolves, and that its variables are supplied. */
-export async function checkPrompts(
-  agent: ResolvedAgent,
-  problems: ProblemCollector,
-): Promise<void> {
+export async function lintPrompts(agent: ResolvedAgent, problems: ProblemCollector): Promise<void> {
   const context: PromptContext = { agent, problems, needs: new Map(), read: makeTemplateReader() };
   const { registry } = agent;
   for (const [id, step] of Object.entries(registry.steps)) {
@@ -106,7 +103,7 @@ async function checkPrompt(
 ): Promise<void> {
   const { agent, problems, read } = context;
   const { words, place, expectation } = request;
-  // Bad words are reported once, at their place in the registry, by checkPathWords.
+  // Bad words are reported once, at their place in the registry, by lintPathWords.
   if (findBadWords(words).length > 0) return;
   let located: LocatedPrompt;
   try {
@@ -188,7 +185,7 @@ function checkTemplateVariables(
   const file = join(agent.dir, templatePath);
   const always = [...RUNNER_VARIABLES, ...Object.keys(agent.parameters)];
   const supplied = new Set([...always, ...expectation.extra]);
-  checkDeclaredParams(problems, { file, needs, supplied, expectation });
+  assertDeclaredParams(problems, { file, needs, supplied, expectation });
   const allowed = new Set([...supplied, ...needs.params]);
   for (const variable of needs.variables) {
     const { line } = variable;
@@ -228,7 +225,7 @@ function checkTemplateVariables(
   }
 }
 
-function checkDeclaredParams(
+function assertDeclaredParams(
   problems: ProblemCollector,
   input: {
     file: string;

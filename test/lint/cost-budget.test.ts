@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { checkAgent, loadAgent } from "../../src/index.js";
+import { lintAgent, loadAgent } from "../../src/index.js";
 import { type FixtureRepo, makeFixtureRepo } from "../../src/testing/index.js";
 import { makeTestAgent } from "../support/test-agent.js";
 
@@ -16,7 +16,7 @@ describe("closer validate and a cost budget", () => {
       budgets: { queryTimeoutMs: 20_000, validatorTimeoutMs: 20_000, maxCostUsd: 2 },
     };
     repo = await makeFixtureRepo({ files: {}, agents: [makeTestAgent({ runner })] });
-    const report = await checkAgent(await loadAgent("tasker", { cwd: repo.dir }));
+    const report = await lintAgent(await loadAgent("tasker", { cwd: repo.dir }));
     return report.problems.filter((problem) => problem.jsonPath.includes("maxCostUsd"));
   }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { checkAgent, loadAgent } from "../../src/index.js";
+import { lintAgent, loadAgent } from "../../src/index.js";
 import { type FixtureRepo, makeFixtureRepo } from "../../src/testing/index.js";
 import { makeTestAgent } from "../support/test-agent.js";
 
@@ -19,7 +19,7 @@ describe("closer validate and the openai-compatible backend's key", () => {
       apiKeyEnv: "CLOSER_TEST_ENDPOINT_KEY",
     };
     repo = await makeFixtureRepo({ files: {}, agents: [makeTestAgent({ runner: { backend } })] });
-    const report = await checkAgent(await loadAgent("tasker", { cwd: repo.dir }));
+    const report = await lintAgent(await loadAgent("tasker", { cwd: repo.dir }));
     return report.problems.filter((problem) => problem.jsonPath === "runner.backend.apiKeyEnv");
   }
 

@@ -10,10 +10,7 @@ import { keyPath, type ProblemCollector } from "./problem.js";
  * internal `$ref`, `allOf`, cycles) and warns when a step that can complete gives the model no
  * field to declare it with.
  */
-export async function checkSchemas(
-  agent: ResolvedAgent,
-  problems: ProblemCollector,
-): Promise<void> {
+export async function lintSchemas(agent: ResolvedAgent, problems: ProblemCollector): Promise<void> {
   const schemasDir = join(agent.dir, "schemas");
   const resolver = new SchemaResolver(schemasDir);
   for (const [id, completionStep] of Object.entries(agent.registry.completionSteps)) {

@@ -85,7 +85,7 @@ function runNode(node: ModuleProcess, args: readonly string[]) {
 }
 
 /** An error for each custom validator module (that exists) whose import fails, naming the file and why. */
-export async function checkModuleImports(
+export async function lintModuleImports(
   agent: ResolvedAgent,
   problems: ProblemCollector,
   found: ReadonlySet<CustomValidatorDefinition>,

@@ -6,7 +6,7 @@ import { findBadWords } from "../prompts/c3l.js";
 import { stepWords } from "../prompts/prompt-words.js";
 import { RETRY_VARIABLES, RUNNER_VARIABLES } from "../prompts/variables.js";
 import { applyConditionParams } from "../validators/condition-params.js";
-import { checkModuleImports } from "./check-module-import.js";
+import { lintModuleImports } from "./lint-module-import.js";
 import { keyPath, type ProblemCollector } from "./problem.js";
 
 /** Names a quoted, comma-separated list: `"a", "b"`. */
@@ -28,7 +28,7 @@ function validatorsForPattern(agent: ResolvedAgent, pattern: string): ValidatorD
  * Checks that every name the registry points at (next and completion steps, validators,
  * patterns) exists; the loader has already checked the entry step.
  */
-export function checkTargets(agent: ResolvedAgent, problems: ProblemCollector): void {
+export function lintTargets(agent: ResolvedAgent, problems: ProblemCollector): void {
   const { registry } = agent;
   const file = agent.files.registry;
   const stepIds = Object.keys(registry.steps);
@@ -82,7 +82,7 @@ export function checkTargets(agent: ResolvedAgent, problems: ProblemCollector): 
 }
 
 /** Checks that custom validator modules exist and import. */
-export async function checkCustomModules(
+export async function lintCustomModules(
   agent: ResolvedAgent,
   problems: ProblemCollector,
 ): Promise<void> {
@@ -103,14 +103,14 @@ export async function checkCustomModules(
       "create the module (relative to the agent folder) or correct the path",
     );
   }
-  await checkModuleImports(agent, problems, found);
+  await lintModuleImports(agent, problems, found);
 }
 
 /**
  * Checks each pattern's params against what the validators mapped to it extract. A custom
  * validator's module returns its params at run time, so only the rendering can check those.
  */
-export function checkPatternParams(agent: ResolvedAgent, problems: ProblemCollector): void {
+export function lintPatternParams(agent: ResolvedAgent, problems: ProblemCollector): void {
   const file = agent.files.registry;
   for (const [name, pattern] of Object.entries(agent.registry.completionPatterns)) {
     const validators = validatorsForPattern(agent, name).filter(
@@ -132,7 +132,7 @@ export function checkPatternParams(agent: ResolvedAgent, problems: ProblemCollec
 }
 
 /** Path words that pass the file schema but could still leave the agent folder (`a..b`). */
-export function checkPathWords(agent: ResolvedAgent, problems: ProblemCollector): void {
+export function lintPathWords(agent: ResolvedAgent, problems: ProblemCollector): void {
   const file = agent.files.registry;
   const { registry } = agent;
   const report = (errors: ReturnType<typeof findBadWords>) => {
@@ -161,7 +161,7 @@ export function checkPathWords(agent: ResolvedAgent, problems: ProblemCollector)
 }
 
 /** An agent parameter named like a runner variable would be silently shadowed in every template. */
-export function checkParameterNames(agent: ResolvedAgent, problems: ProblemCollector): void {
+export function lintParameterNames(agent: ResolvedAgent, problems: ProblemCollector): void {
   for (const name of Object.keys(agent.parameters)) {
     if (!RUNNER_VARIABLES.includes(name) && !RETRY_VARIABLES.includes(name)) continue;
     problems.error(

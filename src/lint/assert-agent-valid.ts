@@ -1,6 +1,6 @@
 import { CloserError } from "../errors.js";
 import type { ResolvedAgent } from "../ports/agent.js";
-import { checkAgent } from "./check-agent.js";
+import { lintAgent } from "./lint-agent.js";
 import { formatProblem } from "./problem.js";
 
 /**
@@ -9,7 +9,7 @@ import { formatProblem } from "./problem.js";
  * it. Throws a CloserError `config_error` listing every error; warnings pass.
  */
 export async function assertAgentValid(agent: ResolvedAgent): Promise<void> {
-  const report = await checkAgent(agent);
+  const report = await lintAgent(agent);
   if (report.valid) return;
   const errors = report.problems.filter((problem) => problem.severity === "error");
   const lines = errors.map((problem) => `  ${formatProblem(problem)}`).join("\n");

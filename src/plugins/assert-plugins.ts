@@ -13,7 +13,7 @@ export const REPLACING_PORTS = [
  * repeated name, a hook or port closer does not know (a misspelt one would never be
  * called), one that is not a function, a port replaced by two plugins.
  */
-export function checkPlugins(plugins: readonly Plugin[]): void {
+export function assertPlugins(plugins: readonly Plugin[]): void {
   const names = new Set<string>();
   plugins.forEach((plugin, index) => {
     const where = `plugins[${index}]`;
@@ -28,8 +28,8 @@ export function checkPlugins(plugins: readonly Plugin[]): void {
       );
     }
     names.add(plugin.name);
-    checkFunctions(plugin, "hooks", HOOK_NAMES);
-    checkFunctions(plugin, "ports", PORT_NAMES);
+    assertFunctions(plugin, "hooks", HOOK_NAMES);
+    assertFunctions(plugin, "ports", PORT_NAMES);
   });
   for (const port of REPLACING_PORTS) {
     const replacing = plugins.filter((plugin) => plugin.ports?.[port] !== undefined);
@@ -44,7 +44,7 @@ export function checkPlugins(plugins: readonly Plugin[]): void {
   }
 }
 
-function checkFunctions(plugin: Plugin, group: "hooks" | "ports", known: readonly string[]): void {
+function assertFunctions(plugin: Plugin, group: "hooks" | "ports", known: readonly string[]): void {
   const given: object = plugin[group] ?? {};
   for (const [key, value] of Object.entries(given)) {
     const where = `plugin "${plugin.name}": ${group}.${key}`;
