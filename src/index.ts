@@ -14,6 +14,9 @@
  * `runTask`, `runIssue` and `resumeRun` add the worktree, the locks, the
  * definition snapshot (docs/integrity.md) and the GitHub side effects around
  * the loop; `runAgent(await resolveRunSettings(…))` is the loop alone.
+ *
+ * What is exported is listed name by name: what a caller of the library needs
+ * (docs/architecture.md#public-surface); the rest of src/ is closer's own.
  */
 
 export type {
@@ -23,6 +26,7 @@ export type {
 export { makeClaudeSdkBackend } from "./backends/claude-sdk/claude-sdk.js";
 export { type MakeBackendOptions, makeBackend } from "./backends/make-backend.js";
 export { makeReplayBackend } from "./backends/replay/replay.js";
+export { applyCliOverrides, type CliOverrideFlags } from "./definition/apply-cli-overrides.js";
 export { type AgentListing, listAgents, loadAgent } from "./definition/load-agent.js";
 export { SchemaResolver } from "./definition/schema-resolver.js";
 export {
@@ -41,16 +45,18 @@ export {
   lintAgentFolder,
   type Problem,
 } from "./lint/index.js";
-export {
-  type AgentResult,
-  type Declaration,
-  type RunSettings,
-  runAgent,
-} from "./loop/index.js";
+export { type RunSettings, runAgent } from "./loop/index.js";
 export * from "./plugins/index.js";
-export type * from "./ports/agent.js";
-export type * from "./ports/backend.js";
-export type { ExternalCondition } from "./ports/declaration.js";
+export type { CliOverrides, ParameterDefinition, ResolvedAgent } from "./ports/agent.js";
+export type {
+  Backend,
+  BackendError,
+  BackendErrorKind,
+  BackendRequest,
+  BackendResponse,
+  Usage,
+} from "./ports/backend.js";
+export type { Declaration, ExternalCondition } from "./ports/declaration.js";
 export type {
   DecisionSource,
   EventListener,
@@ -59,8 +65,9 @@ export type {
   RunEventType,
   TerminalStatus,
 } from "./ports/events.js";
-export type * from "./ports/github.js";
-export type * from "./ports/loop-ports.js";
+export type { GithubClient } from "./ports/github.js";
+export type { Clock, LoopPorts, RecordSink } from "./ports/loop-ports.js";
+export type { PluginHost } from "./ports/plugin-host.js";
 export type {
   PromptRenderer,
   PromptRequest,
@@ -68,17 +75,35 @@ export type {
   RetryPrompt,
   RetryPromptRequest,
 } from "./ports/prompts.js";
-export type * from "./ports/registry.js";
+export type {
+  CompletionStepDefinition,
+  OutputSchemaRef,
+  PatternDefinition,
+  Registry,
+  StepDefinition,
+  ValidatorDefinition,
+} from "./ports/registry.js";
+export type { AgentResult } from "./ports/run-result.js";
 export type { IterationSummary, RunState, TaskInfo } from "./ports/run-state.js";
-export type * from "./ports/runner-config.js";
-export type * from "./ports/validator.js";
+export type {
+  BackendConfig,
+  BackendKind,
+  JsonSchema,
+  RunnerConfig,
+} from "./ports/runner-config.js";
+export type { CheckContext, ValidatorOutcome, ValidatorRunner } from "./ports/validator.js";
 export { createRunRecord, defaultRunsDir, readRunState } from "./record/run-record.js";
 export {
   AgentRunner,
   type AgentRunOptions,
+  type BatchResult,
   type BatchRunOptions,
+  type Environment,
+  type GithubRunOptions,
   type IssueRunOptions,
   makeSystemClock,
+  type ResumeRunOptions,
+  type RunBaseOptions,
   type RunOutcome,
   resolveRunSettings,
   resumeRun,

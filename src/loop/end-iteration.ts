@@ -48,7 +48,7 @@ function settle(
  * Ends an iteration without a declaration (docs/loop.md#rule-1): no checks run,
  * the loop moves to the step's `next` (or stays), carrying the summary.
  */
-export function goToNextStep(run: RunContext, answer: Answer): undefined {
+function goToNextStep(run: RunContext, answer: Answer): undefined {
   const { step } = answer.turn;
   updateState(run, {
     stepId: step.next ?? step.id,
@@ -64,7 +64,7 @@ export function goToNextStep(run: RunContext, answer: Answer): undefined {
  * `blocked` with its reason, no check runs. A resumed run starts from the
  * step prompt with this iteration's summary.
  */
-export function declaredBlocked(
+function declaredBlocked(
   run: RunContext,
   answer: Answer,
   decision: CompletionDecision,
@@ -84,7 +84,7 @@ export function declaredBlocked(
  * rendered now and sent as the next iteration's prompt. The summary carries
  * the declaration and the finding forward (rule 3).
  */
-export async function queueRetry(
+async function queueRetry(
   run: RunContext,
   answer: Answer,
   request: RetryRequest,
@@ -136,7 +136,7 @@ export async function queueRetry(
 }
 
 /** The checks confirmed the declaration: the run is complete. */
-export function acceptCompletion(
+function acceptCompletion(
   run: RunContext,
   answer: Answer,
   outcomes: readonly ValidatorOutcome[],
