@@ -64,11 +64,7 @@ function goToNextStep(run: RunContext, answer: Answer): undefined {
  * `blocked` with its reason, no check runs. A resumed run starts from the
  * step prompt with this iteration's summary.
  */
-function declaredBlocked(
-  run: RunContext,
-  answer: Answer,
-  decision: CompletionDecision,
-): Terminal {
+function declaredBlocked(run: RunContext, answer: Answer, decision: CompletionDecision): Terminal {
   updateState(run, { pendingPrompt: undefined, previousSummary: answer.summary });
   saveState(run);
   const reason = decision.blockedReason ?? "no reason given";
@@ -84,11 +80,7 @@ function declaredBlocked(
  * rendered now and sent as the next iteration's prompt. The summary carries
  * the declaration and the finding forward (rule 3).
  */
-async function queueRetry(
-  run: RunContext,
-  answer: Answer,
-  request: RetryRequest,
-): Promise<void> {
+async function queueRetry(run: RunContext, answer: Answer, request: RetryRequest): Promise<void> {
   const { turn } = answer;
   const { failure, previousSummary } = request;
   const nextCheckId = makeCheckId(run.ports.clock.randomId);
