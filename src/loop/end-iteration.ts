@@ -23,6 +23,7 @@ export async function endIteration(
   return undefined;
 }
 
+/** What the verdict comes to: the end of the run, a retry to queue, or neither (the loop goes on). */
 function settle(
   run: RunContext,
   answer: Answer,
