@@ -1,3 +1,4 @@
+import { stepModel } from "../definition/step-model.js";
 /**
  * Cost from tokens, for backends that report tokens but no price (codex,
  * opencode with an unpriced model): `runner.backend.pricing` when the agent
@@ -106,7 +107,7 @@ export function unpricedModelWarnings(agent: ResolvedAgent): string[] {
   if (backend.kind === "command") return [];
   if (backend.pricing !== undefined) return [];
   const steps = Object.values(agent.registry.steps);
-  const models = new Set(steps.map((step) => step.model ?? backend.model));
+  const models = new Set(steps.map((step) => stepModel(agent, step)));
   if (steps.length === 0) models.add(backend.model);
   const reports = backend.kind === "opencode" ? "may report" : "reports";
   return [...models]

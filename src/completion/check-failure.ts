@@ -2,8 +2,8 @@ import type { CheckFailure } from "../ports/check-failure.js";
 import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
 import type { ResponseFormat } from "../ports/registry.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
-import type { CompletionCheck } from "./check-completion.js";
 import type { CompletionDecision } from "./decide-completion.js";
+import type { CompletionCheck } from "./judge-outcomes.js";
 import { describeFormat, type FormatCheck } from "./validate-format.js";
 
 const DETAIL_MAX_CHARS = 200;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Declaration, ExternalCondition } from "../ports/declaration.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
-import type { CompletionCheck } from "./check-completion.js";
 import { isComplete } from "./is-complete.js";
+import type { CompletionCheck } from "./judge-outcomes.js";
 
 const declaration: Declaration = {
   iteration: 3,

@@ -1,8 +1,8 @@
 import type { CheckFailure } from "../ports/check-failure.js";
 import type { Declaration, ExternalCondition } from "../ports/declaration.js";
-import type { CompletionCheck } from "./check-completion.js";
 import { externalFailure, reviewFailure, validationFailure } from "./check-failure.js";
 import type { ClosureReviewReading } from "./closure-review.js";
+import type { CompletionCheck } from "./judge-outcomes.js";
 
 export interface CompletionEvidence {
   /** The completion step's conditions. */

@@ -1,6 +1,7 @@
 import type { CompletionStepDefinition } from "../ports/registry.js";
 import { normalizeClosureReview } from "./normalize-closure-review.js";
 import type { RegistryCompletionStep } from "./registry-file-schema.js";
+import { DEFAULT_ON_FAILURE } from "./registry-file-schema.js";
 
 /** The retry folder's c2 when a step names only its own `prompt` (docs/definition.md#seed-spellings). */
 const SEED_RETRY_C2 = "retry";
@@ -85,7 +86,7 @@ export function normalizeCompletionStep(
       ? { action: entry.onFailure.action, maxAttempts: entry.onFailure.maxAttempts }
       : entry.onFail
         ? { action: entry.onFail.retry ? "retry" : "abort", maxAttempts: entry.onFail.maxAttempts }
-        : { action: "retry", maxAttempts: 3 },
+        : DEFAULT_ON_FAILURE,
     maxFormatRetries: entry.maxFormatRetries ?? entry.check?.onFail?.maxRetries ?? 3,
   };
 }

@@ -4,10 +4,14 @@
  * an editor shows on hover.
  */
 import { z } from "zod";
+import type { OnFailure } from "../ports/registry.js";
 import { backendConfigSchema } from "./agent-file-schema.js";
 import { insidePath } from "./inside-path.js";
 import { WORD_PATTERN } from "./path-word.js";
 import { isValidRegexText, validatorSchema } from "./validator-file-schema.js";
+
+/** What a failed check does when a completion step does not say (docs/retry.md#on-failure): the one place it is written. */
+export const DEFAULT_ON_FAILURE: OnFailure = Object.freeze({ action: "retry", maxAttempts: 3 });
 
 function word(description: string) {
   return z.string().regex(WORD_PATTERN).describe(description);
@@ -173,12 +177,12 @@ const completionStepSchema = z
       .strictObject({
         action: z
           .enum(["retry", "abort", "skip"])
-          .default("retry")
+          .default(DEFAULT_ON_FAILURE.action)
           .describe("retry: send the retry prompt; abort: stop; skip: accept with a warning."),
         maxAttempts: z
           .int()
           .positive()
-          .default(3)
+          .default(DEFAULT_ON_FAILURE.maxAttempts)
           .describe("Consecutive failed checks before retries_exhausted."),
       })
       .optional()
@@ -186,7 +190,11 @@ const completionStepSchema = z
     onFail: z
       .strictObject({
         retry: z.boolean().default(true).describe("false: abort on a failed check."),
-        maxAttempts: z.int().positive().default(3).describe("Consecutive failed checks allowed."),
+        maxAttempts: z
+          .int()
+          .positive()
+          .default(DEFAULT_ON_FAILURE.maxAttempts)
+          .describe("Consecutive failed checks allowed."),
       })
       .optional()
       .describe("Another spelling of onFailure."),

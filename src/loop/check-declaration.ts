@@ -1,4 +1,5 @@
 import { summarizeIteration } from "../completion/summarize-iteration.js";
+import { stepModel } from "../definition/step-model.js";
 import type { BackendResponse } from "../ports/backend.js";
 import type { Declaration } from "../ports/declaration.js";
 import { reasonOfPrompt } from "../ports/receipt-reason.js";
@@ -75,7 +76,7 @@ function turnOf(run: RunContext, checking: CheckingDeclaration): Turn {
     step.completionStep === undefined
       ? undefined
       : run.agent.registry.completionSteps[step.completionStep];
-  const model = step.model ?? run.agent.runner.backend.model;
+  const model = stepModel(run.agent, step);
   return {
     iteration: checking.iteration,
     checkId: checking.checkId,

@@ -1,4 +1,4 @@
-import type { CompletionCheck } from "../completion/check-completion.js";
+import type { CompletionCheck } from "../completion/judge-outcomes.js";
 import { protectedChangedFailure, testsRemovedFailure } from "../integrity/guards.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { CheckFailure } from "../ports/check-failure.js";

@@ -1,4 +1,4 @@
-import type { CompletionCheck } from "../completion/check-completion.js";
+import type { CompletionCheck } from "../completion/judge-outcomes.js";
 import { type CheckEvidence, reviewEvidenceVariables } from "../completion/review-evidence.js";
 import { inventoryOf } from "../integrity/guards.js";
 import type { Declaration } from "../ports/declaration.js";

@@ -1,6 +1,7 @@
 import { undecidableFailure } from "../completion/check-failure.js";
 import type { CompletionDecision } from "../completion/decide-completion.js";
 import { addFailedCheck } from "../completion/summarize-iteration.js";
+import { DEFAULT_ON_FAILURE } from "../definition/registry-file-schema.js";
 import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
 import type { OnFailure } from "../ports/registry.js";
 import { decideOnFailure } from "../retry/retry-prompt.js";
@@ -98,8 +99,6 @@ function onFailureFor(turn: Turn, failure: CheckFailure): OnFailure {
   if (failure.kind !== "guard" || onFailure.action !== "skip") return onFailure;
   return { action: "retry", maxAttempts: onFailure.maxAttempts };
 }
-
-const DEFAULT_ON_FAILURE: OnFailure = { action: "retry", maxAttempts: 3 };
 
 /**
  * A declaration that could not be read (docs/completion.md#undecidable) is INCOMPLETE, not a

@@ -99,10 +99,8 @@ interface Sending {
 async function queryOnce(run: RunContext, query: Query, sending: Sending): Promise<DeadlineAnswer> {
   const { prompt, sessionId } = sending;
   const backend = query.backend?.backend ?? run.ports.backend;
-  const model =
-    query.backend === undefined
-      ? (query.model ?? run.agent.runner.backend.model)
-      : query.backend.model;
+  // The query carries its step's model (stepModel); a review's own backend, its own.
+  const model = query.backend === undefined ? query.model : query.backend.model;
   await waitForState(run);
   emit(run, {
     type: "backend-start",

@@ -1,7 +1,7 @@
-import type { ConditionRunner } from "../completion/run-conditions.js";
 import type { CompletionStepDefinition } from "../ports/registry.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
 import { recordRefusals } from "./guard-sandbox.js";
+import type { ConditionRunner } from "./run-conditions.js";
 import { emit, type RunContext } from "./run-context.js";
 
 /** One phase of checks: the declaration's (its iteration) or the baseline's (no events). */

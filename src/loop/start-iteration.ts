@@ -1,4 +1,5 @@
 import { makeCheckId } from "../completion/decide-completion.js";
+import { stepModel } from "../definition/step-model.js";
 import { CloserError } from "../errors.js";
 import type { FileSnapshot } from "../ports/files.js";
 import { reasonOfPrompt } from "../ports/receipt-reason.js";
@@ -37,7 +38,7 @@ export async function startIteration(run: RunContext): Promise<Turn> {
   const prompt = pending ?? (await renderStepPrompt(run, step, iteration, checkId));
   recordPrompt(run, { iteration, step: step.id, prompt, kind: pending?.kind ?? "step" });
   const schema = step.outputSchemaRef && (await run.ports.resolveSchema(step.outputSchemaRef));
-  const model = step.model ?? run.agent.runner.backend.model;
+  const model = stepModel(run.agent, step);
   const completionStep = completionStepOf(run, step);
   // Counted from here: the query is about to be sent.
   updateState(run, { iteration });

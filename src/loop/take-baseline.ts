@@ -1,9 +1,9 @@
-import { type CompletionCondition, runConditions } from "../completion/run-conditions.js";
 import { inventoryOf } from "../integrity/guards.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { Baseline } from "../ports/baseline.js";
 import type { TestInventory } from "../ports/test-inventory.js";
 import { makeCheckRunner, phaseConcurrency, readPhaseFingerprint } from "./run-checks.js";
+import { type CompletionCondition, runConditions } from "./run-conditions.js";
 import { emit, isoTime, type RunContext, saveState, updateState, warn } from "./run-context.js";
 
 /** The check id the baseline's validators see in `CLOSER_CHECK_ID`. */

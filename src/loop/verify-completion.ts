@@ -1,9 +1,10 @@
-import { type CompletionCheck, checkCompletion } from "../completion/check-completion.js";
 import type { ClosureReviewReading } from "../completion/closure-review.js";
 import { isComplete } from "../completion/is-complete.js";
+import type { CompletionCheck } from "../completion/judge-outcomes.js";
 import type { CheckFailure } from "../ports/check-failure.js";
 import type { Declaration } from "../ports/declaration.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
+import { checkCompletion } from "./check-completion.js";
 import { checkGuards } from "./check-guards.js";
 import { guardSandbox } from "./guard-sandbox.js";
 import { reviewClosure } from "./review-closure.js";
