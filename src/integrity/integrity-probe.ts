@@ -20,7 +20,7 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
   const readTreeFingerprint = makeTreeFingerprintReader();
   let gitState: Promise<GitStateRecord | undefined> | undefined;
   const recorded = () => {
-    gitState ??= recordGitStateOf(set.cwd);
+    gitState ??= recordGitStateOf(set.workTree);
     return gitState;
   };
   return {
@@ -28,17 +28,17 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
     fingerprintDefinition: () =>
       fingerprintProtected({ ...set, globs: [], packageScripts: [] }, cache),
     isDefinitionPath: (path) =>
-      set.folders.some((folder) => isInsideFolder(folder, resolve(set.cwd, path))),
+      set.folders.some((folder) => isInsideFolder(folder, resolve(set.workTree, path))),
     async listDirtyFiles() {
       try {
-        return await listChangedFiles(set.cwd);
+        return await listChangedFiles(set.workTree);
       } catch {
         return []; // not a git repository: nothing is dirty in git's sense
       }
     },
-    readHeadCommit: () => readHeadCommit(set.cwd),
-    readChangesSince: (commit) => readChangesSince(set.cwd, commit),
-    readTreeFingerprint: () => readTreeFingerprint(set.cwd),
+    readHeadCommit: () => readHeadCommit(set.workTree),
+    readChangesSince: (commit) => readChangesSince(set.workTree, commit),
+    readTreeFingerprint: () => readTreeFingerprint(set.workTree),
     async recordGitState() {
       const record = await recorded();
       return record === undefined ? {} : fingerprintGitState(record);

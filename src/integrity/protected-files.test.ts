@@ -26,7 +26,7 @@ describe("fingerprintProtected", () => {
       await writeFile(join(dir, file), text);
     }
     set = {
-      cwd: dir,
+      workTree: dir,
       globs: [...DEFAULT_PROTECTED_GLOBS, "custom/**", "!custom/notes.txt"],
       folders: [join(dir, ".agent", "tasker")],
       packageScripts: ["pretest", "test", "posttest"],

@@ -61,15 +61,15 @@ export async function fingerprintProtected(
   set: ProtectedSet,
   cache: ProtectedCache = makeProtectedCache(),
 ): Promise<ProtectedFingerprint> {
-  const files = (await listTreeFiles(set.cwd, set.globs, cache)).map((file) =>
-    path.resolve(set.cwd, file),
+  const files = (await listTreeFiles(set.workTree, set.globs, cache)).map((file) =>
+    path.resolve(set.workTree, file),
   );
   for (const folder of set.folders) files.push(...listFolder(folder, cache.folders));
   const fingerprint: Record<string, string> = {};
   const nowMs = Date.now();
   for (const file of [...new Set(files)].sort()) {
     const hash = hashPath(file, cache, nowMs);
-    if (hash !== undefined) fingerprint[shownPath(set.cwd, file)] = hash;
+    if (hash !== undefined) fingerprint[shownPath(set.workTree, file)] = hash;
   }
   Object.assign(fingerprint, fingerprintScripts(set));
   return fingerprint;
@@ -180,7 +180,7 @@ function hashPath(file: string, cache: ProtectedCache, nowMs: number): string | 
 
 /** `package.json › scripts.test` entries: one per script the checks run. */
 function fingerprintScripts(set: ProtectedSet): Record<string, string> {
-  const scripts = readScripts(path.join(set.cwd, "package.json"));
+  const scripts = readScripts(path.join(set.workTree, "package.json"));
   if (scripts === undefined) return {};
   const entries: Record<string, string> = {};
   for (const name of set.packageScripts) {

@@ -8,7 +8,7 @@ import { DEFAULT_PROTECTED_GLOBS } from "./protected-files.js";
 /** Where a run works: the project folder it was started in, its working tree, its run folder. */
 export interface ProtectedPlace {
   readonly projectDir: string;
-  readonly cwd: string;
+  readonly workTree: string;
   readonly runDir: string;
   /** The agent's folder in the project (the agent itself is loaded from the run's snapshot). */
   readonly agentFolder: string;
@@ -23,14 +23,18 @@ export interface ProtectedPlace {
 export function protectedSetFor(agent: ResolvedAgent, place: ProtectedPlace): ProtectedSet {
   const folders = [place.agentFolder, definitionSnapshotDir(place.runDir)];
   const inProject = relative(place.projectDir, place.agentFolder);
-  if (place.cwd !== place.projectDir && !inProject.startsWith("..") && !isAbsolute(inProject)) {
-    folders.push(join(place.cwd, inProject));
+  if (
+    place.workTree !== place.projectDir &&
+    !inProject.startsWith("..") &&
+    !isAbsolute(inProject)
+  ) {
+    folders.push(join(place.workTree, inProject));
   }
   const commands = Object.values(agent.registry.validators).flatMap((validator) =>
     validator.type === "command" ? [validator.command] : [],
   );
   return {
-    cwd: place.cwd,
+    workTree: place.workTree,
     globs: [...DEFAULT_PROTECTED_GLOBS, ...agent.registry.protectedPaths],
     folders: [...new Set(folders)],
     packageScripts: scriptsRunBy(commands),

@@ -138,7 +138,7 @@ function requestFor(
     prompt,
     ...(query.schema === undefined ? {} : { schema: query.schema }),
     ...(sessionId === undefined ? {} : { sessionId }),
-    cwd: run.cwd,
+    cwd: run.workTree,
     ...(model === undefined ? {} : { model }),
     allowedTools: runner.backend.allowedTools,
     disallowedTools: runner.backend.disallowedTools,
@@ -222,5 +222,5 @@ function addToTotals(
 /** The protected files of the baseline, as absolute paths (package.json's scripts are compared, not denied). */
 function protectedPathsOf(run: RunContext): string[] {
   const files = Object.keys(run.state.baseline?.protectedFiles ?? {});
-  return files.filter((file) => !file.includes(" › ")).map((file) => resolve(run.cwd, file));
+  return files.filter((file) => !file.includes(" › ")).map((file) => resolve(run.workTree, file));
 }

@@ -59,7 +59,7 @@ export function makeCheckRunner(
     },
     async run({ validator, params }) {
       const outcome = await run.ports.validatorRunner(validator, {
-        cwd: run.cwd,
+        cwd: run.workTree,
         agentDir: run.agent.dir,
         checkId: phase.checkId,
         env: { CLOSER_CHECK_ID: phase.checkId, CLOSER_RUN_ID: run.runId },

@@ -16,7 +16,8 @@ export interface RunContext {
   readonly ports: LoopPorts;
   /** The caller's plugins: their hooks are called at the loop's seams (docs/plugins.md#hooks). */
   readonly plugins: PluginHost;
-  readonly cwd: string;
+  /** The working tree the model works in and the checks run in (absolute). */
+  readonly workTree: string;
   readonly runId: string;
   readonly runDir: string;
   readonly signal: AbortSignal;

@@ -23,7 +23,7 @@ export interface RunSettings {
   /** The caller's plugins behind their one host (docs/plugins.md). */
   readonly plugins: PluginHost;
   /** The working tree the agent works in and the checks run in (absolute). */
-  readonly cwd: string;
+  readonly workTree: string;
   /**
    * The environment each kind of process that runs the model's code starts
    * from, built once for the run (docs/backends.md#environment): the `environment` event

@@ -26,7 +26,7 @@ export interface TreeChanges {
 /** What a run protects from the model (docs/integrity.md#protected-paths). */
 export interface ProtectedSet {
   /** The working tree the globs are relative to. */
-  readonly cwd: string;
+  readonly workTree: string;
   /** Globs relative to the working tree; a pattern starting with `!` takes paths out. */
   readonly globs: readonly string[];
   /** Folders protected whole (absolute): the agent folder, the run's definition snapshot. */

@@ -54,7 +54,7 @@ export async function redecideRun(options: RedecideOptions): Promise<RedecideRes
       environments,
       protectedSet: protectedSetFor(agent, {
         projectDir: recorded.cwd,
-        cwd: recorded.cwd,
+        workTree: recorded.cwd,
         runDir,
         agentFolder: agent.dir,
       }),
@@ -68,7 +68,7 @@ export async function redecideRun(options: RedecideOptions): Promise<RedecideRes
       plugins,
     }),
     plugins,
-    cwd: recorded.cwd,
+    workTree: recorded.cwd,
     environments,
     runId: `replay-${recorded.agentName}`,
     runDir,

@@ -24,7 +24,7 @@ export interface AfterLoopOptions {
   readonly result: AgentResult;
   readonly agent: ResolvedAgent;
   /** The project folder (inside the repository). */
-  readonly cwd: string;
+  readonly projectDir: string;
   /** The run's record; it knows the side effects done by earlier attempts of the run. */
   readonly record: FinishRecord;
   readonly issue?: FinishIssue;
@@ -180,7 +180,7 @@ async function finishSafely(
   const { issue } = options;
   try {
     const end = await finishWorktree({
-      repoRoot: options.cwd,
+      repoRoot: options.projectDir,
       worktree,
       outcome: "success",
       onSuccess: options.agent.runner.worktree.onSuccess,

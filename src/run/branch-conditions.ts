@@ -15,7 +15,7 @@ export interface BranchWork {
 
 export interface BranchWorkOptions {
   /** The run's working tree. */
-  readonly cwd: string;
+  readonly workTree: string;
   /** The revision the work is measured against (the base branch, or the commit the run started from). */
   readonly baseRevision: string;
   readonly autoCommit: boolean;
@@ -29,14 +29,14 @@ const SUBJECT_MAX_CHARS = 72;
 export function makeBranchWork(options: BranchWorkOptions): BranchWork {
   let declared: Declaration | undefined;
   const commitLeftovers = async (): Promise<void> => {
-    if (!options.autoCommit || (await isClean(options.cwd))) return;
-    await commitAll(options.cwd, commitMessage(declared?.summary, options.issue));
+    if (!options.autoCommit || (await isClean(options.workTree))) return;
+    await commitAll(options.workTree, commitMessage(declared?.summary, options.issue));
   };
   const committed: ExternalCondition = {
     name: "work committed on the task branch",
     check: async () => {
       await commitLeftovers();
-      const ahead = await countCommitsAhead(options.cwd, "HEAD", options.baseRevision);
+      const ahead = await countCommitsAhead(options.workTree, "HEAD", options.baseRevision);
       return ahead > 0
         ? { ok: true }
         : {
@@ -48,8 +48,8 @@ export function makeBranchWork(options: BranchWorkOptions): BranchWork {
   const clean: ExternalCondition = {
     name: "working tree clean",
     check: async () => {
-      if (await isClean(options.cwd)) return { ok: true };
-      const files = await listChangedFiles(options.cwd);
+      if (await isClean(options.workTree)) return { ok: true };
+      const files = await listChangedFiles(options.workTree);
       const shown = files.slice(0, 10).join(", ");
       const more = files.length > 10 ? ` (+${files.length - 10} more)` : "";
       return { ok: false, detail: `uncommitted changes: ${shown}${more}; commit or remove them` };

@@ -152,7 +152,7 @@ async function loadSnapshot(
   files?: DefinitionFiles,
 ): Promise<ResolvedAgent> {
   const loaded = await loadAgent(base.agent.name, {
-    cwd: base.cwd,
+    cwd: base.projectDir,
     dir,
     ...(files === undefined ? {} : { files }),
   });

@@ -20,7 +20,7 @@ function changesIssues(config: GithubConfig): boolean {
  * issue stops here, before any model call, rather than after the work.
  */
 export async function githubClientFor(
-  base: Pick<RunBase, "agent" | "cwd" | "env">,
+  base: Pick<RunBase, "agent" | "projectDir" | "env">,
   options: GithubRunOptions,
 ): Promise<GithubClient> {
   if (options.github !== undefined) return options.github;
@@ -37,7 +37,7 @@ export async function githubClientFor(
   // Octokit is loaded only by runs that talk to GitHub.
   const { makeGithubClient, resolveRepo } = await import("../github/index.js");
   const { owner, repo } = await resolveRepo(
-    base.cwd,
+    base.projectDir,
     options.repo === undefined ? {} : { override: options.repo },
   );
   return makeGithubClient({ owner, repo, env });

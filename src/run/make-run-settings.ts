@@ -22,7 +22,7 @@ import { readRunToResume } from "./run-to-resume.js";
 /** Where and how one run works: its tree, its start, and what closer adds to the loop. */
 export interface RunPlace {
   /** The run's working tree (absolute). */
-  readonly cwd: string;
+  readonly workTree: string;
   /** The backend of the agent the run works with (resolveBackend). */
   readonly backend: Backend;
   readonly start: RunStart;
@@ -62,20 +62,24 @@ export async function makeRunSettings(base: RunBase, place: RunPlace): Promise<R
       environments,
       ...(place.sandbox?.on === true ? { sandbox: place.sandbox.sandbox } : {}),
       protectedSet: protectedSetFor(agent, {
-        projectDir: base.cwd,
-        cwd: place.cwd,
+        projectDir: base.projectDir,
+        workTree: place.workTree,
         runDir,
         agentFolder: place.agentFolder ?? agent.dir,
       }),
       plugins,
     }),
     plugins,
-    cwd: place.cwd,
+    workTree: place.workTree,
     environments,
     ...(place.sandbox === undefined ? {} : { sandbox: sandboxRecord(place.sandbox) }),
     runId,
     runDir,
-    decisionPath: decisionPathOf(agent, place.cwd, defaultDecisionFolder(runDir, place.sandbox)),
+    decisionPath: decisionPathOf(
+      agent,
+      place.workTree,
+      defaultDecisionFolder(runDir, place.sandbox),
+    ),
     ...(systemPrompt === undefined ? {} : { systemPrompt }),
     signal: base.signal,
     start: place.start,
@@ -123,7 +127,7 @@ export async function resolveRunSettings(options: AgentRunOptions): Promise<RunS
       ? newRun(options)
       : { resumed: await readRunToResume(base, options.resume) };
   return makeRunSettings(base, {
-    cwd: base.cwd,
+    workTree: base.projectDir,
     backend: await resolveBackend(base, base.agent),
     start,
     ...(options.externalConditions === undefined

@@ -20,7 +20,7 @@ import type { Serializer } from "./run-options.js";
 /** Where a run works, and what it holds while it does. */
 export interface PreparedTree {
   /** The run's working tree: its worktree, or the project folder. */
-  readonly cwd: string;
+  readonly workTree: string;
   readonly worktree?: NonNullable<RunState["worktree"]>;
   /** What the run's commits are counted against: the base branch, or the commit it started from. */
   readonly baseRevision?: string;
@@ -32,7 +32,7 @@ export interface PreparedTree {
 export interface PrepareTreeOptions {
   readonly agent: ResolvedAgent;
   /** The project folder (inside the repository). */
-  readonly cwd: string;
+  readonly projectDir: string;
   /** Where the project folder is in git. */
   readonly place: GitPlace;
   readonly runId: string;
@@ -57,21 +57,21 @@ export async function prepareTree(options: PrepareTreeOptions): Promise<Prepared
   const branch = options.inGit && options.useWorktree ? branchOf(options) : undefined;
   const held = await acquireLocks(options, await lockRequestsOf(options, branch));
   const { release, warnings } = held;
-  if (!options.inGit) return { cwd: options.cwd, release, warnings };
+  if (!options.inGit) return { workTree: options.projectDir, release, warnings };
   try {
     if (branch === undefined) {
       // The decision file lives under .closer/: keep it out of the tree's status and commits.
-      const mainRoot = await getMainWorktreeRoot(options.cwd);
+      const mainRoot = await getMainWorktreeRoot(options.projectDir);
       await excludeCloserFiles(
         mainRoot,
         path.resolve(mainRoot, options.agent.runner.worktree.root),
       );
-      const baseRevision = await resolveRevision(options.cwd, "HEAD");
-      return { cwd: options.cwd, baseRevision, release, warnings };
+      const baseRevision = await resolveRevision(options.projectDir, "HEAD");
+      return { workTree: options.projectDir, baseRevision, release, warnings };
     }
     const prepared = await options.serialize(() =>
       prepareWorktree({
-        repoRoot: options.cwd,
+        repoRoot: options.projectDir,
         branch,
         ...baseBranchOf(options),
         root: options.agent.runner.worktree.root,
@@ -83,7 +83,7 @@ export async function prepareTree(options: PrepareTreeOptions): Promise<Prepared
       baseBranch: prepared.baseBranch,
     };
     return {
-      cwd: prepared.path,
+      workTree: prepared.path,
       worktree,
       baseRevision: prepared.baseBranch,
       release,
@@ -110,7 +110,7 @@ async function lockRequestsOf(
   if (options.issue !== undefined) requests.push({ key: issueLockKey(options.issue) });
   else if (branch !== undefined) requests.push({ key: branchLockKey(branch), branch });
   if (branch === undefined) {
-    const tree = await canonicalPath(options.cwd);
+    const tree = await canonicalPath(options.projectDir);
     requests.push({ key: treeLockKey(tree), worktreePath: tree });
   }
   return requests;
@@ -130,7 +130,7 @@ async function acquireLocks(
   try {
     for (const request of requests) {
       const acquired = await acquireLock({
-        cwd: options.cwd,
+        cwd: options.projectDir,
         place: options.place,
         runId: options.runId,
         ...request,

@@ -25,8 +25,8 @@ export interface ResumeRunOptions extends RunBaseOptions, GithubRunOptions {
  */
 export async function resumeRun(options: ResumeRunOptions): Promise<RunOutcome> {
   const base = await resolveRunBase(options);
-  const place = await readGitPlace(base.cwd);
-  return withRunLock({ cwd: base.cwd, place }, options.resume, async (warnings) => {
+  const place = await readGitPlace(base.projectDir);
+  return withRunLock({ cwd: base.projectDir, place }, options.resume, async (warnings) => {
     const state = await readRunToResume(base, options.resume, {
       ...(options.rebuild === undefined ? {} : { rebuild: options.rebuild }),
     });

@@ -20,7 +20,7 @@ import { makeSystemClock } from "./system-clock.js";
 export interface RunBase {
   readonly agent: ResolvedAgent;
   /** The project folder (absolute). */
-  readonly cwd: string;
+  readonly projectDir: string;
   /** The caller's backend, if any. */
   readonly backend?: Backend;
   /** The backend used when agent.json says `kind: "scripted"`. */
@@ -60,7 +60,7 @@ export async function resolveRunBase(options: RunBaseOptions): Promise<RunBase> 
   assertPlugins(plugins); // before any folder, lock or worktree is made
   return {
     agent,
-    cwd,
+    projectDir: cwd,
     ...(options.backend === undefined ? {} : { backend: options.backend }),
     ...(options.scripted === undefined ? {} : { scripted: options.scripted }),
     clock,

@@ -50,7 +50,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchResult> {
   assertBatch(options, concurrency);
   await assertAgentValid(options.agent);
   const client = await githubClientFor(
-    { agent: options.agent, cwd: resolve(options.cwd), env: resolveEnvironment(options) },
+    { agent: options.agent, projectDir: resolve(options.cwd), env: resolveEnvironment(options) },
     options,
   );
   const issues =

@@ -44,14 +44,14 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
   const runId = resumed?.runId ?? base.runId;
   preloadBackends(base);
   await ensureRunsDirWritable(base.runsDir);
-  const gitWarnings = assertGitRepository(base.agent, base.cwd, {
+  const gitWarnings = assertGitRepository(base.agent, base.projectDir, {
     worktree: job.useWorktree,
     issue: job.issue !== undefined,
     inside: job.place.insideWorkTree,
   });
   const tree = await prepareTree({
     agent: base.agent,
-    cwd: base.cwd,
+    projectDir: base.projectDir,
     place: job.place,
     runId,
     ...(job.issue === undefined ? {} : { issue: job.issue.number }),
@@ -70,14 +70,14 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
       ...(job.reloadDefinition === undefined ? {} : { reload: job.reloadDefinition }),
     });
     const { agent } = fixed;
-    await keepDecisionFileOutOfGit(agent, tree.cwd);
-    const leftStandIns = await standInsLeftBy(resumed, tree.cwd);
-    sandbox = await sandboxForRun(base, agent, { runId, tree: tree.cwd });
+    await keepDecisionFileOutOfGit(agent, tree.workTree);
+    const leftStandIns = await standInsLeftBy(resumed, tree.workTree);
+    sandbox = await sandboxForRun(base, agent, { runId, tree: tree.workTree });
     const branchWork =
       tree.baseRevision === undefined
         ? undefined
         : makeBranchWork({
-            cwd: tree.cwd,
+            workTree: tree.workTree,
             baseRevision: tree.baseRevision,
             autoCommit: agent.runner.worktree.autoCommit,
             ...(job.issue === undefined ? {} : { issue: job.issue.number }),
@@ -85,7 +85,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
     const settings = await makeRunSettings(
       { ...base, agent },
       {
-        cwd: tree.cwd,
+        workTree: tree.workTree,
         backend: await resolveBackend(base, agent),
         start: job.start,
         definition: fixed.definition,
@@ -109,7 +109,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
       finishAfterLoop({
         result,
         agent,
-        cwd: base.cwd,
+        projectDir: base.projectDir,
         record,
         ...(job.issue === undefined ? {} : { issue: job.issue }),
         serialize: base.serialize,

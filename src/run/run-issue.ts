@@ -38,7 +38,7 @@ export async function runIssue(options: IssueRunOptions): Promise<RunOutcome> {
   }
   const { task, args } = makeIssueTask(issue, options.args);
   const place = await reading;
-  return withRunLock({ cwd: base.cwd, place }, base.runId, (warnings) =>
+  return withRunLock({ cwd: base.projectDir, place }, base.runId, (warnings) =>
     runInTree(base, {
       place,
       start: { task, args },

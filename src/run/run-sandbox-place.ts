@@ -32,9 +32,13 @@ export async function sandboxForRun(
       tree: run.tree,
       ...(await gitLayoutOf(run.tree)),
       runsDir: base.runsDir,
-      ...(await worktreesDirOf(base.cwd, runner.worktree.root)),
+      ...(await worktreesDirOf(base.projectDir, runner.worktree.root)),
       agentDirs: [
-        ...new Set([base.agent.dir, agent.dir, join(run.tree, relative(base.cwd, base.agent.dir))]),
+        ...new Set([
+          base.agent.dir,
+          agent.dir,
+          join(run.tree, relative(base.projectDir, base.agent.dir)),
+        ]),
       ],
       home: base.env.HOME ?? homedir(),
       backendKinds: backendKindsOf(agent),

@@ -33,7 +33,7 @@ export async function runTask(options: TaskRunOptions): Promise<RunOutcome> {
   const useWorktree =
     options.worktree !== false &&
     (options.branch !== undefined || options.agent.runner.worktree.enabled);
-  return withRunLock({ cwd: base.cwd, place }, base.runId, (warnings) =>
+  return withRunLock({ cwd: base.projectDir, place }, base.runId, (warnings) =>
     runInTree(base, {
       place,
       start: { task: options.task, args: options.args ?? {} },

@@ -158,7 +158,7 @@ async function worksOf(
     return [{ kind: "task", task: await readTaskFile(flags.taskFile, process.cwd()) }];
   }
   const client = await githubClientFor(
-    { agent: context.agent, cwd: context.cwd, env: process.env },
+    { agent: context.agent, projectDir: context.cwd, env: process.env },
     flags.repo === undefined ? {} : { repo: flags.repo },
   );
   const issues =
