@@ -2,8 +2,11 @@ import { resolve } from "node:path";
 import { isInsideFolder } from "../definition/inside-path.js";
 import type { ProtectedSet } from "../ports/files.js";
 import type { IntegrityProbe } from "../ports/loop-ports.js";
+import { listChangedFiles } from "../workspace/changed-files.js";
 import { readChangesSince, readHeadCommit } from "../workspace/changes-since.js";
-import { getGitDirs, listChangedFiles } from "../workspace/git.js";
+import { getGitDirs } from "../workspace/git.js";
+import { readGitRepository } from "../workspace/git-place.js";
+import type { GitRepository } from "../workspace/git-repository.js";
 import {
   compareGitState,
   fingerprintGitState,
@@ -18,9 +21,16 @@ import { fingerprintProtected, makeProtectedCache } from "./protected-files.js";
 export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
   const cache = makeProtectedCache();
   const readTreeFingerprint = makeTreeFingerprintReader();
+  // The run's repository, found once before the model's first turn and named to git from then on:
+  // a `.git` file or `core.worktree` the model writes later is not followed (docs/integrity.md#git-state).
+  let repository: Promise<GitRepository | undefined> | undefined;
+  const pinned = () => {
+    repository ??= readGitRepository(set.workTree).catch(() => undefined);
+    return repository;
+  };
   let gitState: Promise<GitStateRecord | undefined> | undefined;
   const recorded = () => {
-    gitState ??= recordGitStateOf(set.workTree);
+    gitState ??= pinned().then((found) => recordGitStateOf(set.workTree, found));
     return gitState;
   };
   return {
@@ -31,14 +41,14 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
       set.folders.some((folder) => isInsideFolder(folder, resolve(set.workTree, path))),
     async listDirtyFiles() {
       try {
-        return await listChangedFiles(set.workTree);
+        return await listChangedFiles(set.workTree, await pinned());
       } catch {
         return []; // not a git repository: nothing is dirty in git's sense
       }
     },
-    readHeadCommit: () => readHeadCommit(set.workTree),
-    readChangesSince: (commit) => readChangesSince(set.workTree, commit),
-    readTreeFingerprint: () => readTreeFingerprint(set.workTree),
+    readHeadCommit: async () => readHeadCommit(set.workTree, await pinned()),
+    readChangesSince: async (commit) => readChangesSince(set.workTree, commit, await pinned()),
+    readTreeFingerprint: async () => readTreeFingerprint(set.workTree, undefined, await pinned()),
     async recordGitState() {
       const record = await recorded();
       return record === undefined ? {} : fingerprintGitState(record);
@@ -54,9 +64,13 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
   };
 }
 
-/** The git state of the repository `cwd` is in; none outside git. */
-async function recordGitStateOf(cwd: string): Promise<GitStateRecord | undefined> {
-  const [gitDir, commonDir] = await getGitDirs(cwd);
+/** The git state of the repository `cwd` is in (the pinned one, when there is one); none outside git. */
+async function recordGitStateOf(
+  cwd: string,
+  repository: GitRepository | undefined,
+): Promise<GitStateRecord | undefined> {
+  const [gitDir, commonDir] =
+    repository === undefined ? await getGitDirs(cwd) : [repository.gitDir, repository.commonDir];
   if (gitDir === undefined) return undefined;
   return recordGitState(commonDir ?? gitDir, gitDir);
 }

@@ -4,6 +4,7 @@ import type { BackendResponse } from "../ports/backend.js";
 import type { Declaration } from "../ports/declaration.js";
 import { reasonOfPrompt } from "../ports/receipt-reason.js";
 import type { CheckingDeclaration } from "../ports/run-state.js";
+import { type CheckedCommit, holdCheckedCommit, readCheckedCommit } from "./checked-commit.js";
 import { checkedView, checksView } from "./plugin-views.js";
 import type { Answer } from "./read-declaration.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
@@ -16,9 +17,10 @@ import { verifyCompletion } from "./verify-completion.js";
 const KEPT_TEXT_CHARS = 2_000;
 
 /**
- * Checks a declaration (validators, review, external conditions) and gives the verdict.
- * run.json says the checks are under way (`checking`) until they give one, so a run
- * stopped during them is resumed into them (docs/loop.md#resume-into-checks).
+ * Checks a declaration (validators, review, external conditions) and gives the verdict, about
+ * the commit and tree the checks started on (docs/integrity.md#one-commit). run.json says the
+ * checks are under way (`checking`) until they give one, so a run stopped during them is
+ * resumed into them (docs/loop.md#resume-into-checks).
  */
 export async function checkDeclaration(
   run: RunContext,
@@ -26,10 +28,12 @@ export async function checkDeclaration(
   declaration: Declaration,
 ): Promise<CheckedVerdict | Terminal> {
   const { turn, response } = answer;
-  markChecking(run, turn, response);
+  const checked = await readCheckedCommit(run); // after beforeChecks: its commit is checked too
+  markChecking(run, { turn, response, checked });
   await run.plugins.call("beforeChecks", checksView(turn, declaration)); // docs/plugins.md#hooks
-  const verdict = await verifyCompletion(run, turn, declaration);
-  if (isTerminal(verdict)) return verdict;
+  const found = await verifyCompletion(run, turn, declaration);
+  if (isTerminal(found)) return found;
+  const verdict = await holdCheckedCommit(run, turn, { verdict: found, checked });
   updateState(run, { checking: undefined });
   await run.plugins.call("afterChecks", checkedView(turn, declaration, verdict));
   return verdict;
@@ -53,7 +57,11 @@ export function answerInChecks(run: RunContext): Answer | undefined {
   return { turn, response, summary: summarizeIteration(turn.iteration, response) };
 }
 
-function markChecking(run: RunContext, turn: Turn, response: BackendResponse): void {
+function markChecking(
+  run: RunContext,
+  at: { turn: Turn; response: BackendResponse; checked: CheckedCommit | undefined },
+): void {
+  const { turn, response, checked } = at;
   const checking: CheckingDeclaration = {
     iteration: turn.iteration,
     checkId: turn.checkId,
@@ -65,9 +73,11 @@ function markChecking(run: RunContext, turn: Turn, response: BackendResponse): v
       text: response.text.slice(0, KEPT_TEXT_CHARS),
       toolsUsed: response.toolsUsed,
     },
+    ...checked,
   };
   updateState(run, { checking });
   saveState(run);
+  emit(run, { type: "checks-start", iteration: turn.iteration, checkId: turn.checkId, ...checked });
 }
 
 function turnOf(run: RunContext, checking: CheckingDeclaration): Turn {

@@ -3,16 +3,19 @@ import { protectedChangedFailure, testsRemovedFailure } from "../integrity/guard
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { CheckFailure } from "../ports/check-failure.js";
 import type { ProtectedFingerprint } from "../ports/files.js";
+import { guardGitState } from "./guard-git-state.js";
 import { emit, type RunContext } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 
 /**
  * The integrity guards (docs/integrity.md#guards), after the validators of a
- * declaration ran: `protected-changed` compares the protected paths (hashed
+ * declaration ran: the git state put back (the validators ran the model's code;
+ * docs/integrity.md#git-state), `protected-changed` compares the protected paths (hashed
  * while the validators ran) with the baseline, `tests-removed` the test
  * validators' inventories. Each is recorded as a `guard` event. Returns the failure that
  * decides the check: a changed protected path over anything a validator says (the
- * validators' verdict cannot be trusted), removed tests when the validators passed.
+ * validators' verdict cannot be trusted), then a changed git state, removed tests when the
+ * validators passed.
  */
 export async function checkGuards(
   run: RunContext,
@@ -23,8 +26,10 @@ export async function checkGuards(
   },
 ): Promise<CheckFailure | undefined> {
   const { validation } = found;
+  // The checks ran the model's code: put back before closer's own git reads the changes again.
+  const gitChanged = await guardGitState(run, turn.iteration, "the checks");
   const { baseline } = run.state;
-  if (baseline === undefined) return undefined;
+  if (baseline === undefined) return gitChanged;
   const now = await found.protectedNow;
   const protectedChanged = protectedChangedFailure(baseline.protectedFiles, now);
   const testsRemoved = testsRemovedFailure(
@@ -44,7 +49,7 @@ export async function checkGuards(
       ...(failure === undefined ? {} : { detail: failure.detail, params: { ...failure.params } }),
     });
   }
-  return protectedChanged ?? (validation.valid ? testsRemoved : undefined);
+  return protectedChanged ?? gitChanged ?? (validation.valid ? testsRemoved : undefined);
 }
 
 /** Validators that run tests: their output must show tests that ran. */

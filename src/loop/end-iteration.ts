@@ -1,5 +1,4 @@
 import { type CompletionDecision, makeCheckId } from "../completion/decide-completion.js";
-import type { ValidatorOutcome } from "../ports/validator.js";
 import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
 import type { Answer } from "./read-declaration.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
@@ -41,7 +40,7 @@ function settle(
     case "refuted":
       return handleFailedCheck(run, answer, verdict); // onFailure: retry | abort | skip
     case "verified":
-      return acceptCompletion(run, answer, verdict.outcomes);
+      return acceptCompletion(run, answer, verdict);
   }
 }
 
@@ -128,17 +127,17 @@ async function queueRetry(run: RunContext, answer: Answer, request: RetryRequest
   });
 }
 
-/** The checks confirmed the declaration: the run is complete. */
+/** The checks confirmed the declaration: the run is complete, on the commit they ran on. */
 function acceptCompletion(
   run: RunContext,
   answer: Answer,
-  outcomes: readonly ValidatorOutcome[],
+  verdict: Extract<Verdict, { kind: "verified" }>,
 ): Terminal {
   updateState(run, {
     counters: { ...run.state.counters, failedChecks: 0 },
     pendingPrompt: undefined,
     previousSummary: answer.summary,
-    completion: completionOf(answer, outcomes),
+    completion: completionOf(answer, verdict.outcomes, verdict.commit),
   });
   return completed(`verified in iteration ${answer.turn.iteration}`);
 }

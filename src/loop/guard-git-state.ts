@@ -2,19 +2,21 @@ import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure
 import { emit, type RunContext, warn } from "./run-context.js";
 
 /**
- * `git-config-changed` (docs/integrity.md#git-state): after every query, the
- * repository's git config files, hooks and info/ are compared with the ones
- * the run started with, and whatever changed is put back before closer's own
- * git runs again. A change is recorded as a `guard` event and fails the
- * iteration; the retry prompt names it.
+ * `git-config-changed` (docs/integrity.md#git-state): after every query and
+ * after the checks of a declaration (they ran the model's code), the
+ * repository's git state is compared with the one the run started with, and
+ * whatever changed is put back before closer's own git runs again. A change
+ * is recorded as a `guard` event and fails the iteration; the retry prompt
+ * names it.
  */
 export async function guardGitState(
   run: RunContext,
   iteration: number,
+  during: "the query" | "the checks" = "the query",
 ): Promise<CheckFailure | undefined> {
   const gitPaths = await restoreGitState(run, iteration);
   if (gitPaths.length === 0) return undefined;
-  const detail = `git configuration changed during the query, restored: ${gitPaths.join(", ")}`;
+  const detail = `git configuration changed during ${during}, restored: ${gitPaths.join(", ")}`;
   emit(run, {
     type: "guard",
     iteration,

@@ -71,7 +71,7 @@ export function handleFailedCheck(
       return stopped("aborted", `onFailure is abort and a check failed: ${found}`);
     case "skip":
       warn(run, turn.iteration, `accepted despite a failed check (onFailure skip): ${found}`);
-      updateState(run, { completion: completionOf(answer, verdict.outcomes) });
+      updateState(run, { completion: completionOf(answer, verdict.outcomes, verdict.commit) });
       return completed(`completed in iteration ${turn.iteration}, skipping a failed check`);
   }
 }

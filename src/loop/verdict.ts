@@ -24,9 +24,15 @@ export type Verdict =
       readonly declared: boolean;
       /** Each validator's outcome, in condition order (none when no validator ran). */
       readonly outcomes: readonly ValidatorOutcome[];
+      /** The commit the checks ran on (docs/integrity.md#one-commit); absent outside git. */
+      readonly commit?: string;
     }
-  /** The checks confirmed the declaration. */
-  | { readonly kind: "verified"; readonly outcomes: readonly ValidatorOutcome[] };
+  /** The checks confirmed the declaration, on `commit` (absent outside git). */
+  | {
+      readonly kind: "verified";
+      readonly outcomes: readonly ValidatorOutcome[];
+      readonly commit?: string;
+    };
 
 /** The verdict of the checks a declaration started (docs/completion.md#checks). */
 export type CheckedVerdict = Extract<Verdict, { readonly kind: "refuted" | "verified" }>;
@@ -41,14 +47,19 @@ export interface RetryRequest {
   readonly previousSummary: IterationSummary;
 }
 
-/** What run.json's `completion` keeps of an answer: its summary and the validators that passed. */
+/**
+ * What run.json's `completion` keeps of an answer: its summary, the validators that passed and
+ * the commit they ran on, the one closer merges or pushes (docs/integrity.md#one-commit).
+ */
 export function completionOf(
   answer: Answer,
   outcomes: readonly ValidatorOutcome[],
+  commit?: string,
 ): NonNullable<RunState["completion"]> {
   const passed = outcomes.filter((outcome) => outcome.valid);
   return {
     summary: answer.summary.summary ?? "",
     checksPassed: [...new Set(passed.map((outcome) => outcome.validator))],
+    ...(commit === undefined ? {} : { commit }),
   };
 }

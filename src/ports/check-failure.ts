@@ -37,4 +37,5 @@ export const BUILTIN_PATTERN_NAMES = {
   protectedChanged: "protected-changed",
   gitConfigChanged: "git-config-changed",
   sandboxRefused: "sandbox-refused",
+  treeChanged: "tree-changed",
 } as const;

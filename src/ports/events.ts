@@ -119,6 +119,11 @@ export type RunEventBody =
       error?: string;
       formatRetries: number;
     }
+  /**
+   * The checks of a declaration start, on this commit and tree (docs/integrity.md#one-commit):
+   * the verdict is about them alone. `commit` and `tree` are absent outside git.
+   */
+  | { type: "checks-start"; iteration: number; checkId: string; commit?: string; tree?: string }
   | { type: "validator-start"; iteration: number; validator: string; command?: string }
   | {
       type: "validator-end";
@@ -150,7 +155,12 @@ export type RunEventBody =
   | {
       type: "guard";
       iteration: number;
-      guard: "protected-changed" | "tests-removed" | "git-config-changed" | "sandbox-refused";
+      guard:
+        | "protected-changed"
+        | "tests-removed"
+        | "git-config-changed"
+        | "sandbox-refused"
+        | "tree-changed";
       valid: boolean;
       detail?: string;
       params?: Record<string, unknown>;

@@ -111,6 +111,11 @@ export interface RunState {
   readonly completion?: {
     readonly summary: string;
     readonly checksPassed: readonly string[];
+    /**
+     * The commit the verifying checks ran on: what closer merges or pushes, and nothing else
+     * (docs/integrity.md#one-commit). Absent outside git and in runs recorded before it.
+     */
+    readonly commit?: string;
   };
   readonly warnings: readonly string[];
   /** The tree as the run found it (docs/integrity.md#baseline); taken before iteration 1. */
@@ -137,6 +142,10 @@ export interface CheckingDeclaration {
     readonly text: string;
     readonly toolsUsed: readonly string[];
   };
+  /** The commit HEAD named when the checks started (docs/integrity.md#one-commit); absent outside git. */
+  readonly commit?: string;
+  /** The working tree's fingerprint when the checks started; the verdict holds only for that tree. */
+  readonly tree?: string;
 }
 
 /** What the closure reviews cost and found. */

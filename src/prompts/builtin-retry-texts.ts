@@ -1,7 +1,8 @@
 /**
- * The built-in retry texts of the integrity guards (docs/integrity.md#guards)
- * and of the closure review (docs/completion.md#closure-review): what was
- * found and what to do. An agent's own `f_failed_<pattern>.md` wins.
+ * The built-in retry texts of the integrity guards (docs/integrity.md#guards,
+ * docs/integrity.md#one-commit) and of the closure review
+ * (docs/completion.md#closure-review): what was found and what to do. An
+ * agent's own `f_failed_<pattern>.md` wins.
  */
 export const BUILTIN_RETRY_TEXTS: Readonly<
   Record<string, (params: Readonly<Record<string, unknown>>) => string[]>
@@ -55,6 +56,16 @@ export const BUILTIN_RETRY_TEXTS: Readonly<
       "HEAD, other branches), the agent definition and the run record are read-only, and only " +
       "the hosts the agent allows can be reached (tests get none). This attempt does not count: " +
       "do the work inside the working tree, without the network, then declare completion again.",
+  ],
+  "tree-changed": (params) => [
+    "Your work changed while closer was checking it, so the checks that ran do not count: " +
+      "closer judges one commit and merges only the commit its checks ran on.",
+    ...bullets(params.moved),
+    "",
+    "Something kept running after your turn (a process you started in the background, a " +
+      "watcher, a server) or a check itself committed or wrote files. Stop every process you " +
+      "started that commits or writes to the working tree, make sure the work you want is " +
+      "committed, then declare completion again.",
   ],
 };
 

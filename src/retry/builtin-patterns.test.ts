@@ -11,6 +11,7 @@ describe("builtinPatternsFor", () => {
       "protected-changed",
       "git-config-changed",
       "sandbox-refused",
+      "tree-changed",
     ]);
   });
 

@@ -71,6 +71,13 @@ export const BUILTIN_PATTERNS: Readonly<Record<string, PatternDefinition>> = Obj
     adaptation: NAMES.sandboxRefused,
     params: ["refusals"],
   },
+  [NAMES.treeChanged]: {
+    name: NAMES.treeChanged,
+    description: "the commit or the working tree changed while the checks of a declaration ran",
+    edition: "failed",
+    adaptation: NAMES.treeChanged,
+    params: ["moved", "checkedCommit", "commitNow"],
+  },
 });
 
 /**

@@ -7,8 +7,17 @@ import {
 import type { AgentResult, FinishRecord } from "../loop/index.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { GithubClient } from "../ports/github.js";
-import { finishWorktree } from "../workspace/index.js";
+import type { WorktreeOnSuccess } from "../ports/runner-config.js";
+import {
+  type FinishWorktreeOptions,
+  type FinishWorktreeResult,
+  finishWorktree,
+} from "../workspace/index.js";
+import { readMoveSince } from "../workspace/verified-commit.js";
 import type { RunOutcome, Serializer, SideEffectsReport, WorktreeEnd } from "./run-options.js";
+
+/** The `side-effect` action's step for each end of the worktree. */
+const STEP_OF = { kept: "keep", merged: "merge", pushed: "push" } as const;
 
 /** Key of the worktree's merge or push in run.json's sideEffects, so a later attempt does not redo it. */
 const WORKTREE_FINISHED = "worktree:finished";
@@ -57,25 +66,49 @@ export async function finishAfterLoop(options: AfterLoopOptions): Promise<RunOut
       ...(sideEffects === undefined ? {} : { sideEffects }),
     };
   }
-  const sideEffects = await completionEffects(options);
-  const worktreeEnd = await endWorktree(options);
+  // A branch that moved after the verdict is refused before anything is said on GitHub.
+  const sideEffects = (await movedAfterVerdict(options))
+    ? undefined
+    : await completionEffects(options);
+  const ending = await endWorktree(options);
+  const worktreeEnd = ending?.end;
   const failed = sideEffects?.failed;
   const warnings =
     worktreeEnd?.action === "kept" && options.agent.runner.worktree.onSuccess !== "keep"
       ? [...result.warnings, `the worktree was kept: ${worktreeEnd.detail}`]
       : result.warnings;
+  const githubFailure =
+    failed === undefined
+      ? ""
+      : `, but the GitHub step "${failed.key}" failed: ${failed.message} (the work is verified; finish the step on GitHub, or run the issue again)`;
+  const refusal = ending?.refused === undefined ? "" : `, but ${ending.refused}`;
   return {
     ...result,
     ...issueField,
-    success: failed === undefined,
-    reason:
-      failed === undefined
-        ? result.reason
-        : `${result.reason}, but the GitHub step "${failed.key}" failed: ${failed.message} (the work is verified; finish the step on GitHub, or run the issue again)`,
+    success: failed === undefined && ending?.refused === undefined,
+    reason: `${result.reason}${githubFailure}${refusal}`,
     warnings,
     ...(worktreeEnd === undefined ? {} : { worktreeEnd }),
     ...(sideEffects === undefined ? {} : { sideEffects }),
   };
+}
+
+/**
+ * Whether the worktree's branch or HEAD left the commit the checks verified
+ * (docs/integrity.md#one-commit): the merge or push will be refused, so the issue is neither
+ * closed nor labelled.
+ */
+async function movedAfterVerdict(options: AfterLoopOptions): Promise<boolean> {
+  const { worktree, completion } = options.result;
+  const onSuccess = options.agent.runner.worktree.onSuccess;
+  if (worktree === undefined || completion?.commit === undefined || onSuccess === "keep") {
+    return false;
+  }
+  if (options.record.alreadyDone.includes(WORKTREE_FINISHED)) return false;
+  const moved = await readMoveSince(worktree.path, worktree.branch, completion.commit).catch(
+    () => undefined,
+  );
+  return moved !== undefined;
 }
 
 async function completionEffects(
@@ -154,62 +187,110 @@ async function report(
   };
 }
 
-async function endWorktree(options: AfterLoopOptions): Promise<WorktreeEnd | undefined> {
+/** The worktree's end, and why closer refused to merge or push, when it did (docs/integrity.md#one-commit). */
+interface WorktreeEnding {
+  readonly end: WorktreeEnd;
+  /** What was refused and why, in words that follow "but". */
+  readonly refused?: string;
+}
+
+async function endWorktree(options: AfterLoopOptions): Promise<WorktreeEnding | undefined> {
   const worktree = options.result.worktree;
   if (worktree === undefined) return undefined;
   if (options.record.alreadyDone.includes(WORKTREE_FINISHED)) {
-    return { action: "merged", detail: "finished by an earlier attempt of this run" };
+    return { end: { action: "merged", detail: "finished by an earlier attempt of this run" } };
   }
-  const end = await options.serialize(() => finishSafely(options, worktree));
+  const ending = await options.serialize(() => finishSafely(options, worktree));
+  const { end } = ending;
   const done = end.action !== "kept";
   if (done) await options.record.recordEffect(WORKTREE_FINISHED);
+  const onSuccess = options.agent.runner.worktree.onSuccess;
+  // A refused merge or push is that step failing, not a worktree kept on purpose.
+  const step = ending.refused === undefined ? STEP_OF[end.action] : onSuccess;
   await options.record.emit({
     type: "side-effect",
-    action: `worktree-${end.action === "kept" ? "keep" : end.action === "merged" ? "merge" : "push"}`,
+    action: `worktree-${step}`,
     target: worktree.branch,
-    ok: done || options.agent.runner.worktree.onSuccess === "keep",
-    detail: end.detail,
+    ok: done || (onSuccess === "keep" && ending.refused === undefined),
+    detail: ending.refused === undefined ? end.detail : `refused: ${end.detail}`,
   });
-  return end;
+  return ending;
 }
 
 async function finishSafely(
   options: AfterLoopOptions,
   worktree: NonNullable<AgentResult["worktree"]>,
-): Promise<WorktreeEnd> {
-  const { issue } = options;
+): Promise<WorktreeEnding> {
+  const onSuccess = options.agent.runner.worktree.onSuccess;
+  const commit = options.result.completion?.commit;
+  if (commit === undefined && onSuccess !== "keep") {
+    const refused = `closer did not ${onSuccess} the branch: no commit was recorded as verified`;
+    return {
+      end: { action: "kept", detail: `${refused}; the work is in ${worktree.path}` },
+      refused,
+    };
+  }
   try {
     const end = await finishWorktree({
       repoRoot: options.projectDir,
       worktree,
       outcome: "success",
-      onSuccess: options.agent.runner.worktree.onSuccess,
+      onSuccess,
+      ...(commit === undefined ? {} : { commit }),
       ...(options.pushToken ? { pushToken: options.pushToken } : {}),
-      ...(issue === undefined
-        ? {}
-        : {
-            pullRequest: (branch: string) =>
-              issue.client.createPullRequest({
-                head: branch,
-                base: worktree.baseBranch,
-                title: issue.title,
-                body: `Closes #${issue.number}\n\n${(options.result.completion ?? NO_COMPLETION).summary}`,
-              }),
-          }),
+      ...pullRequestOf(options, worktree),
     });
-    if (end.action === "merged") {
-      return { action: "merged", detail: `merged into ${end.baseBranch} (${end.merge})` };
-    }
-    if (end.action === "pushed") {
-      return {
-        action: "pushed",
-        detail: `pushed ${end.branch}`,
-        ...(end.pullRequestUrl === undefined ? {} : { pullRequestUrl: end.pullRequestUrl }),
-      };
-    }
-    return { action: "kept", detail: `${end.reason}; the work is in ${end.path}` };
+    return endingOf(end, commit, onSuccess);
   } catch (error) {
     if (!isCloserError(error)) throw error;
-    return { action: "kept", detail: `${error.message}; the work is in ${worktree.path}` };
+    return { end: { action: "kept", detail: `${error.message}; the work is in ${worktree.path}` } };
   }
+}
+
+/** How an issue run's pushed branch becomes a pull request. */
+function pullRequestOf(
+  options: AfterLoopOptions,
+  worktree: NonNullable<AgentResult["worktree"]>,
+): Pick<FinishWorktreeOptions, "pullRequest"> {
+  const { issue } = options;
+  if (issue === undefined) return {};
+  return {
+    pullRequest: (branch: string) =>
+      issue.client.createPullRequest({
+        head: branch,
+        base: worktree.baseBranch,
+        title: issue.title,
+        body: `Closes #${issue.number}\n\n${(options.result.completion ?? NO_COMPLETION).summary}`,
+      }),
+  };
+}
+
+/** The worktree's end in a sentence, naming the commit merged or pushed, or what was refused. */
+function endingOf(
+  end: FinishWorktreeResult,
+  commit: string | undefined,
+  onSuccess: WorktreeOnSuccess,
+): WorktreeEnding {
+  if (end.action === "merged") {
+    const what = commit === undefined ? "" : `${commit} `;
+    return {
+      end: { action: "merged", detail: `merged ${what}into ${end.baseBranch} (${end.merge})` },
+    };
+  }
+  if (end.action === "pushed") {
+    const what = commit === undefined ? end.branch : `${commit} to ${end.branch}`;
+    return {
+      end: {
+        action: "pushed",
+        detail: `pushed ${what}`,
+        ...(end.pullRequestUrl === undefined ? {} : { pullRequestUrl: end.pullRequestUrl }),
+      },
+    };
+  }
+  const detail = `${end.reason}; the work is in ${end.path}`;
+  if (end.moved === undefined) return { end: { action: "kept", detail } };
+  return {
+    end: { action: "kept", detail },
+    refused: `closer did not ${onSuccess} it: ${end.reason}`,
+  };
 }

@@ -4,17 +4,19 @@
  * each query and each validator for what it refused.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CloserError } from "../errors.js";
 import type { SandboxEntry, SandboxPort } from "../ports/loop-ports.js";
 import { PROCESS_KINDS, type ProcessKind } from "../ports/process.js";
 import type { SandboxConfig } from "../ports/runner-config.js";
+import { makeHeldPlaces, removeMadePlaces } from "./held-places.js";
 import { isRefusal, type RefusalJudge } from "./refusals.js";
 import {
   isLoopbackHost,
   type KindPolicy,
+  placesToMake,
   type SandboxPlace,
   type SandboxPolicy,
   sandboxPolicyFor,
@@ -92,8 +94,9 @@ async function startRunSandbox(
   options: PrepareSandboxOptions,
 ): Promise<RunSandbox> {
   const scratchDir = await mkdtemp(join(tmpdir(), `closer-${options.runId}-`));
-  await holdWorktreeConfig(options.place);
-  const policy = sandboxPolicyFor({ ...options.place, scratchDir });
+  const place = { ...options.place, scratchDir };
+  const policy = sandboxPolicyFor(place);
+  const made = await makeHeldPlaces(placesToMake(place, policy));
   const reported = new Map<string, string[]>();
   const unsubscribe = subscribeToRefusals(manager, reported);
   try {
@@ -101,6 +104,7 @@ async function startRunSandbox(
   } catch (error) {
     unsubscribe();
     await rm(scratchDir, { recursive: true, force: true });
+    await removeMadePlaces(made, options.place.git?.commonDir);
     throw error;
   }
   const alwaysWritable = [...PROCESS_SANDBOX.defaultWritePaths(), "/dev", "/proc"];
@@ -110,6 +114,7 @@ async function startRunSandbox(
     scratchDir,
     userExcludes: await readUserExcludes(options.place.tree),
     reported,
+    made,
     refused: { backend: [], validators: [] },
     judgeOf: (rules) => ({
       allowWrite: [...rules.allowWrite, ...alwaysWritable],
@@ -129,6 +134,7 @@ async function startRunSandbox(
     async release() {
       unsubscribe();
       await rm(scratchDir, { recursive: true, force: true });
+      await removeMadePlaces(made, options.place.git?.commonDir);
       await PROCESS_SANDBOX.release();
     },
   };
@@ -143,6 +149,8 @@ interface RunSandboxContext {
   readonly userExcludes: string;
   /** What the library reported, by the label of the entry it came from. */
   readonly reported: Map<string, string[]>;
+  /** The read-only places closer made where they were missing, removed when the run ends where safe. */
+  readonly made: string[];
   /** What was refused and counts, by kind, until the loop takes it. */
   readonly refused: Record<ProcessKind, string[]>;
   readonly judgeOf: (rules: KindPolicy) => RefusalJudge;
@@ -159,7 +167,10 @@ async function enterSandbox(
   entry: number,
 ): Promise<SandboxEntry> {
   const { manager, options, scratchDir } = run;
-  const rules = sandboxPolicyFor({ ...options.place, scratchDir })[kind];
+  const place = { ...options.place, scratchDir };
+  const policy = sandboxPolicyFor(place);
+  run.made.push(...(await makeHeldPlaces(placesToMake(place, policy))));
+  const rules = policy[kind];
   const commandId = randomBytes(16).toString("base64url");
   const label = `closer ${options.runId} ${kind} ${entry}`;
   run.reported.set(label, []);
@@ -208,17 +219,6 @@ function assertHosts(manager: SandboxManager, policy: SandboxPolicy, agentFile: 
     registerHosts(manager, probeId, { hosts: policy[kind].hosts, kind, agentFile });
     manager.unregisterCommandNetworkLists(probeId);
   }
-}
-
-/**
- * A linked worktree's config.worktree is read-only to the model. Where it does not exist the
- * library would hold an empty stand-in there only while a process runs, and with runs side by
- * side one run's clean-up can miss another's: an empty file, which git reads as no settings,
- * is made once instead.
- */
-async function holdWorktreeConfig(place: Pick<SandboxPlace, "git">): Promise<void> {
-  if (place.git === undefined || !place.git.linked) return;
-  await writeFile(join(place.git.gitDir, "config.worktree"), "", { flag: "a" });
 }
 
 function filesystemOf(rules: KindPolicy) {

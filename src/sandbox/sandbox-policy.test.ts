@@ -8,6 +8,7 @@ import { readGitLayout } from "./git-layout.js";
 import {
   baseUrlHosts,
   isLoopbackHost,
+  placesToMake,
   type SandboxPlace,
   sandboxPolicyFor,
 } from "./sandbox-policy.js";
@@ -123,6 +124,80 @@ describe("the sandbox policy of a run", () => {
     expect(validators.denyWrite).toEqual(backend.denyWrite);
   });
 
+  it("in a tree that holds its .git, closer's git places are held whether they exist or not; closer makes the missing ones git reads as nothing, never a shallow or commondir", async () => {
+    const common = join(repo, ".git");
+    for (const name of ["hooks", "info", "modules", "refs/replace", "packed-refs"]) {
+      await rm(join(common, name), { recursive: true, force: true });
+    }
+    const place = await placeOf(repo);
+    const held = {
+      folders: ["hooks", "info", "modules", "refs/replace"].map((name) => join(common, name)),
+      files: ["config.worktree", "packed-refs", "gitdir", "objects/info/alternates"].map((name) =>
+        join(common, name),
+      ),
+    };
+    const { backend, validators } = sandboxPolicyFor(place);
+    expect(backend.denyWrite).toEqual(expect.arrayContaining([...held.folders, ...held.files]));
+    expect(validators.denyWrite).toEqual(backend.denyWrite);
+    expect(backend.denyWrite).not.toContain(join(common, "shallow"));
+    expect(backend.denyWrite).not.toContain(join(common, "commondir"));
+    const made = placesToMake(place);
+    expect(made).toEqual(
+      expect.arrayContaining([
+        ...held.folders.map((path) => ({ path, make: "folder" })),
+        ...held.files.map((path) => ({ path, make: "file" })),
+      ]),
+    );
+    expect(made.map(({ path }) => path)).not.toContain(join(common, "shallow"));
+
+    await writeFile(join(common, "shallow"), `${git(repo, "rev-parse", "HEAD")}\n`);
+    expect(sandboxPolicyFor(place).backend.denyWrite).toContain(join(common, "shallow"));
+  });
+
+  it("in a worktree, closer makes only the missing places the model could write: the alternates, its config.worktree, the agent's copy in the tree", async () => {
+    const tree = join(root, "wt");
+    git(repo, "worktree", "add", "-q", "-b", "closer/issue-7", tree);
+    const common = join(repo, ".git");
+    await rm(join(common, "hooks"), { recursive: true, force: true });
+    const place = await placeOf(tree, { agentDirs: [join(tree, ".agent/fixer")] });
+    expect(sandboxPolicyFor(place).backend.denyWrite).toEqual(
+      expect.arrayContaining([join(common, "hooks"), join(tree, ".agent/fixer")]),
+    );
+    expect(placesToMake(place)).toEqual([
+      { path: join(common, "objects/info/alternates"), make: "file" },
+      { path: join(common, "worktrees/wt/config.worktree"), make: "file" },
+      { path: join(tree, ".agent/fixer"), make: "folder" },
+    ]);
+  });
+
+  it("a URL without a port allows only its scheme's default port; the agent's own hosts stay as written", async () => {
+    const place = await placeOf(repo, {
+      backendEnv: {
+        ANTHROPIC_BASE_URL: "http://models.internal/v1",
+        OPENAI_BASE_URL: "https://gateway.example.com",
+        LOCAL_API_BASE: "http://[::1]/",
+        GRPC_BASE_URL: "grpc://models.internal",
+        PORTED_BASE_URL: "https://gateway.example.com:8443/v1",
+      },
+      config: { ...CONFIG, allowedDomains: ["registry.npmjs.org", "*.example.org:8080"] },
+    });
+    const { hosts } = sandboxPolicyFor(place).backend;
+    expect(hosts).toEqual(
+      expect.arrayContaining([
+        "models.internal:80",
+        "gateway.example.com:443",
+        "[::1]:80",
+        "gateway.example.com:8443",
+        "registry.npmjs.org",
+        "*.example.org:8080",
+      ]),
+    );
+    for (const portless of ["models.internal", "gateway.example.com", "[::1]"]) {
+      expect(hosts).not.toContain(portless);
+    }
+    expect(baseUrlHosts({ GRPC_BASE_URL: "grpc://models.internal" })).toEqual([]);
+  });
+
   it("the backend reaches its model API, the host of each *_BASE_URL and the agent's hosts; the validators only theirs", async () => {
     const place = await placeOf(repo, {
       backendEnv: { ANTHROPIC_BASE_URL: "http://127.0.0.1:8080/v1", OTHER: "x" },
@@ -134,7 +209,7 @@ describe("the sandbox policy of a run", () => {
     expect(backend.hosts).toContain("registry.npmjs.org");
     expect(validators.hosts).toEqual(["db:5432"]);
     expect(baseUrlHosts({ OPENAI_API_BASE: "https://example.com/v1", NOT_A_URL: "x" })).toEqual([
-      "example.com",
+      "example.com:443",
     ]);
     expect(["127.0.0.1:8080", "localhost", "[::1]:9"].every(isLoopbackHost)).toBe(true);
     expect(isLoopbackHost("example.com:127")).toBe(false);

@@ -10,7 +10,7 @@ import type { ProcessKind } from "../ports/process.js";
 import type { BackendKind, SandboxConfig } from "../ports/runner-config.js";
 import { GITHUB_TOKEN_VARIABLES } from "../process/child-environment.js";
 import type { GitLayout } from "./git-layout.js";
-import { gitRules } from "./git-rules.js";
+import { gitRules, type HeldPlace } from "./git-rules.js";
 
 /** The sandbox's rules for one kind of process. */
 export interface KindPolicy {
@@ -149,20 +149,34 @@ function allBackendState(home: string): string[] {
   ];
 }
 
-/** `host[:port]` of every `*_BASE_URL` / `*_API_BASE` in the backend's environment. */
-export function baseUrlHosts(env: Readonly<Record<string, string>>): string[] {
-  const hosts: string[] = [];
-  for (const [name, value] of Object.entries(env)) {
-    if (!/_BASE_URL$|_API_BASE$/.test(name)) continue;
-    try {
-      const url = new URL(value);
-      const port = url.port === "" ? "" : `:${url.port}`;
-      hosts.push(`${url.hostname}${port}`);
-    } catch {
-      // not a URL: nothing to allow
-    }
+/** The port a URL of each scheme reaches when it names none. */
+const DEFAULT_PORTS: Readonly<Record<string, string>> = {
+  "http:": "80",
+  "https:": "443",
+  "ws:": "80",
+  "wss:": "443",
+};
+
+/**
+ * `host:port` of a URL: its own port, or its scheme's default. An entry without a port would
+ * let every port of the host through; a scheme without a known default allows nothing.
+ */
+export function urlHost(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
   }
-  return hosts;
+  const port = url.port === "" ? DEFAULT_PORTS[url.protocol] : url.port;
+  return url.hostname === "" || port === undefined ? undefined : `${url.hostname}:${port}`;
+}
+
+/** `host:port` of every `*_BASE_URL` / `*_API_BASE` in the backend's environment. */
+export function baseUrlHosts(env: Readonly<Record<string, string>>): string[] {
+  return Object.entries(env)
+    .filter(([name]) => /_BASE_URL$|_API_BASE$/.test(name))
+    .flatMap(([, value]) => urlHost(value) ?? []);
 }
 
 /** Whether a host pattern names this machine. */
@@ -183,15 +197,41 @@ function otherRunsTrees(place: SandboxPlace): string[] {
   return worktreesDir?.startsWith(`${tree}/`) ? [worktreesDir] : [];
 }
 
+/**
+ * Every place the policy keeps read-only, whether it exists or not: closer's git files, the
+ * runs folder, the agent folder and its snapshot, the other runs' trees (docs/sandbox.md#policy).
+ */
+export function heldPlacesFor(place: SandboxPlace): HeldPlace[] {
+  const folders = [place.runsDir, ...place.agentDirs, ...otherRunsTrees(place)];
+  return [...gitRules(place).held, ...folders.map((path) => ({ path, make: "folder" as const }))];
+}
+
+/**
+ * The missing read-only places closer makes before a sandboxed process starts, so the sandbox's
+ * read-only hold covers them: those inside a place the model may write (the others are read-only
+ * anyway), and only where an empty folder or file reads as nothing there.
+ */
+export function placesToMake(
+  place: SandboxPlace,
+  policy: SandboxPolicy = sandboxPolicyFor(place),
+): HeldPlace[] {
+  const writable = [...policy.backend.allowWrite, ...policy.validators.allowWrite];
+  return heldPlacesFor(place).filter(
+    ({ path, make }) =>
+      make !== undefined && !existsSync(path) && writable.some((top) => isInside(path, top)),
+  );
+}
+
+function isInside(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
+}
+
 /** The run's policy for the backend and for the validators. */
 export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
   const git = gitRules(place);
   const existing = (paths: readonly string[]) => paths.filter((path) => existsSync(path));
   const extraWrite = place.config.allowWrite.map((path) => expandPath(path, place));
-  const denyWrite = [
-    ...git.denyWrite,
-    ...existing([place.runsDir, ...place.agentDirs, ...otherRunsTrees(place)]),
-  ];
+  const denyWrite = unique(heldPlacesFor(place).map(({ path }) => path));
   const denyRead = [
     ...CREDENTIAL_STORES.map((path) => join(place.home, path)),
     ...place.config.denyRead.map((path) => expandPath(path, place)),

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -58,6 +58,84 @@ describe("readChangesSince", () => {
     } finally {
       await rm(plain, { recursive: true, force: true });
     }
+  });
+});
+
+describe("readChangesSince reads the files as they are (docs/integrity.md#git-state)", () => {
+  let outside: string;
+  beforeEach(async () => {
+    outside = await mkdtemp(path.join(tmpdir(), "closer-diff-programs-"));
+  });
+  afterEach(async () => {
+    await rm(outside, { recursive: true, force: true });
+    delete process.env.GIT_EXTERNAL_DIFF;
+  });
+
+  const diffOf = (changes: { files: readonly { path: string; diff: string }[] }, file: string) =>
+    changes.files.find((change) => change.path === file)?.diff ?? "";
+
+  it("diffs against the baseline commit itself, not a replacement refs/replace/ puts in its place", async () => {
+    const start = await readHeadCommit(repo.dir);
+    await writeFile(path.join(repo.dir, "src/add.js"), "return a + b;\n");
+    await commitAll(repo.dir, "fix");
+    // A commit with today's tree standing in for the baseline: git diff <baseline> shows nothing.
+    const tree = (await repo.git("rev-parse", "HEAD^{tree}")).stdout.trim();
+    const standIn = (await repo.git("commit-tree", tree, "-m", "stand-in")).stdout.trim();
+    expect((await repo.git("replace", start, standIn)).exitCode).toBe(0);
+    expect((await repo.git("diff", start)).stdout).toBe("");
+
+    const changes = await readChangesSince(repo.dir, start);
+
+    expect(changes.files.map((file) => file.path)).toEqual(["src/add.js"]);
+    expect(diffOf(changes, "src/add.js")).toContain("+return a + b;");
+    expect(changes.stat).toContain("src/add.js");
+  });
+
+  it("shows a file an attributes file calls binary as text, and a binary file as binary", async () => {
+    await writeFile(path.join(repo.dir, "image.bin"), Buffer.from([0x89, 0, 1, 2, 0, 255]));
+    await commitAll(repo.dir, "an image");
+    const start = await readHeadCommit(repo.dir);
+    await writeFile(path.join(repo.dir, ".gitattributes"), "test/*.js binary\nnotes/* -diff\n");
+    await writeFile(path.join(repo.dir, "test/add.test.js"), "expect(add(2, 3)).toBe(-1);\n");
+    await mkdir(path.join(repo.dir, "notes"));
+    await writeFile(path.join(repo.dir, "notes/todo.txt"), "skip the failing test\n");
+    await writeFile(path.join(repo.dir, "image.bin"), Buffer.from([0x89, 0, 3, 4, 0, 255]));
+    await writeFile(path.join(repo.dir, "new.bin"), Buffer.from([0, 1, 0, 2]));
+
+    const changes = await readChangesSince(repo.dir, start);
+
+    const test = diffOf(changes, "test/add.test.js");
+    expect(test).toContain("-expect(add(2, 3)).toBe(5);");
+    expect(test).toContain("+expect(add(2, 3)).toBe(-1);");
+    expect(test).not.toContain("Binary files");
+    expect(diffOf(changes, "notes/todo.txt")).toContain("+skip the failing test");
+    expect(diffOf(changes, "image.bin")).toContain(
+      "Binary files a/image.bin and b/image.bin differ",
+    );
+    expect(diffOf(changes, "new.bin")).toContain("Binary files /dev/null and b/new.bin differ");
+  });
+
+  it("runs no diff program or textconv that the repository or the environment names", async () => {
+    const marker = path.join(outside, "ran.log");
+    const program = path.join(outside, "program");
+    await writeFile(program, `#!/bin/sh\necho "$0" >> "${marker}"\necho "nothing changed"\n`);
+    await chmod(program, 0o755);
+    await repo.git("config", "diff.external", program);
+    await repo.git("config", "diff.shown.textconv", program);
+    await repo.git("config", "diff.shown.command", program);
+    await writeFile(path.join(repo.dir, ".git/info/attributes"), "*.js diff=shown\n");
+    process.env.GIT_EXTERNAL_DIFF = program;
+    const start = await readHeadCommit(repo.dir);
+    await writeFile(path.join(repo.dir, "src/add.js"), "return a + b;\n");
+    await writeFile(path.join(repo.dir, "src/sub.js"), "return a - b;\n");
+
+    const changes = await readChangesSince(repo.dir, start);
+
+    expect(diffOf(changes, "src/add.js")).toContain("+return a + b;");
+    expect(diffOf(changes, "src/sub.js")).toContain("+return a - b;");
+    expect(JSON.stringify(changes)).not.toContain("nothing changed");
+    await commitAll(repo.dir, "with a diff program set");
+    expect(await readFile(marker, "utf8").catch(() => "")).toBe("");
   });
 });
 

@@ -1,23 +1,38 @@
 /**
  * What changed in a working tree since a commit, uncommitted and untracked
- * files included (docs/completion.md#closure-review).
+ * files included (docs/completion.md#closure-review). Read as the files are:
+ * no diff program or textconv the repository names, and a file an attributes
+ * file calls binary shown as text unless its content is binary
+ * (docs/integrity.md#git-state).
  */
+import { lstat, open } from "node:fs/promises";
+import path from "node:path";
 import type { FileChange, TreeChanges } from "../ports/files.js";
-import { isInsideGitRepository, readGit, runGit } from "./git.js";
+import { type GitRunOptions, isInsideGitRepository, readGit, runGit } from "./git.js";
+import type { GitRepository } from "./git-repository.js";
 
 const NO_CHANGES: TreeChanges = { stat: "", files: [] };
 
 /** Quoting off, so paths read as written. */
 const PLAIN_PATHS = ["-c", "core.quotePath=false"];
 
+/** A diff of the content itself: no external diff program, no textconv. */
+const DIFF = [...PLAIN_PATHS, "diff", "--no-ext-diff", "--no-textconv"];
+
+/** How many bytes git reads to tell a binary file by its content: a NUL among them. */
+const BINARY_CHECK_BYTES = 8000;
+
+/** The line git shows instead of a binary file's content. */
+const BINARY_LINE = /^Binary files .* differ$/m;
+
 /** The commit HEAD names, or "" outside git or before the first commit. */
-export async function readHeadCommit(cwd: string): Promise<string> {
+export async function readHeadCommit(cwd: string, repository?: GitRepository): Promise<string> {
   try {
     // One git process: `true` or `false` on the first line, HEAD's commit on the next when there is one.
     const answer = await runGit(
       cwd,
       ["rev-parse", "--is-inside-work-tree", "--verify", "--quiet", "HEAD"],
-      { allowFailure: true },
+      { allowFailure: true, repository },
     );
     const [inside, head] = answer.stdout.split("\n");
     return answer.exitCode === 0 && inside === "true" ? (head ?? "").trim() : "";
@@ -26,38 +41,97 @@ export async function readHeadCommit(cwd: string): Promise<string> {
   }
 }
 
+/** Where a diff is read: the tree's top, the baseline commit and how git is run. */
+interface DiffPlace {
+  readonly root: string;
+  readonly commit: string;
+  readonly options: GitRunOptions;
+}
+
 /**
  * The tracked changes since `commit` (`git diff <commit>`: committed, staged
  * and unstaged alike) and the untracked files that are not ignored, each as
  * a diff from nothing. Nothing outside git or without a commit.
  */
-export async function readChangesSince(cwd: string, commit: string): Promise<TreeChanges> {
-  if (commit === "" || !(await isInsideGitRepository(cwd))) return NO_CHANGES;
-  const root = await readGit(cwd, ["rev-parse", "--show-toplevel"]);
-  const tracked = await readGit(root, [...PLAIN_PATHS, "diff", "--no-renames", commit]);
-  const trackedStat = await readGit(root, [...PLAIN_PATHS, "diff", "--stat", commit]);
-  const untracked = (await readGit(root, ["ls-files", "--others", "--exclude-standard", "-z"]))
+export async function readChangesSince(
+  cwd: string,
+  commit: string,
+  repository?: GitRepository,
+): Promise<TreeChanges> {
+  if (commit === "") return NO_CHANGES;
+  const root = await readRoot(cwd, repository);
+  if (root === undefined) return NO_CHANGES;
+  const place: DiffPlace = { root, commit, options: { repository } };
+  const tracked = await readGit(root, [...DIFF, "--no-renames", commit], place.options);
+  const trackedStat = await readGit(root, [...DIFF, "--stat", commit], place.options);
+  const untracked = (
+    await readGit(root, ["ls-files", "--others", "--exclude-standard", "-z"], place.options)
+  )
     .split("\0")
     .filter((file) => file !== "");
+  const trackedFiles: FileChange[] = [];
+  for (const file of splitDiff(tracked)) trackedFiles.push(await readAsText(place, file));
   const untrackedFiles: FileChange[] = [];
   for (const file of untracked) {
-    untrackedFiles.push({ path: file, diff: await diffFromNothing(root, file) });
+    untrackedFiles.push({ path: file, diff: await diffFromNothing(place, file) });
   }
   const stat = [trackedStat, ...untracked.map((file) => ` ${file} (untracked)`)].filter(
     (part) => part !== "",
   );
-  return { stat: stat.join("\n"), files: [...splitDiff(tracked), ...untrackedFiles] };
+  return { stat: stat.join("\n"), files: [...trackedFiles, ...untrackedFiles] };
 }
 
-async function diffFromNothing(root: string, file: string): Promise<string> {
+/** The top of the tree: the pinned repository's, or the one git finds from `cwd`. */
+async function readRoot(cwd: string, repository?: GitRepository): Promise<string | undefined> {
+  if (repository !== undefined) return repository.workTree;
+  if (!(await isInsideGitRepository(cwd))) return undefined;
+  return readGit(cwd, ["rev-parse", "--show-toplevel"]);
+}
+
+/**
+ * A file git showed as binary, diffed again as text unless its content is binary: an
+ * attributes file (`binary`, `-diff`) must not hide a change from the review.
+ */
+async function readAsText(place: DiffPlace, file: FileChange): Promise<FileChange> {
+  if (!BINARY_LINE.test(file.diff)) return file;
+  if (await holdsBinaryContent(path.join(place.root, file.path))) return file;
+  const pathspec = `:(literal)${file.path}`;
+  const again = await runGit(
+    place.root,
+    [...DIFF, "--text", "--no-renames", place.commit, "--", pathspec],
+    { ...place.options, allowFailure: true },
+  ).catch(() => undefined);
+  const diff = again?.exitCode === 0 ? again.stdout.replace(/\n$/, "") : "";
+  // A NUL in the text diff: the file was binary at the commit; git's own line stays.
+  return diff === "" || diff.includes("\0") ? file : { path: file.path, diff };
+}
+
+async function diffFromNothing(place: DiffPlace, file: string): Promise<string> {
+  const text = (await holdsBinaryContent(path.join(place.root, file))) ? [] : ["--text"];
   const result = await runGit(
-    root,
-    [...PLAIN_PATHS, "diff", "--no-index", "--", "/dev/null", file],
-    {
-      allowFailure: true,
-    },
+    place.root,
+    [...DIFF, ...text, "--no-index", "--", "/dev/null", file],
+    { ...place.options, allowFailure: true },
   );
   return result.stdout.replace(/\n$/, "");
+}
+
+/**
+ * Whether a file's first bytes hold a NUL, as git tells binary content; a path that is not a
+ * regular file counts as binary (nothing to show as text), a missing one as not.
+ */
+async function holdsBinaryContent(file: string): Promise<boolean> {
+  const info = await lstat(file).catch(() => undefined);
+  if (info === undefined) return false;
+  if (!info.isFile()) return true;
+  const handle = await open(file, "r");
+  try {
+    const buffer = Buffer.alloc(BINARY_CHECK_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, BINARY_CHECK_BYTES, 0);
+    return buffer.subarray(0, bytesRead).includes(0);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Splits a `git diff --no-renames` into one part per file. */

@@ -1,6 +1,8 @@
 /**
  * The end of a run's worktree: merge into the base (fast-forward when
  * possible), or push and open a pull request, then remove it; or keep it.
+ * Given the commit the checks verified, that commit is what is merged or
+ * pushed, and only while the branch is still at it (docs/integrity.md#one-commit).
  */
 
 import { type CloserError, isCloserError } from "../errors.js";
@@ -11,10 +13,12 @@ import {
   type MergeResult,
   mergeBranch,
   pushBranch,
+  pushCommit,
   resolveRevision,
   runGit,
 } from "./git.js";
 import { deleteBranch, findWorktreeOfBranch, removeWorktree } from "./git-worktree.js";
+import { type MovedRef, mergeCommit, readMoveSince } from "./verified-commit.js";
 
 export interface FinishWorktreeOptions {
   readonly repoRoot: string;
@@ -31,6 +35,11 @@ export interface FinishWorktreeOptions {
   readonly pushToken?: string;
   /** Opens a pull request for the pushed branch and returns its URL. */
   readonly pullRequest?: (branch: string) => Promise<string>;
+  /**
+   * The commit the checks verified: merged or pushed exactly, and refused when the branch or
+   * the worktree's HEAD moved from it since. Without it, the branch as it is.
+   */
+  readonly commit?: string;
 }
 
 /** What happened to the worktree at the end of a run. */
@@ -49,39 +58,51 @@ export type FinishWorktreeResult =
       /** Why it was kept, in a sentence for the terminal. */
       readonly reason: string;
       readonly error?: CloserError;
+      /** The branch or HEAD moved from the verified commit: the merge or push was refused. */
+      readonly moved?: MovedRef;
     };
 
 function kept(
   options: FinishWorktreeOptions,
   reason: string,
-  error?: CloserError,
+  why: { readonly error?: CloserError; readonly moved?: MovedRef } = {},
 ): FinishWorktreeResult {
   const { path: worktreePath, branch } = options.worktree;
-  return { action: "kept", path: worktreePath, branch, reason, ...(error ? { error } : {}) };
+  const { error, moved } = why;
+  return {
+    action: "kept",
+    path: worktreePath,
+    branch,
+    reason,
+    ...(error ? { error } : {}),
+    ...(moved ? { moved } : {}),
+  };
 }
 
-/** Merge `branch` into `baseBranch` when no worktree has the base checked out. */
+/**
+ * Merge `source` (the verified commit, or the branch) into `baseBranch` when no worktree has the
+ * base checked out; the base moves only from the commit it was read at (compare-and-swap).
+ */
 async function mergeWithoutCheckout(
   worktreePath: string,
-  branch: string,
-  baseBranch: string,
+  { source, branch, baseBranch }: MergeSource,
 ): Promise<MergeResult> {
-  if (await isAncestor(worktreePath, branch, baseBranch)) return "up-to-date";
+  if (await isAncestor(worktreePath, source, baseBranch)) return "up-to-date";
   const baseCommit = await resolveRevision(worktreePath, baseBranch);
-  if (await isAncestor(worktreePath, baseBranch, branch)) {
-    const branchCommit = await resolveRevision(worktreePath, branch);
+  if (await isAncestor(worktreePath, baseBranch, source)) {
+    const sourceCommit = await resolveRevision(worktreePath, source);
     await runGit(worktreePath, [
       "update-ref",
       `refs/heads/${baseBranch}`,
-      branchCommit,
+      sourceCommit,
       baseCommit,
     ]);
     return "fast-forward";
   }
   // The run's own worktree goes away after this, so it may host the merge.
   await runGit(worktreePath, ["checkout", "--quiet", "--detach", baseCommit]);
-  const message = `Merge branch '${branch}' into ${baseBranch}`;
-  const merge = await runGit(worktreePath, ["merge", "--no-ff", "--quiet", "-m", message, branch], {
+  const message = mergeMessage(branch, baseBranch);
+  const merge = await runGit(worktreePath, ["merge", "--no-ff", "--quiet", "-m", message, source], {
     allowFailure: true,
   });
   if (merge.exitCode !== 0) {
@@ -95,18 +116,37 @@ async function mergeWithoutCheckout(
   return "merge-commit";
 }
 
+/** What a merge brings: `source` (a commit, or the branch itself), named by its branch. */
+interface MergeSource {
+  readonly source: string;
+  readonly branch: string;
+  readonly baseBranch: string;
+}
+
+function mergeMessage(branch: string, baseBranch: string): string {
+  return `Merge branch '${branch}' into ${baseBranch}`;
+}
+
+/** Merge into the base where it is checked out: the verified commit when there is one. */
+function mergeInCheckout(cwd: string, options: FinishWorktreeOptions): Promise<MergeResult> {
+  const { branch, baseBranch } = options.worktree;
+  if (options.commit === undefined) return mergeBranch(cwd, branch);
+  return mergeCommit(cwd, options.commit, mergeMessage(branch, baseBranch));
+}
+
 async function mergeIntoBase(options: FinishWorktreeOptions): Promise<FinishWorktreeResult> {
   const { path: worktreePath, branch, baseBranch } = options.worktree;
   const target = await findWorktreeOfBranch(options.repoRoot, baseBranch);
+  const source = { source: options.commit ?? branch, branch, baseBranch };
   let merge: MergeResult;
   try {
     merge =
       target && !target.prunable
-        ? await mergeBranch(target.path, branch)
-        : await mergeWithoutCheckout(worktreePath, branch, baseBranch);
+        ? await mergeInCheckout(target.path, options)
+        : await mergeWithoutCheckout(worktreePath, source);
   } catch (error) {
     if (!isCloserError(error)) throw error;
-    return kept(options, `merging into ${baseBranch} failed: ${error.message}`, error);
+    return kept(options, `merging into ${baseBranch} failed: ${error.message}`, { error });
   }
   if (merge === "conflict") {
     return kept(options, `merging ${branch} into ${baseBranch} conflicts; resolve it by hand`);
@@ -122,12 +162,16 @@ async function pushAndOpenPullRequest(
 ): Promise<FinishWorktreeResult> {
   const { path: worktreePath, branch } = options.worktree;
   let pullRequestUrl: string | undefined;
+  const remote = options.remote ?? "origin";
   try {
-    await pushBranch(worktreePath, branch, options.remote ?? "origin", options.pushToken);
+    if (options.commit === undefined)
+      await pushBranch(worktreePath, branch, remote, options.pushToken);
+    else
+      await pushCommit(worktreePath, { commit: options.commit, branch }, remote, options.pushToken);
     if (options.pullRequest) pullRequestUrl = await options.pullRequest(branch);
   } catch (error) {
     if (!isCloserError(error)) throw error;
-    return kept(options, `publishing ${branch} failed: ${error.message}`, error);
+    return kept(options, `publishing ${branch} failed: ${error.message}`, { error });
   }
   await removeWorktree(options.repoRoot, worktreePath);
   return { action: "pushed", branch, ...(pullRequestUrl ? { pullRequestUrl } : {}) };
@@ -145,8 +189,25 @@ export async function finishWorktree(
     return kept(options, "the run ended without verified completion");
   if (options.onSuccess === "keep")
     return kept(options, "the agent keeps worktrees (onSuccess: keep)");
+  const moved = await movedSinceVerified(options);
+  if (moved !== undefined) return moved;
   if (!(await isClean(options.worktree.path))) {
     return kept(options, "the worktree has uncommitted changes");
   }
   return options.onSuccess === "merge" ? mergeIntoBase(options) : pushAndOpenPullRequest(options);
+}
+
+/** The branch or HEAD moved after the verdict: nothing the checks did not see is merged or pushed. */
+async function movedSinceVerified(
+  options: FinishWorktreeOptions,
+): Promise<FinishWorktreeResult | undefined> {
+  const { commit } = options;
+  if (commit === undefined) return undefined;
+  const { path: worktreePath, branch } = options.worktree;
+  const moved = await readMoveSince(worktreePath, branch, commit);
+  if (moved === undefined) return undefined;
+  const what = moved.ref === "HEAD" ? "the worktree's HEAD" : `the branch ${branch}`;
+  const verb = options.onSuccess === "merge" ? "merges" : "pushes";
+  const reason = `${what} moved after the checks verified commit ${commit}: it is at ${moved.now || "no commit"} now, and closer ${verb} only the verified commit`;
+  return kept(options, reason, { moved });
 }

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { runGit } from "./git.js";
+import type { GitRepository } from "./git-repository.js";
 
 /**
  * Where a folder is in git, as one `git rev-parse` answers it: read once when
@@ -24,4 +25,21 @@ export async function readGitPlace(cwd: string): Promise<GitPlace> {
   const [commonDir = "", inside = ""] = answer.stdout.split("\n");
   if (answer.exitCode !== 0 || commonDir === "") return OUTSIDE_GIT;
   return { commonDir: path.resolve(cwd, commonDir), insideWorkTree: inside.trim() === "true" };
+}
+
+/**
+ * The repository whose working tree holds `cwd`, every folder absolute; undefined outside a
+ * working tree. Read once when a run starts, then named to git (docs/integrity.md#git-state).
+ */
+export async function readGitRepository(cwd: string): Promise<GitRepository | undefined> {
+  const answer = await runGit(
+    cwd,
+    ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"],
+    { allowFailure: true },
+  );
+  const [gitDir = "", commonDir = "", workTree = ""] = answer.stdout.split("\n");
+  if (answer.exitCode !== 0 || gitDir === "" || commonDir === "" || workTree === "") {
+    return undefined;
+  }
+  return { gitDir, commonDir: path.resolve(cwd, commonDir), workTree };
 }

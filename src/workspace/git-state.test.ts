@@ -97,6 +97,68 @@ describe("the git state (docs/integrity.md#git-state)", () => {
   });
 });
 
+describe("the layout files (docs/integrity.md#git-state)", () => {
+  it("finds a replacement ref, loose or packed, an alternates and a shallow file, and puts them back", async () => {
+    await repo.git("pack-refs", "--all");
+    const record = await recordGitState(gitDir);
+    const head = (await repo.git("rev-parse", "HEAD")).stdout.trim();
+    const tree = (await repo.git("rev-parse", "HEAD^{tree}")).stdout.trim();
+    const standIn = (await repo.git("commit-tree", tree, "-m", "stand-in")).stdout.trim();
+    await repo.git("replace", head, standIn);
+    await writeFile(path.join(gitDir, "objects/info/alternates"), "/elsewhere/objects\n");
+    await writeFile(path.join(gitDir, "shallow"), `${head}\n`);
+    expect(await compareGitState(record)).toEqual([
+      { path: "objects/info/alternates", how: "added" },
+      { path: `refs/replace/${head}`, how: "added" },
+      { path: "shallow", how: "added" },
+    ]);
+    await repo.git("pack-refs", "--all");
+    const changes = await compareGitState(record);
+    expect(changes).toContainEqual({ path: "packed-refs", how: "changed" });
+    await restoreGitState(record, changes);
+    expect(await compareGitState(record)).toEqual([]);
+    expect((await repo.git("replace", "--list")).stdout).toBe("");
+    expect((await repo.git("rev-parse", "main")).stdout.trim()).toBe(head);
+  });
+
+  it("leave the packed branches and tags to git and the model: packing, adding and deleting them is no change", async () => {
+    await repo.git("tag", "v1");
+    await repo.git("pack-refs", "--all");
+    const record = await recordGitState(gitDir);
+    await writeFile(path.join(repo.dir, "new.txt"), "new\n");
+    await commitAll(repo.dir, "work");
+    await repo.git("branch", "side");
+    await repo.git("tag", "-d", "v1");
+    await repo.git("pack-refs", "--all");
+    expect(await compareGitState(record)).toEqual([]);
+  });
+
+  it("finds a linked worktree's gitdir and commondir pointed elsewhere, and puts them back", async () => {
+    const worktree = path.join(repo.dir, "..", `tree-${path.basename(repo.dir)}`);
+    await repo.git("worktree", "add", "--quiet", "-b", "work", worktree);
+    try {
+      const admin = path.join(gitDir, "worktrees", path.basename(worktree));
+      const record = await recordGitState(gitDir, admin);
+      const gitdir = await readFile(path.join(admin, "gitdir"), "utf8");
+      await writeFile(path.join(admin, "gitdir"), "/elsewhere/.git\n");
+      await writeFile(path.join(admin, "commondir"), "/elsewhere\n");
+      const name = `worktrees/${path.basename(worktree)}`;
+      const changes = await compareGitState(record);
+      expect(changes).toEqual([
+        { path: `${name}/commondir`, how: "changed" },
+        { path: `${name}/gitdir`, how: "changed" },
+      ]);
+      await restoreGitState(record, changes);
+      expect(await readFile(path.join(admin, "gitdir"), "utf8")).toBe(gitdir);
+      expect((await repo.git("-C", worktree, "rev-parse", "--git-common-dir")).stdout.trim()).toBe(
+        gitDir,
+      );
+    } finally {
+      await repo.git("worktree", "remove", "--force", worktree);
+    }
+  });
+});
+
 describe("closer's git environment", () => {
   const saved = process.env.GITHUB_TOKEN;
   afterEach(() => {

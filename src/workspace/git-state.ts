@@ -1,15 +1,18 @@
 /**
  * The repository's own git configuration as the run found it: the local
- * config files, the hooks folder and `info/` of the common git dir
+ * config files, the hooks folder and `info/` of the common git dir, and the
+ * files that say where the repository's parts are and how its objects read
  * (docs/integrity.md#git-state). The model runs as the same user and can
  * write every one of them; closer keeps their content at the start, finds
- * what changed after each query, and puts it back before its own git runs.
+ * what changed after each query and each check phase, and puts it back
+ * before its own git runs.
  */
 import { createHash } from "node:crypto";
 import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { identityOf, settledIdentity } from "./file-identity.js";
+import { replacementRefsOf, withKeptReplacementRefs } from "./packed-refs.js";
 
 /** One file as it was: its bytes and permission bits. */
 interface KeptFile {
@@ -46,7 +49,21 @@ export interface GitStateChange {
 }
 
 /** Folders of the common git dir whose every file is part of the state. */
-const KEPT_FOLDERS = ["hooks", "info"] as const;
+const KEPT_FOLDERS = ["hooks", "info", "refs/replace"] as const;
+
+/**
+ * Files of the common git dir that say where the repository's parts are, or
+ * how its objects and history read: the git dir (`commondir`), other object
+ * stores (`alternates`), the history cut short (`shallow`), and the
+ * replacement refs among the packed refs.
+ */
+const LAYOUT_FILES = ["commondir", "packed-refs", "shallow", "objects/info/alternates"] as const;
+
+/** Files of a linked worktree's own git dir that are part of the state. */
+const WORKTREE_FILES = ["config.worktree", "commondir", "gitdir"] as const;
+
+/** The packed refs: only their replacement refs are compared (see packed-refs.ts). */
+const PACKED_REFS = "packed-refs";
 
 /** The shared config file, whose branch sections git itself writes (see `splitBranchSections`). */
 const SHARED_CONFIG = "config";
@@ -75,27 +92,46 @@ export function splitBranchSections(text: string): { rest: string; branches: str
   return { rest: joined(rest), branches: joined(branches) };
 }
 
-/** Whether a file now is the file the record has (for the shared config: outside its branch sections). */
-function sameFile(path: string, kept: KeptFile, current: KeptFile): boolean {
+/**
+ * Whether a file now is the file the record has (for the shared config: outside its branch
+ * sections; for the packed refs: their replacement refs, a missing file holding none).
+ */
+function sameFile(path: string, kept: KeptFile | undefined, current: KeptFile | undefined) {
+  if (path === PACKED_REFS) {
+    return replacementRefsOf(kept?.content) === replacementRefsOf(current?.content);
+  }
+  if (kept === undefined || current === undefined) return kept === current;
   if (current.mode !== kept.mode) return false;
   if (path !== SHARED_CONFIG) return current.content.equals(kept.content);
   const before = splitBranchSections(kept.content.toString("utf8")).rest;
   return before === splitBranchSections(current.content.toString("utf8")).rest;
 }
 
-/** What a restored file holds: the record's, with the shared config's branch sections as they are now. */
-function restoredContent(path: string, kept: KeptFile, current: KeptFile | undefined): Buffer {
-  if (path !== SHARED_CONFIG || current === undefined) return kept.content;
+/**
+ * What a restored file holds: the record's, with the shared config's branch sections as they
+ * are now; the packed refs as they are now with the recorded replacement refs. Undefined: none.
+ */
+function restoredFile(
+  path: string,
+  kept: KeptFile | undefined,
+  current: KeptFile | undefined,
+): KeptFile | undefined {
+  if (path === PACKED_REFS) {
+    const mode = current?.mode ?? kept?.mode ?? 0o644;
+    return { content: withKeptReplacementRefs(current?.content, kept?.content), mode };
+  }
+  if (kept === undefined) return undefined;
+  if (path !== SHARED_CONFIG || current === undefined) return kept;
   const { rest } = splitBranchSections(kept.content.toString("utf8"));
   const { branches } = splitBranchSections(current.content.toString("utf8"));
-  if (branches === "") return kept.content;
-  return Buffer.from(`${rest}\n${branches}\n`);
+  if (branches === "") return kept;
+  return { content: Buffer.from(`${rest}\n${branches}\n`), mode: kept.mode };
 }
 
 /**
- * Reads the git state: `config`, `config.worktree`, `commondir`, the run's
- * worktree's `config.worktree` and `commondir` (when `gitDir` is a linked
- * worktree's), `hooks/**`, `info/**`.
+ * Reads the git state: `config`, `config.worktree`, the layout files, the run's
+ * worktree's `config.worktree`, `commondir` and `gitdir` (when `gitDir` is a
+ * linked worktree's), `hooks/**`, `info/**`, `refs/replace/**`.
  */
 export async function recordGitState(
   commonDir: string,
@@ -103,10 +139,10 @@ export async function recordGitState(
   now: () => number = Date.now,
 ): Promise<GitStateRecord> {
   // `commondir` says where the git dir is: one the model wrote would point closer's git at a config of its own.
-  const singleFiles = ["config", "config.worktree", "commondir"];
+  const singleFiles: string[] = ["config", "config.worktree", ...LAYOUT_FILES];
   const worktreeDir = relative(commonDir, gitDir);
   if (worktreeDir !== "" && !worktreeDir.startsWith("..")) {
-    for (const name of ["config.worktree", "commondir"]) {
+    for (const name of WORKTREE_FILES) {
       singleFiles.push(join(worktreeDir, name).split(sep).join("/"));
     }
   }
@@ -127,18 +163,20 @@ export function fingerprintGitState(record: GitStateRecord): Record<string, stri
 export async function compareGitState(record: GitStateRecord): Promise<GitStateChange[]> {
   const now = readState(record.commonDir, record.singleFiles, record.reads);
   const changes: GitStateChange[] = [];
-  for (const [path, kept] of record.files) {
+  for (const path of new Set([...record.files.keys(), ...now.keys()])) {
+    const kept = record.files.get(path);
     const current = now.get(path);
-    if (current === undefined) changes.push({ path, how: "removed" });
-    else if (!sameFile(path, kept, current)) changes.push({ path, how: "changed" });
-  }
-  for (const path of now.keys()) {
-    if (!record.files.has(path)) changes.push({ path, how: "added" });
+    if (sameFile(path, kept, current)) continue;
+    const how = kept === undefined ? "added" : current === undefined ? "removed" : "changed";
+    changes.push({ path, how });
   }
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** Puts every changed path back as the record has it: rewritten, or removed when it was added. */
+/**
+ * Puts every changed path back as the record has it: rewritten, or removed when it was added
+ * (the packed refs are rewritten with the recorded replacement refs, never removed).
+ */
 export async function restoreGitState(
   record: GitStateRecord,
   changes: readonly GitStateChange[],
@@ -146,14 +184,12 @@ export async function restoreGitState(
   const now = readState(record.commonDir, record.singleFiles, record.reads);
   for (const change of changes) {
     const target = join(record.commonDir, change.path);
-    const kept = record.files.get(change.path);
+    const restored = restoredFile(change.path, record.files.get(change.path), now.get(change.path));
     await rm(target, { recursive: true, force: true });
-    if (kept === undefined) continue;
+    if (restored === undefined) continue;
     await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, restoredContent(change.path, kept, now.get(change.path)), {
-      mode: kept.mode,
-    });
-    await chmod(target, kept.mode);
+    await writeFile(target, restored.content, { mode: restored.mode });
+    await chmod(target, restored.mode);
   }
 }
 

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isCloserError } from "../errors.js";
 import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
+import { listChangedFiles } from "./changed-files.js";
 import {
   branchExists,
   commitAll,
@@ -14,7 +15,6 @@ import {
   getRemoteUrl,
   getRepoRoot,
   isClean,
-  listChangedFiles,
   mergeBranch,
   pushBranch,
   readGit,

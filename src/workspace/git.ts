@@ -6,6 +6,7 @@ import path from "node:path";
 import { CloserError } from "../errors.js";
 import { GITHUB_TOKEN_VARIABLES } from "../process/agent-environment.js";
 import { type CommandResult, runCommand } from "../process/shell-command.js";
+import { type GitRepository, repositoryVariables } from "./git-repository.js";
 
 /** Default bound for one local git command. */
 export const GIT_TIMEOUT_MS = 60_000;
@@ -22,13 +23,22 @@ export interface GitRunOptions {
   readonly config?: readonly string[];
   /** Variables for this one command (a push's credential), after the tokens were taken out. */
   readonly env?: Readonly<Record<string, string>>;
+  /** The repository to run on, named to git instead of found from `cwd`. */
+  readonly repository?: GitRepository | undefined;
 }
 
-/** Added to closer's environment for git: never wait on a credential prompt; parseable messages. */
+/**
+ * Added to closer's environment for git: never wait on a credential prompt; parseable messages;
+ * every object read as it is, never as `refs/replace/` would have it (docs/integrity.md#git-state).
+ */
 const GIT_ENVIRONMENT: Readonly<Record<string, string>> = {
   GIT_TERMINAL_PROMPT: "0",
   LC_ALL: "C",
+  GIT_NO_REPLACE_OBJECTS: "1",
 };
+
+/** Taken out of closer's environment for git: the GitHub tokens, and a diff program to run. */
+const REMOVED_VARIABLES: readonly string[] = [...GITHUB_TOKEN_VARIABLES, "GIT_EXTERNAL_DIFF"];
 
 /**
  * Settings every git command of closer runs with, whatever the repository
@@ -43,7 +53,7 @@ export function gitEnvironment(
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env))
     if (value !== undefined) env[name] = value;
-  for (const name of GITHUB_TOKEN_VARIABLES) delete env[name];
+  for (const name of REMOVED_VARIABLES) delete env[name];
   return { ...env, ...GIT_ENVIRONMENT, ...added };
 }
 
@@ -72,7 +82,7 @@ export async function runGit(
   const result = await runCommand({
     command: ["git", ...config, ...args],
     cwd,
-    env: gitEnvironment(options.env),
+    env: gitEnvironment({ ...repositoryVariables(options.repository), ...options.env }),
     inheritEnv: false,
     timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS,
     ...(options.signal ? { signal: options.signal } : {}),
@@ -155,35 +165,12 @@ export async function isClean(cwd: string): Promise<boolean> {
   return status.trim() === "";
 }
 
-/** Paths with uncommitted changes, tracked or untracked, relative to the worktree root. */
-export async function listChangedFiles(cwd: string): Promise<string[]> {
-  const status = await readGit(cwd, ["status", "--porcelain", "-z", "--untracked-files=all"]);
-  return parseStatusPaths(status, { sources: false });
-}
-
-/**
- * The paths of a `git status --porcelain -z` listing. A rename or copy is
- * followed by its source path: listed too with `sources`, else skipped.
- */
-export function parseStatusPaths(status: string, options: { readonly sources: boolean }): string[] {
-  const entries = status.split("\0");
-  const files: string[] = [];
-  for (let index = 0; index < entries.length; index++) {
-    const entry = entries[index] ?? "";
-    if (entry.length < 4) continue;
-    files.push(entry.slice(3));
-    if (entry[0] === "R" || entry[0] === "C") {
-      const source = entries[++index] ?? "";
-      if (options.sources && source !== "") files.push(source);
-    }
-  }
-  return files;
-}
-
 /** Stage everything and commit; returns false when there was nothing to commit. */
 export async function commitAll(cwd: string, message: string): Promise<boolean> {
   await runGit(cwd, ["add", "--all"]);
-  const staged = await runGit(cwd, ["diff", "--cached", "--quiet"], { allowFailure: true });
+  // The content itself: no diff program or textconv the repository names (docs/integrity.md#git-state).
+  const quiet = ["diff", "--no-ext-diff", "--no-textconv", "--cached", "--quiet"];
+  const staged = await runGit(cwd, quiet, { allowFailure: true });
   if (staged.exitCode === 0) return false;
   await runGit(cwd, ["commit", "--quiet", "-m", message]);
   return true;
@@ -289,4 +276,30 @@ export async function getRemoteUrl(cwd: string, remote = "origin"): Promise<stri
   const result = await runGit(cwd, ["remote", "get-url", remote], { allowFailure: true });
   if (result.exitCode !== 0) return undefined;
   return result.stdout.trim() || undefined;
+}
+
+/**
+ * Push exactly `commit` to `branch` on `remote` (`<sha>:refs/heads/<branch>`), whatever the
+ * local branch holds by then (docs/integrity.md#one-commit), and make the remote branch the
+ * local one's upstream, as `pushBranch` does. The token is used as by `pushBranch`.
+ */
+export async function pushCommit(
+  cwd: string,
+  target: { readonly commit: string; readonly branch: string },
+  remote = "origin",
+  token?: string,
+): Promise<void> {
+  const { commit, branch } = target;
+  await runGit(cwd, ["push", "--quiet", remote, `${commit}:refs/heads/${branch}`], {
+    timeoutMs: GIT_NETWORK_TIMEOUT_MS,
+    ...(token
+      ? {
+          config: [`credential.helper=${TOKEN_CREDENTIAL_HELPER}`],
+          env: { CLOSER_PUSH_TOKEN: token },
+        }
+      : {}),
+  });
+  await runGit(cwd, ["branch", "--quiet", `--set-upstream-to=${remote}/${branch}`, branch], {
+    allowFailure: true,
+  });
 }

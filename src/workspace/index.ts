@@ -1,9 +1,11 @@
 /** The workspace module: git, worktrees and locks (the only place that runs git). */
 
+export * from "./changed-files.js";
 export * from "./changes-since.js";
 export * from "./finish-worktree.js";
 export * from "./git.js";
 export * from "./git-place.js";
+export * from "./git-repository.js";
 export * from "./git-worktree.js";
 export * from "./list-worktrees.js";
 export * from "./lock.js";

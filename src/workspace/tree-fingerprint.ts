@@ -10,7 +10,8 @@
 import { createHash, type Hash } from "node:crypto";
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
-import { readGit, runGit } from "./git.js";
+import { type GitRunOptions, readGit, runGit } from "./git.js";
+import type { GitRepository } from "./git-repository.js";
 
 /** Folders a tree outside git is read without. */
 const SKIPPED_FOLDERS = new Set([".git", "node_modules"]);
@@ -60,7 +61,7 @@ export function parseStatusV2Paths(status: string): string[] {
  * the commit HEAD is at and, for every entry that differs, its object in HEAD
  * and in the index; the content of every changed and untracked file is hashed here.
  */
-async function addGitTree(hash: Hash, root: string, signal?: AbortSignal): Promise<void> {
+async function addGitTree(hash: Hash, root: string, options: GitRunOptions): Promise<void> {
   const status = await readGit(
     root,
     [
@@ -72,7 +73,7 @@ async function addGitTree(hash: Hash, root: string, signal?: AbortSignal): Promi
       "--untracked-files=all",
       "--ignore-submodules=none",
     ],
-    signal === undefined ? {} : { signal },
+    options,
   );
   addPart(hash, "status", status);
   for (const file of parseStatusV2Paths(status)) await addPath(hash, root, file);
@@ -124,8 +125,15 @@ async function addFolder(hash: Hash, root: string, folder: string): Promise<void
   }
 }
 
-/** Reads the fingerprint of the working tree at `cwd` (a hex digest). Throws when git fails. */
-export type TreeFingerprintReader = (cwd: string, signal?: AbortSignal) => Promise<string>;
+/**
+ * Reads the fingerprint of the working tree at `cwd` (a hex digest); with `repository`, of that
+ * repository's tree, which git is not asked to find. Throws when git fails.
+ */
+export type TreeFingerprintReader = (
+  cwd: string,
+  signal?: AbortSignal,
+  repository?: GitRepository,
+) => Promise<string>;
 
 /**
  * A reader of fingerprints that remembers which folders are the top of their repository, so a
@@ -134,13 +142,13 @@ export type TreeFingerprintReader = (cwd: string, signal?: AbortSignal) => Promi
  */
 export function makeTreeFingerprintReader(): TreeFingerprintReader {
   const knownTops = new Set<string>();
-  return async (cwd, signal) => {
+  return async (cwd, signal, repository) => {
     const hash = createHash("sha256");
-    const root = await readGitRoot(cwd, knownTops, signal);
+    const root = repository?.workTree ?? (await readGitRoot(cwd, knownTops, signal));
     if (root === undefined) await addFolder(hash, cwd, "");
     else {
       try {
-        await addGitTree(hash, root, signal);
+        await addGitTree(hash, root, { ...(signal === undefined ? {} : { signal }), repository });
       } catch (error) {
         knownTops.delete(cwd);
         throw error;

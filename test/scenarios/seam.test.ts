@@ -83,7 +83,9 @@ describe("the seam between the loop and what runs around it", () => {
       ]),
     );
     const result = await runAgent(settings);
-    const completion = { summary: "fixed add", checksPassed: ["git-clean", "tests-pass"] };
+    // The commit the checks ran on: the model's (docs/integrity.md#one-commit).
+    const commit = (await setup.repo.git("rev-parse", "HEAD")).stdout.trim();
+    const completion = { summary: "fixed add", checksPassed: ["git-clean", "tests-pass"], commit };
     expect(result.completion).toEqual(completion);
     expect((await readRunState(result.runDir)).completion).toEqual(completion);
   });

@@ -1,0 +1,222 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunEvent, RunEventOf, RunEventType } from "../../src/ports/events.js";
+import type { Plugin } from "../../src/ports/plugin.js";
+import { readRunState } from "../../src/record/run-record.js";
+import { runIssue } from "../../src/run/index.js";
+import { makeScriptedBackend, type ScriptedBackend } from "../../src/testing/index.js";
+import { type FakeGithub, startFakeGithub } from "../doubles/fake-github/index.js";
+import {
+  baseOptions,
+  DONE,
+  doneTurn,
+  exists,
+  git,
+  type IssueRepo,
+  makeIssueRepo,
+  TOKEN,
+} from "./support/issue-repo.js";
+
+const ISSUES = [
+  { number: 5, title: "Add epsilon", body: "Please add epsilon.", labels: ["ready"], comments: [] },
+  { number: 6, title: "Add zeta", body: "Please add zeta.", labels: ["ready"], comments: [] },
+];
+
+/** The events of a run, by type. */
+function eventLog() {
+  const events: RunEvent[] = [];
+  return {
+    onEvent: (event: RunEvent) => {
+      events.push(event);
+    },
+    of: <T extends RunEventType>(type: T) =>
+      events.filter((event): event is RunEventOf<T> => event.type === type),
+  };
+}
+
+/** A process that outlives the model's turn: it commits to the branch right after the verdict. */
+function commitsAfterTheVerdict(backend: ScriptedBackend): Plugin {
+  return {
+    name: "left-running",
+    hooks: {
+      afterChecks: async (view) => {
+        const worktree = backend.calls[0]?.cwd;
+        if (!view.complete || worktree === undefined) return;
+        await git(worktree, "commit", "--quiet", "--allow-empty", "-m", "after the verdict");
+      },
+    },
+  };
+}
+
+describe("docs/integrity.md#one-commit: an issue run merges or pushes the commit its checks verified", () => {
+  let setup: IssueRepo | undefined;
+  let github: FakeGithub | undefined;
+  afterEach(async () => {
+    await github?.close();
+    await setup?.cleanup();
+    setup = undefined;
+    github = undefined;
+  });
+
+  async function start(options: Parameters<typeof makeIssueRepo>[0] = {}) {
+    setup = await makeIssueRepo(options);
+    github = await startFakeGithub({ token: TOKEN, issues: ISSUES });
+    return { setup, github, options: baseOptions(setup, github.url) };
+  }
+
+  it("the checks start on autoCommit's commit; completion keeps it and the merge brings exactly it", async () => {
+    const { setup, options } = await start({ worktree: { autoCommit: true } });
+    const log = eventLog();
+    const backend = makeScriptedBackend([
+      { files: { "epsilon.txt": "epsilon\n" }, structuredOutput: DONE },
+    ]);
+
+    const outcome = await runIssue({ ...options, issue: 5, backend, onEvent: log.onEvent });
+
+    expect(outcome).toMatchObject({ success: true, status: "completed" });
+    const commit = outcome.completion?.commit ?? "";
+    expect(commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(log.of("checks-start")).toEqual([expect.objectContaining({ iteration: 1, commit })]);
+    expect(await git(setup.repo.dir, "log", "-1", "--format=%B", commit)).toContain(
+      "Committed by closer (autoCommit).",
+    );
+    expect((await readRunState(outcome.runDir)).completion?.commit).toBe(commit);
+    expect(await git(setup.repo.dir, "rev-parse", "main")).toBe(commit);
+    const [merge] = log.of("side-effect").filter((event) => event.action === "worktree-merge");
+    expect(merge).toMatchObject({ ok: true });
+    expect(merge?.detail).toContain(commit);
+  });
+
+  it("a check that commits to the branch after its own check passed: the verdict is void, and the commit merged is one the checks saw", async () => {
+    const { setup, options } = await start({
+      validators: {
+        "commits-late": {
+          type: "command",
+          command: `[ "$CLOSER_CHECK_ID" = baseline ] || [ -e ".closer/marks/committed" ] || { mkdir -p .closer/marks && touch ".closer/marks/committed" && echo late > late.txt && git add late.txt && git commit --quiet -m late; }`,
+          successWhen: "exitCode:0",
+          failurePattern: "check-failed",
+          extractParams: { errorOutput: "stderr" },
+        },
+      },
+      conditions: ["git-clean", "check-passes", "commits-late"],
+      completionStep: { concurrency: 1 },
+    });
+    const log = eventLog();
+    const backend = makeScriptedBackend([doneTurn("epsilon.txt"), { structuredOutput: DONE }]);
+
+    const outcome = await runIssue({ ...options, issue: 5, backend, onEvent: log.onEvent });
+
+    expect(outcome).toMatchObject({ success: true, status: "completed", iterations: 2 });
+    expect(log.of("declaration-refuted").map((event) => event.pattern)).toEqual(["tree-changed"]);
+    expect(backend.calls[1]?.prompt).toContain("Your work changed while closer was checking it");
+    const [first, second] = log.of("checks-start").map((event) => event.commit);
+    expect(second).not.toBe(first);
+    expect(outcome.completion?.commit).toBe(second);
+    expect(await git(setup.repo.dir, "rev-parse", "main")).toBe(second);
+    expect(await git(setup.repo.dir, "show", "main:late.txt")).toBe("late");
+  });
+
+  it("a process the model left running commits while the checks run: the verdict is void", async () => {
+    const { setup, options } = await start({
+      validators: {
+        // Holds the checks until the model's leftover process has committed (at most 10 s).
+        "slow-check": {
+          type: "command",
+          command: `[ "$CLOSER_CHECK_ID" = baseline ] || { mkdir -p .closer/marks && touch ".closer/marks/checking"; i=0; while [ ! -e ".closer/marks/committed" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done; }`,
+          successWhen: "exitCode:0",
+          failurePattern: "check-failed",
+          extractParams: { errorOutput: "stderr" },
+        },
+      },
+      conditions: ["check-passes", "slow-check"],
+    });
+    const log = eventLog();
+    // Started in a session of its own, as a daemon is; the turn ends once it is on its way.
+    const leftRunning = `mkdir -p .closer/marks; setsid sh -c 'touch .closer/marks/detached; i=0; while [ ! -e .closer/marks/checking ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done; echo late > late.txt && git add late.txt && git commit --quiet -m late; touch .closer/marks/committed' </dev/null >/dev/null 2>&1 & j=0; while [ ! -e .closer/marks/detached ] && [ $j -lt 500 ]; do sleep 0.01; j=$((j + 1)); done`;
+    const first = doneTurn("epsilon.txt");
+    const backend = makeScriptedBackend([
+      { ...first, commands: [...(first.commands ?? []), leftRunning] },
+      { structuredOutput: DONE },
+    ]);
+
+    const outcome = await runIssue({ ...options, issue: 5, backend, onEvent: log.onEvent });
+
+    expect(log.of("declaration-refuted").map((event) => event.pattern)).toEqual(["tree-changed"]);
+    const [guard] = log.of("guard").filter((event) => event.guard === "tree-changed");
+    expect(guard?.params?.moved).toEqual([expect.stringContaining("HEAD moved")]);
+    expect(outcome).toMatchObject({ success: true, status: "completed", iterations: 2 });
+    const checked = log.of("checks-start").map((event) => event.commit);
+    expect(outcome.completion?.commit).toBe(checked[1]);
+    expect(await git(setup.repo.dir, "rev-parse", "main")).toBe(checked[1]);
+  });
+
+  it("the branch moves after the verdict: the merge is refused, named in the record and the outcome, and the base is untouched", async () => {
+    const { setup, options } = await start();
+    const mainBefore = await git(setup.repo.dir, "rev-parse", "main");
+    const log = eventLog();
+    const backend = makeScriptedBackend([doneTurn("epsilon.txt")]);
+
+    const outcome = await runIssue({
+      ...options,
+      issue: 5,
+      backend,
+      onEvent: log.onEvent,
+      plugins: [commitsAfterTheVerdict(backend)],
+    });
+
+    const verified = outcome.completion?.commit ?? "";
+    expect(outcome).toMatchObject({ status: "completed", success: false });
+    expect(outcome.reason).toContain(`moved after the checks verified commit ${verified}`);
+    expect(outcome.worktreeEnd?.action).toBe("kept");
+    const [merge] = log.of("side-effect").filter((event) => event.action === "worktree-merge");
+    expect(merge).toMatchObject({ ok: false });
+    expect(merge?.detail).toMatch(/^refused: the branch closer\/issue-5 moved after the checks/);
+    expect(await git(setup.repo.dir, "rev-parse", "main")).toBe(mainBefore);
+    const worktree = outcome.worktree?.path ?? "/nowhere";
+    expect(await exists(worktree)).toBe(true);
+    expect(await git(worktree, "log", "-1", "--format=%s")).toBe("after the verdict");
+    expect(await git(worktree, "rev-parse", "HEAD~1")).toBe(verified);
+  });
+
+  it("the branch moves after the verdict: the issue is neither closed nor commented as completed", async () => {
+    const { setup, github, options } = await start();
+    const backend = makeScriptedBackend([doneTurn("zeta.txt")]);
+
+    const outcome = await runIssue({
+      ...options,
+      issue: 5,
+      backend,
+      plugins: [commitsAfterTheVerdict(backend)],
+    });
+
+    expect(outcome).toMatchObject({ status: "completed", success: false });
+    expect(outcome.sideEffects).toBeUndefined();
+    expect(github.state.issues.find((issue) => issue.number === 5)?.state).toBe("open");
+    expect(await git(setup.repo.dir, "rev-parse", "main")).not.toBe(outcome.completion?.commit);
+  });
+
+  it("onSuccess push: the verified sha is what the remote branch holds; a branch moved after the verdict is not pushed", async () => {
+    const { setup, github, options } = await start({ worktree: { onSuccess: "push" } });
+    const pushed = await runIssue({
+      ...options,
+      issue: 5,
+      backend: makeScriptedBackend([doneTurn("epsilon.txt")]),
+    });
+    expect(pushed).toMatchObject({ success: true, status: "completed" });
+    expect(await git(setup.remoteDir, "rev-parse", "closer/issue-5")).toBe(
+      pushed.completion?.commit,
+    );
+
+    const backend = makeScriptedBackend([doneTurn("zeta.txt")]);
+    const refused = await runIssue({
+      ...options,
+      issue: 6,
+      backend,
+      plugins: [commitsAfterTheVerdict(backend)],
+    });
+    expect(refused).toMatchObject({ status: "completed", success: false });
+    expect(refused.reason).toContain("closer did not push it");
+    const remoteBranches = await git(setup.remoteDir, "branch", "--list", "closer/issue-6");
+    expect(remoteBranches).toBe("");
+    expect(github.state.pullRequests).toHaveLength(1);
+  });
+});
