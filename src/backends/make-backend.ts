@@ -4,8 +4,7 @@
 import path from "node:path";
 import { CloserError } from "../errors.js";
 import type { Backend } from "../ports/backend.js";
-import type { BackendConfig, BackendKind } from "../ports/runner-config.js";
-import { BACKEND_KINDS } from "../ports/runner-config.js";
+import { BACKEND_KINDS, type BackendConfig, type BackendKind } from "../ports/runner-config.js";
 import { makeChildEnvironment, NO_GRANT } from "../process/child-environment.js";
 import { makeClaudeCliBackend, resolveClaudeCliCommand } from "./agent-cli/claude-cli.js";
 import { makeCodexBackend } from "./agent-cli/codex.js";

@@ -1,4 +1,5 @@
 import { stepModel } from "../definition/step-model.js";
+
 /**
  * Cost from tokens, for backends that report tokens but no price (codex,
  * opencode with an unpriced model): `runner.backend.pricing` when the agent

@@ -1,5 +1,4 @@
-import type { CheckFailure } from "../ports/check-failure.js";
-import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
+import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
 import type { ResponseFormat } from "../ports/registry.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
 import type { CompletionDecision } from "./decide-completion.js";

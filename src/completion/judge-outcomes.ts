@@ -1,4 +1,5 @@
 import type { ValidatorOutcome } from "../ports/validator.js";
+
 /** Result of a completion step's conditions (docs/completion.md#validators). */
 export type CompletionCheck =
   | { readonly valid: true; readonly outcomes: readonly ValidatorOutcome[] }

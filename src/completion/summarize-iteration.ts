@@ -80,7 +80,11 @@ function withFailedCheck(
   failure: CheckFailure,
   declaration: Record<string, unknown> | undefined,
 ): IterationSummary {
-  const claims = describeRefutedClaims(refutedClaims(declaration, failure.failedOutcomes ?? []));
+  // The failing validators told beside a guard refute the declaration's claims as well.
+  const outcomes = [failure, ...(failure.others ?? [])].flatMap(
+    (found) => found.failedOutcomes ?? [],
+  );
+  const claims = describeRefutedClaims(refutedClaims(declaration, outcomes));
   return {
     ...summary,
     failedCheck: { validator: failure.name, pattern: failure.pattern, detail: failure.detail },

@@ -1,8 +1,7 @@
 import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
 import { deepFreeze } from "../plain-object.js";
 import type { CliOverrides, ResolvedAgent } from "../ports/agent.js";
-import type { BackendKind, SandboxMode } from "../ports/runner-config.js";
-import { BACKEND_KINDS } from "../ports/runner-config.js";
+import { BACKEND_KINDS, type BackendKind, type SandboxMode } from "../ports/runner-config.js";
 import { SANDBOX_MODES } from "./agent-file-record-and-env.js";
 import { withDefinitionFiles } from "./definition-files.js";
 

@@ -1,7 +1,6 @@
 import type { CompletionStepDefinition } from "../ports/registry.js";
 import { normalizeClosureReview } from "./normalize-closure-review.js";
-import type { RegistryCompletionStep } from "./registry-file-schema.js";
-import { DEFAULT_ON_FAILURE } from "./registry-file-schema.js";
+import { DEFAULT_ON_FAILURE, type RegistryCompletionStep } from "./registry-file-schema.js";
 
 /** The retry folder's c2 when a step names only its own `prompt` (docs/definition.md#seed-spellings). */
 const SEED_RETRY_C2 = "retry";

@@ -1,4 +1,5 @@
 import type { SuccessWhen } from "../ports/registry.js";
+
 /** The `successWhen` grammar: `empty`, `not-empty`, `exitCode:N`, `contains:TEXT`, `matches:REGEX`. */
 export const SUCCESS_WHEN_GRAMMAR =
   "empty | not-empty | exitCode:N | contains:TEXT | matches:REGEX";

@@ -7,8 +7,7 @@
  * it finds it on resume instead of posting it again.
  */
 
-import type { CloserError } from "../errors.js";
-import { isCloserError } from "../errors.js";
+import { type CloserError, isCloserError } from "../errors.js";
 import type { GithubClient } from "../ports/github.js";
 import type { CostByReason } from "../ports/receipt-reason.js";
 import type { GithubConfig } from "../ports/runner-config.js";

@@ -1,7 +1,6 @@
 import type { Declaration } from "../ports/declaration.js";
 import type { Answer } from "./read-declaration.js";
-import type { RunContext } from "./run-context.js";
-import { warn } from "./run-context.js";
+import { type RunContext, warn } from "./run-context.js";
 
 /**
  * The model declared completion: hands the declaration to the run's

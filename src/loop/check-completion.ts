@@ -1,5 +1,4 @@
-import type { CompletionCheck } from "../completion/judge-outcomes.js";
-import { judgeOutcomes } from "../completion/judge-outcomes.js";
+import { type CompletionCheck, judgeOutcomes } from "../completion/judge-outcomes.js";
 import { type CompletionCondition, type ConditionRunner, runConditions } from "./run-conditions.js";
 
 export type { CompletionCondition };

@@ -3,6 +3,7 @@ import { protectedChangedFailure, testsRemovedFailure } from "../integrity/guard
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { CheckFailure } from "../ports/check-failure.js";
 import type { ProtectedFingerprint } from "../ports/files.js";
+import { decideFailure, outcomeFailures } from "../retry/other-failures.js";
 import { guardGitState } from "./guard-git-state.js";
 import { emit, type RunContext } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
@@ -15,7 +16,8 @@ import type { Turn } from "./start-iteration.js";
  * validators' inventories. Each is recorded as a `guard` event. Returns the failure that
  * decides the check: a changed protected path over anything a validator says (the
  * validators' verdict cannot be trusted), then a changed git state, removed tests when the
- * validators passed.
+ * validators passed. The failing validators and the other guards that failed ride along as its
+ * `others` (docs/retry.md#also-found).
  */
 export async function checkGuards(
   run: RunContext,
@@ -29,7 +31,11 @@ export async function checkGuards(
   // The checks ran the model's code: put back before closer's own git reads the changes again.
   const gitChanged = await guardGitState(run, turn.iteration, "the checks");
   const { baseline } = run.state;
-  if (baseline === undefined) return gitChanged;
+  // The validators ran whatever a guard finds: their failures are told in the same retry.
+  const failing = outcomeFailures(validation.outcomes);
+  if (baseline === undefined) {
+    return gitChanged === undefined ? undefined : decideFailure([gitChanged, ...failing]);
+  }
   const now = await found.protectedNow;
   const protectedChanged = protectedChangedFailure(baseline.protectedFiles, now);
   const testsRemoved = testsRemovedFailure(
@@ -49,7 +55,9 @@ export async function checkGuards(
       ...(failure === undefined ? {} : { detail: failure.detail, params: { ...failure.params } }),
     });
   }
-  return protectedChanged ?? gitChanged ?? (validation.valid ? testsRemoved : undefined);
+  const guards = [protectedChanged, gitChanged, validation.valid ? testsRemoved : undefined];
+  if (guards.every((failure) => failure === undefined)) return undefined;
+  return decideFailure([...guards, ...failing]);
 }
 
 /** Validators that run tests: their output must show tests that ran. */

@@ -1,5 +1,6 @@
 import { DEFAULT_ON_FAILURE } from "../definition/registry-file-schema.js";
 import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
+import { withOthers } from "../retry/other-failures.js";
 import { emit, type RunContext } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
 import type { CheckedVerdict } from "./verdict.js";
@@ -47,9 +48,11 @@ export async function holdCheckedCommit(
     detail: failure.detail,
     params: { ...failure.params },
   });
+  // A refutation `skip` would have accepted is still told beside the move (docs/retry.md#also-found).
+  const refutedToo = verdict.kind === "refuted" ? [verdict.failure] : [];
   return {
     kind: "refuted",
-    failure,
+    failure: withOthers(failure, refutedToo),
     declared: true,
     outcomes: verdict.outcomes,
     commit: checked.commit,

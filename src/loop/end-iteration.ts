@@ -91,6 +91,7 @@ async function queueRetry(run: RunContext, answer: Answer, request: RetryRequest
     patternName: failure.pattern,
     patterns: run.agent.registry.completionPatterns,
     params: failure.params,
+    ...(failure.others === undefined ? {} : { others: failure.others }),
     attempt: request.attempt,
     variables: {
       ...variablesFor(run, turn.iteration + 1, nextCheckId, previousSummary),

@@ -1,5 +1,6 @@
 import type { Backend, BackendRequest } from "../ports/backend.js";
 import type { JsonSchema } from "../ports/runner-config.js";
+
 /** One query of an iteration. */
 export interface Query {
   readonly iteration: number;

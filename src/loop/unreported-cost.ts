@@ -1,6 +1,5 @@
 import type { BackendResponse } from "../ports/backend.js";
-import type { RunContext } from "./run-context.js";
-import { warn } from "./run-context.js";
+import { type RunContext, warn } from "./run-context.js";
 
 /**
  * A command program that answered without a cost while the agent has a cost

@@ -4,6 +4,7 @@ import type { CompletionCheck } from "../completion/judge-outcomes.js";
 import type { CheckFailure } from "../ports/check-failure.js";
 import type { Declaration } from "../ports/declaration.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
+import { withOthers } from "../retry/other-failures.js";
 import { checkCompletion } from "./check-completion.js";
 import { checkGuards } from "./check-guards.js";
 import { guardSandbox } from "./guard-sandbox.js";
@@ -63,7 +64,11 @@ export async function verifyCompletion(
     closureReview = reading;
     // The reviewer runs in the sandbox too: what it was refused fails this declaration.
     const refused = await guardSandbox(run, turn.iteration);
-    if (refused !== undefined) return refuted(refused, outcomes);
+    if (refused !== undefined) {
+      // What the review found is told with the refusal: no condition is checked for it.
+      const judged = await isComplete({ validation, closureReview, external: [], declaration });
+      return refuted(withOthers(refused, judged.complete ? [] : [judged.failure]), outcomes);
+    }
   }
   const verdict = await isComplete({
     validation,

@@ -16,6 +16,7 @@ export type {
   ResponseView,
   RetryView,
 } from "../ports/plugin.js";
+
 export type { RetryPromptBuilder } from "../ports/prompts.js";
 export {
   type WebhookNotifierOptions,

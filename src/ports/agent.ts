@@ -1,5 +1,6 @@
 import type { Registry } from "./registry.js";
 import type { BackendKind, RunnerConfig, SandboxMode } from "./runner-config.js";
+
 /**
  * The resolved, immutable agent definition. Everything downstream reads these
  * types; nothing else touches the raw agent.json or steps_registry.json.

@@ -1,4 +1,5 @@
 import type { ValidatorOutcome } from "./validator.js";
+
 /** Which stage of the completion check found the gap. */
 export type CheckFailureKind =
   | "format"
@@ -25,6 +26,8 @@ export interface CheckFailure {
   readonly detail: string;
   /** For a failed validation: every failing outcome, the deciding one first (claims are read against them). */
   readonly failedOutcomes?: readonly ValidatorOutcome[];
+  /** The other failures found in the same iteration, told beside this one (docs/retry.md#also-found). */
+  readonly others?: readonly CheckFailure[];
 }
 
 /** Built-in pattern names (docs/retry.md#builtin-patterns). */

@@ -1,5 +1,6 @@
 import type { DecisionSource } from "./events.js";
 import type { IterationSummary } from "./run-state.js";
+
 /**
  * The model's declaration of completion, handed to `beforeChecks` and to the
  * external conditions (docs/completion.md#external-conditions).

@@ -1,6 +1,7 @@
 import type { CloserError } from "../errors.js";
 import type { RunEvent } from "./events.js";
 import type { HookName, HookView, Plugin, PortName } from "./plugin.js";
+
 /** A plugin that threw: what the `plugin-error` event says (docs/plugins.md#failures). */
 export interface PluginFailure {
   readonly plugin: string;

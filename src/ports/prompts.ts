@@ -1,4 +1,6 @@
+import type { CheckFailure } from "./check-failure.js";
 import type { CompletionStepDefinition, PatternDefinition } from "./registry.js";
+
 /** The five words that name a prompt: `prompts/{c1}/{c2}/{c3}/f_{edition}_{adaptation}.md`. */
 export interface C3lWords {
   readonly c1: string;
@@ -48,6 +50,8 @@ export interface RetryPromptRequest {
   readonly patterns: Readonly<Record<string, PatternDefinition>>;
   /** Params as extracted (whole); they are cut for the prompt here. */
   readonly params: Readonly<Record<string, unknown>>;
+  /** The other failures found in the same iteration (`otherFailures`; docs/retry.md#also-found). */
+  readonly others?: readonly CheckFailure[];
   /** 1-based number of this retry (the failed-check, format or undecidable count). */
   readonly attempt: number;
   /** The run's template variables (from `makeVariables`); the retry ones are added here. */

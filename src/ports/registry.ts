@@ -1,4 +1,5 @@
 import type { BackendConfig } from "./runner-config.js";
+
 /** A completion step's closure review (docs/completion.md#closure-review). */
 export interface ClosureReviewDefinition {
   readonly c2: string;

@@ -2,6 +2,7 @@ import type { CloserErrorCode } from "../errors.js";
 import type { TerminalStatus } from "./events.js";
 import type { CostByReason } from "./receipt-reason.js";
 import type { FlakyValidator, ReviewFindings, RunState, SandboxRecord } from "./run-state.js";
+
 /** How a run ended. `success` is true only for `completed`. */
 export interface AgentResult {
   readonly success: boolean;

@@ -1,4 +1,5 @@
 import type { LaunchWrapper } from "./process.js";
+
 /** Runs the registry's validator of that name; a failing check is a value, never a throw. */
 export type ValidatorRunner = (
   validatorName: string,

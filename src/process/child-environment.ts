@@ -1,4 +1,5 @@
 import type { ChildEnvironments, ProcessKind } from "../ports/process.js";
+
 /**
  * The one environment policy for every process that runs the model's code:
  * the backend and the tools it starts, every command validator, every custom

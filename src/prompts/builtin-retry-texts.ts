@@ -1,12 +1,12 @@
 /**
  * The built-in retry texts of the integrity guards (docs/integrity.md#guards,
  * docs/integrity.md#one-commit) and of the closure review
- * (docs/completion.md#closure-review): what was found and what to do. An
- * agent's own `f_failed_<pattern>.md` wins.
+ * (docs/completion.md#closure-review): what was found and what to do, then what else the same
+ * check found (docs/retry.md#also-found). An agent's own `f_failed_<pattern>.md` wins.
  */
-export const BUILTIN_RETRY_TEXTS: Readonly<
-  Record<string, (params: Readonly<Record<string, unknown>>) => string[]>
-> = {
+type RetryText = (params: Readonly<Record<string, unknown>>) => string[];
+
+const OWN_TEXTS: Readonly<Record<string, RetryText>> = {
   "tests-removed": (params) => [
     "The tests were weakened, so the checks that passed do not count.",
     ...listed("Tests that ran at the start of the run and are gone now:", params.missingTests),
@@ -68,6 +68,18 @@ export const BUILTIN_RETRY_TEXTS: Readonly<
       "committed, then declare completion again.",
   ],
 };
+
+export const BUILTIN_RETRY_TEXTS: Readonly<Record<string, RetryText>> = Object.fromEntries(
+  Object.entries(OWN_TEXTS).map(([pattern, text]) => [pattern, withAlsoFound(text)]),
+);
+
+/** The text, then the other failures of the same check when there are any. */
+function withAlsoFound(text: RetryText): RetryText {
+  return (params) => {
+    const others = typeof params.otherFailures === "string" ? params.otherFailures : "";
+    return others === "" ? text(params) : [...text(params), "", others];
+  };
+}
 
 function listed(title: string, value: unknown): string[] {
   const lines = bullets(value);

@@ -21,6 +21,7 @@ export const RETRY_VARIABLES: readonly string[] = [
   "attempt",
   "failureDetails",
   "refutedClaims",
+  "otherFailures",
 ];
 
 /** Fields of the `task` variable. */
@@ -40,6 +41,8 @@ export interface RetryVariablesInput {
   /** 1-based count of consecutive failed checks this retry answers. */
   readonly attempt: number;
   readonly params: Readonly<Record<string, unknown>>;
+  /** What else the same check found, as text (docs/retry.md#also-found); "" when nothing. */
+  readonly otherFailures?: string;
 }
 
 export interface VariablesInput {
@@ -90,6 +93,7 @@ export function makeVariables(input: VariablesInput): Record<string, unknown> {
       pattern: input.retry.pattern,
       attempt: input.retry.attempt,
       failureDetails: renderParams(input.retry.params),
+      otherFailures: input.retry.otherFailures ?? "",
     });
   }
   return variables;

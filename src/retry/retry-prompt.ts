@@ -4,13 +4,15 @@ import type { OnFailure } from "../ports/registry.js";
 import { renderParams } from "../prompts/variables.js";
 import { BUILTIN_PATTERNS } from "./builtin-patterns.js";
 import { cutParamsForPrompt, DEFAULT_CUT_LIMITS } from "./cut-for-prompt.js";
+import { renderOtherFailures } from "./other-failures.js";
 
 /**
  * RetryHandler (docs/retry.md#retry-prompt): renders `{c1}/{c2}/{c3}/f_{edition}_{adaptation}.md`
  * of the failing pattern with c2/c3 of the completion step; the renderer
  * applies the fallback chain of docs/definition.md#prompt-lookup. The params are cut for the prompt
  * (head and tail) and added to the run's variables with the retry variables
- * (`pattern`, `attempt`, `failureDetails`).
+ * (`pattern`, `attempt`, `failureDetails`, and `otherFailures`: what else the same check found,
+ * docs/retry.md#also-found).
  * A param the pattern declares but the check did not extract (e.g. after a
  * timeout) is given as an empty string, so a strict template still renders.
  * A pattern neither the registry nor closer knows renders `f_failed_<name>`
@@ -25,6 +27,8 @@ export async function buildRetryPrompt(request: RetryPromptRequest): Promise<Ret
     { ...declared, ...request.params },
     request.limits ?? DEFAULT_CUT_LIMITS,
   );
+  const limits = request.limits ?? DEFAULT_CUT_LIMITS;
+  const otherFailures = renderOtherFailures(request.others, limits);
   const rendered = await request.render({
     agentDir: request.agentDir,
     words: {
@@ -40,8 +44,13 @@ export async function buildRetryPrompt(request: RetryPromptRequest): Promise<Ret
       pattern: patternName,
       attempt: request.attempt,
       failureDetails: renderParams(params),
+      otherFailures,
     },
-    retry: { pattern: patternName, params: paramNames },
+    // The built-in texts read the params they are given: the others join them when found.
+    retry: {
+      pattern: patternName,
+      params: otherFailures ? [...paramNames, "otherFailures"] : paramNames,
+    },
   });
   return {
     text: rendered.text,

@@ -14,11 +14,11 @@ import { createRunRecord } from "../record/run-record.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
 import { decisionPathOf, defaultDecisionFolder } from "./decision-path.js";
 import { makeLoopPorts } from "./make-loop-ports.js";
-import type { RunBase } from "./run-base.js";
-import { resolveBackend, resolveRunBase, reviewBackendMaker } from "./run-base.js";
+import { type RunBase, resolveBackend, resolveRunBase, reviewBackendMaker } from "./run-base.js";
 import { runEnvironments } from "./run-environments.js";
 import type { RunBaseOptions } from "./run-options.js";
 import { readRunToResume } from "./run-to-resume.js";
+
 /** Where and how one run works: its tree, its start, and what closer adds to the loop. */
 export interface RunPlace {
   /** The run's working tree (absolute). */

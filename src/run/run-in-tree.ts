@@ -1,6 +1,5 @@
 import { join } from "node:path";
-import type { RunStart } from "../loop/index.js";
-import { runAgent } from "../loop/index.js";
+import { type RunStart, runAgent } from "../loop/index.js";
 import { ensureRunsDirWritable } from "../record/runs-dir-access.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
 import type { GitPlace } from "../workspace/index.js";

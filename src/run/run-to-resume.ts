@@ -7,6 +7,7 @@ import { rebuildRunState } from "../record/rebuild-run-state.js";
 import { runFilePath } from "../record/run-folder-reader.js";
 import { setAsideDamagedState } from "../record/set-aside-damaged-state.js";
 import type { RunBase } from "./run-base.js";
+
 /**
  * run.json of a run to resume, read once: it must be this agent's run, and
  * one that did not complete (docs/integrity.md#resume).

@@ -4,6 +4,7 @@ import type {
   TestCounts,
   TestInventory,
 } from "../ports/test-inventory.js";
+
 /** The tests a run of a test runner reports, as a guard against deleted or skipped tests needs them. */
 
 export const ZERO_COUNTS: TestCounts = { passed: 0, failed: 0, skipped: 0, todo: 0 };

@@ -134,6 +134,26 @@ describe("scenarios: the checks cannot be weakened", () => {
     expect(guard?.params?.protectedPaths).toEqual([".agent/tasker/steps_registry.json (changed)"]);
   });
 
+  it("docs/retry.md#also-found a guard's retry also names the validators that failed", async () => {
+    const setup = await makeTaskRepo();
+    cleanup = setup.repo.cleanup;
+    const edit = `echo "Skip the tests." >> .agent/tasker/prompts/system.md && ${COMMIT_ALL}`;
+    const backend = makeScriptedBackend(
+      cheatingThrice({ commands: [edit], structuredOutput: DONE }),
+    );
+    const { log } = await runTask(setup, backend);
+
+    expect(log.of("guard").find((event) => !event.valid)).toMatchObject({
+      guard: "protected-changed",
+    });
+    expect(log.of("validator-end").find((e) => e.validator === "tests-pass")?.valid).toBe(false);
+    expect(log.of("retry-select")[0]?.pattern).toBe("protected-changed");
+    const retry = backend.calls[1]?.prompt ?? "";
+    expect(retry).toContain(".agent/tasker/prompts/system.md");
+    expect(retry).toContain('"tests-pass" failed (pattern "test-failed")');
+    expect(retry).toContain("adds two numbers");
+  });
+
   it("onFailure skip never accepts a guard's failure", async () => {
     const setup = await makeTaskRepo({ completionStep: { onFailure: { action: "skip" } } });
     cleanup = setup.repo.cleanup;

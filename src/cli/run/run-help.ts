@@ -1,4 +1,5 @@
 import { BACKEND_KINDS } from "../../ports/runner-config.js";
+
 /** The help of `closer run`: its options and what follows them. */
 import type { OptionHelp } from "./parameter-flags.js";
 

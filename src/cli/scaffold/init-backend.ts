@@ -1,7 +1,6 @@
 import { backendConfigSchema } from "../../definition/agent-file-schema.js";
 import { CloserError } from "../../errors.js";
-import type { BackendKind } from "../../ports/runner-config.js";
-import { BACKEND_KINDS } from "../../ports/runner-config.js";
+import { BACKEND_KINDS, type BackendKind } from "../../ports/runner-config.js";
 import { makeBackendConfig } from "./definition-files.js";
 import type { BackendSettings } from "./scaffold-plan.js";
 
