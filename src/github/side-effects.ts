@@ -64,7 +64,8 @@ interface Effect {
 }
 
 /** Stable key of each effect. */
-const effectKeys = {
+/** The keys run.json's `sideEffects` keeps for each GitHub step, so a later attempt never repeats one. */
+export const EFFECT_KEYS = {
   labelAdd: (label: string) => `label-add:${label}`,
   labelRemove: (label: string) => `label-remove:${label}`,
   close: "close",
@@ -166,24 +167,24 @@ export async function applyCompletionEffects(
   if (config.closeAction !== "close") {
     for (const label of config.labels.remove) {
       effects.push({
-        key: effectKeys.labelRemove(label),
+        key: EFFECT_KEYS.labelRemove(label),
         perform: () => client.removeLabel(issue, label),
       });
     }
     for (const label of config.labels.add) {
       effects.push({
-        key: effectKeys.labelAdd(label),
+        key: EFFECT_KEYS.labelAdd(label),
         perform: () => client.addLabels(issue, [label]),
       });
     }
   }
   if (config.completionComment) {
     effects.push(
-      commentEffect(options, effectKeys.completionComment, renderCompletionComment(options)),
+      commentEffect(options, EFFECT_KEYS.completionComment, renderCompletionComment(options)),
     );
   }
   if (config.closeAction !== "label-only") {
-    effects.push({ key: effectKeys.close, perform: () => client.closeIssue(issue) });
+    effects.push({ key: EFFECT_KEYS.close, perform: () => client.closeIssue(issue) });
   }
   return applyEffects(effects, options);
 }
@@ -191,7 +192,7 @@ export async function applyCompletionEffects(
 /** After a run that did not complete: the failure comment when configured. Never closes. */
 export async function applyFailureEffects(options: FailureEffectsOptions): Promise<EffectsResult> {
   const effects: Effect[] = options.config.failureComment
-    ? [commentEffect(options, effectKeys.failureComment, renderFailureComment(options))]
+    ? [commentEffect(options, EFFECT_KEYS.failureComment, renderFailureComment(options))]
     : [];
   return applyEffects(effects, options);
 }

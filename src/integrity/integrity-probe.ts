@@ -36,7 +36,7 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
   return {
     fingerprintProtected: () => fingerprintProtected(set, cache),
     fingerprintDefinition: () =>
-      fingerprintProtected({ ...set, globs: [], packageScripts: [] }, cache),
+      fingerprintProtected({ ...set, globs: [], packageScripts: [], binFolders: [] }, cache),
     isDefinitionPath: (path) =>
       set.folders.some((folder) => isInsideFolder(folder, resolve(set.workTree, path))),
     async listDirtyFiles() {

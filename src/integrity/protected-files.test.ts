@@ -63,6 +63,26 @@ describe("fingerprintProtected", () => {
     });
   });
 
+  it("sees package-manager, runtime, environment and git-attribute files added at the top", async () => {
+    const before = await fingerprintProtected(set);
+    const added = [
+      ".npmrc",
+      ".yarnrc.yml",
+      ".pnpmfile.cjs",
+      "bunfig.toml",
+      ".nvmrc",
+      ".env",
+      ".env.test",
+      ".gitattributes",
+      "setup.cfg",
+    ];
+    for (const file of added) await writeFile(join(dir, file), "node-options=--require ./x.cjs\n");
+    await writeFile(join(dir, "src", ".npmrc"), "not read by npm test at the top\n");
+    expect(compareProtected(before, await fingerprintProtected(set)).added).toEqual(
+      [...added].sort(),
+    );
+  });
+
   it("reports a package.json that no longer parses as its scripts removed", async () => {
     const before = await fingerprintProtected(set);
     await writeFile(join(dir, "package.json"), "{ not json");

@@ -3,9 +3,14 @@ import { type Dirent, lstatSync, readdirSync, readFileSync, readlinkSync } from 
 import path from "node:path";
 import type { ProtectedFingerprint, ProtectedSet } from "../ports/files.js";
 import { identityOf, settledIdentity } from "../workspace/file-identity.js";
+import { type BinHashCache, fingerprintBinFolders } from "./bin-folders.js";
 import { type FolderCache, listFolder } from "./folder-listing.js";
 
-/** The files that define how checks run: test-runner and CI configuration at the top of the tree. */
+/**
+ * The files that define how checks run, at the top of the tree: test-runner and CI configuration,
+ * and the package-manager, runtime and environment files that change how a check's program runs
+ * (docs/integrity.md#protected-paths says why each).
+ */
 export const DEFAULT_PROTECTED_GLOBS: readonly string[] = Object.freeze([
   "vitest.config.*",
   "vitest.workspace.*",
@@ -16,9 +21,26 @@ export const DEFAULT_PROTECTED_GLOBS: readonly string[] = Object.freeze([
   "playwright.config.*",
   "karma.conf.*",
   "pytest.ini",
+  ".pytest.ini",
   "tox.ini",
+  "setup.cfg",
   "noxfile.py",
   "conftest.py",
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  ".pnpmfile.cjs",
+  "pnpm-workspace.yaml",
+  "bunfig.toml",
+  ".nvmrc",
+  ".node-version",
+  ".python-version",
+  ".tool-versions",
+  "mise.toml",
+  ".mise.toml",
+  ".env",
+  ".env.*",
+  ".gitattributes",
   ".github/workflows/**",
   ".gitlab-ci.yml",
   ".circleci/**",
@@ -42,10 +64,11 @@ export interface ProtectedCache {
   readonly folders: FolderCache;
   /** The globs are checked after every declaration: each top-name glob is compiled once a run. */
   readonly matchers: Map<string, RegExp>;
+  readonly bins: BinHashCache;
 }
 
 export function makeProtectedCache(): ProtectedCache {
-  return { hashes: new Map(), folders: new Map(), matchers: new Map() };
+  return { hashes: new Map(), folders: new Map(), matchers: new Map(), bins: new Map() };
 }
 
 /**
@@ -72,6 +95,7 @@ export async function fingerprintProtected(
     if (hash !== undefined) fingerprint[shownPath(set.workTree, file)] = hash;
   }
   Object.assign(fingerprint, fingerprintScripts(set));
+  Object.assign(fingerprint, fingerprintBinFolders(set.workTree, set.binFolders ?? [], cache.bins));
   return fingerprint;
 }
 

@@ -2,6 +2,7 @@ import { isAbsolute, join, relative } from "node:path";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { ProtectedSet } from "../ports/files.js";
 import { definitionSnapshotDir } from "../record/definition-snapshot.js";
+import { DEPENDENCY_BIN_FOLDERS } from "./bin-folders.js";
 import { scriptsRunBy } from "./package-scripts.js";
 import { DEFAULT_PROTECTED_GLOBS } from "./protected-files.js";
 
@@ -17,8 +18,9 @@ export interface ProtectedPlace {
 /**
  * What a run protects (docs/integrity.md#protected-paths): the agent folder
  * (and its copy in the run's worktree), the run's definition snapshot, the
- * test-runner and CI configuration, the package.json scripts the checks run,
- * and the registry's `protectedPaths`.
+ * test-runner, CI, package-manager and runtime configuration, the package.json
+ * scripts the checks run, the dependency bin folders' executables, and the
+ * registry's `protectedPaths`.
  */
 export function protectedSetFor(agent: ResolvedAgent, place: ProtectedPlace): ProtectedSet {
   const folders = [place.agentFolder, definitionSnapshotDir(place.runDir)];
@@ -38,5 +40,6 @@ export function protectedSetFor(agent: ResolvedAgent, place: ProtectedPlace): Pr
     globs: [...DEFAULT_PROTECTED_GLOBS, ...agent.registry.protectedPaths],
     folders: [...new Set(folders)],
     packageScripts: scriptsRunBy(commands),
+    binFolders: DEPENDENCY_BIN_FOLDERS,
   };
 }

@@ -1,3 +1,4 @@
+import { makeCheckId } from "../completion/decide-completion.js";
 import { summarizeIteration } from "../completion/summarize-iteration.js";
 import { stepModel } from "../definition/step-model.js";
 import type { BackendResponse } from "../ports/backend.js";
@@ -55,6 +56,43 @@ export function answerInChecks(run: RunContext): Answer | undefined {
     message: `the run stopped during the checks of iteration ${checking.iteration}: running them again`,
   });
   return { turn, response, summary: summarizeIteration(turn.iteration, response) };
+}
+
+/**
+ * The verified declaration of a completed run whose side effects did not all finish, to be
+ * checked again (docs/integrity.md#resume): as run.json kept it, on a new check id, without the
+ * closure review, which already judged this commit and would need the model.
+ */
+export function answerToFinish(run: RunContext): { answer: Answer; declaration: Declaration } {
+  const { iteration, stepId, completion, previousSummary } = run.state;
+  const summary = previousSummary ?? {
+    iteration,
+    summary: completion?.summary ?? "",
+    toolsUsed: [],
+    errors: [],
+  };
+  const checkId = makeCheckId(run.ports.clock.randomId);
+  const kept = { iteration, checkId, stepId, response: { text: "", toolsUsed: summary.toolsUsed } };
+  emit(run, {
+    type: "warning",
+    iteration,
+    message: `the run completed but its side effects did not all finish: its checks run again on commit ${completion?.commit ?? "?"} first`,
+  });
+  const declaration: Declaration = {
+    iteration,
+    checkId,
+    ...(summary.status === undefined ? {} : { status: summary.status }),
+    ...(summary.summary === undefined ? {} : { summary: summary.summary }),
+    iterationSummary: summary,
+  };
+  const turn = withoutClosureReview(turnOf(run, kept));
+  return { answer: { turn, response: responseOf(kept), summary }, declaration };
+}
+
+function withoutClosureReview(turn: Turn): Turn {
+  if (turn.completionStep === undefined) return turn;
+  const { closureReview: _review, ...completionStep } = turn.completionStep;
+  return { ...turn, completionStep };
 }
 
 function markChecking(

@@ -5,7 +5,7 @@ import { passedNames } from "../process/child-environment.js";
 import { runFilePath } from "../record/run-folder-reader.js";
 import { VerdictCache } from "../validators/verdict-cache.js";
 import { emit, type RunContext, saveState, waitForState } from "./run-context.js";
-import type { DefinitionStart, NewRun, RunSettings } from "./run-settings.js";
+import type { DefinitionStart, NewRun, ResumedRun, RunSettings } from "./run-settings.js";
 import { findStep } from "./start-iteration.js";
 import { rebaseDefinition } from "./take-baseline.js";
 
@@ -16,8 +16,7 @@ import { rebaseDefinition } from "./take-baseline.js";
  */
 export function prepareRun(settings: RunSettings): RunContext {
   const { agent, start, plugins } = settings;
-  const state =
-    "resumed" in start ? resumedState(settings, start.resumed) : newState(settings, start);
+  const state = "resumed" in start ? resumedState(settings, start) : newState(settings, start);
   const run: RunContext = {
     agent,
     ports: settings.ports,
@@ -105,6 +104,21 @@ export function refuseCompletedRun(state: RunState, runDir: string): void {
   );
 }
 
+/** Only a completed run with a verified commit has side effects left to finish (docs/integrity.md#resume). */
+function refuseUnfinishable(state: RunState, runDir: string): void {
+  if (state.status === "completed" && state.completion?.commit !== undefined) return;
+  throw new CloserError(
+    "usage_error",
+    `run ${state.runId} has no verified commit whose side effects could be finished`,
+    {
+      file: runFilePath(runDir, "state"),
+      jsonPath: "completion.commit",
+      found: state.status,
+      fix: "only a completed run with a verified commit is finished; start a new run",
+    },
+  );
+}
+
 function newState(settings: RunSettings, start: NewRun): RunState {
   const startedAt = new Date(settings.ports.clock.now()).toISOString();
   const { definition } = settings;
@@ -134,8 +148,10 @@ function newState(settings: RunSettings, start: NewRun): RunState {
 }
 
 /** A resumed run goes on as `running`, in the current format, with the snapshot it works from. */
-function resumedState(settings: RunSettings, previous: RunState): RunState {
-  refuseCompletedRun(previous, settings.runDir);
+function resumedState(settings: RunSettings, start: ResumedRun): RunState {
+  const previous = start.resumed;
+  if (start.finishOnly === true) refuseUnfinishable(previous, settings.runDir);
+  else refuseCompletedRun(previous, settings.runDir);
   const { endedAt: _ended, ...rest } = previous;
   const { definition } = settings;
   return {

@@ -49,7 +49,10 @@ export async function runAgent(
   const stopRecordingAbort = recordAbort(run);
   try {
     await startRun(run, settings);
-    terminal = await runLoop(run);
+    terminal = await runLoop(
+      run,
+      "resumed" in settings.start && settings.start.finishOnly === true,
+    );
   } catch (error) {
     terminal = terminalFromError(error);
   }

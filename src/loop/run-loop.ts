@@ -1,5 +1,5 @@
 import { beforeChecks } from "./before-checks.js";
-import { answerInChecks, checkDeclaration } from "./check-declaration.js";
+import { answerInChecks, answerToFinish, checkDeclaration } from "./check-declaration.js";
 import { checkFormat } from "./check-format.js";
 import { checkLimits } from "./check-limits.js";
 import { endIteration } from "./end-iteration.js";
@@ -10,7 +10,7 @@ import { type ReadAnswer, readDeclaration } from "./read-declaration.js";
 import type { RunContext } from "./run-context.js";
 import { startIteration } from "./start-iteration.js";
 import { takeBaseline } from "./take-baseline.js";
-import { isTerminal, type Terminal } from "./terminal-state.js";
+import { failed, isTerminal, type Terminal, UNDECIDED_END } from "./terminal-state.js";
 import type { Verdict } from "./verdict.js";
 
 /**
@@ -22,9 +22,9 @@ import type { Verdict } from "./verdict.js";
  * do not count, nor does the closure review query, which belongs to the
  * iteration whose declaration it reviews.
  */
-export async function runLoop(run: RunContext): Promise<Terminal> {
+export async function runLoop(run: RunContext, finishOnly = false): Promise<Terminal> {
   try {
-    return await iterate(run);
+    return await iterate(run, finishOnly);
   } finally {
     // However the loop ended (a query cut off, an abort, a crash), closer's git after it
     // (commit, merge, push) runs with the git state the user had (docs/integrity.md#git-state).
@@ -32,8 +32,9 @@ export async function runLoop(run: RunContext): Promise<Terminal> {
   }
 }
 
-async function iterate(run: RunContext): Promise<Terminal> {
+async function iterate(run: RunContext, finishOnly: boolean): Promise<Terminal> {
   await takeBaseline(run); // the checks on the untouched tree (docs/integrity.md#baseline)
+  if (finishOnly) return finishChecks(run); // a completed run's checks again, and no prompt
   const resumed = await resumeChecks(run); // a run stopped during its checks runs them again
   if (resumed) return resumed;
   for (;;) {
@@ -84,4 +85,27 @@ async function resumeChecks(run: RunContext): Promise<Terminal | undefined> {
   const declaration = await beforeChecks(run, answer);
   const verdict = await checkDeclaration(run, answer, declaration);
   return isTerminal(verdict) ? verdict : endIteration(run, answer, verdict);
+}
+
+/**
+ * A completed run whose side effects did not all finish runs the checks of its verified
+ * declaration once more, and ends `completed` only when they verify the commit run.json names
+ * (docs/integrity.md#resume); otherwise it ends refused, and no prompt is ever sent.
+ */
+async function finishChecks(run: RunContext): Promise<Terminal> {
+  const recorded = run.state.completion?.commit;
+  const { answer, declaration } = answerToFinish(run);
+  const verdict = await checkDeclaration(run, answer, declaration);
+  if (isTerminal(verdict)) return verdict;
+  if (verdict.kind === "verified" && recorded !== undefined && verdict.commit === recorded) {
+    return (await endIteration(run, answer, verdict)) ?? UNDECIDED_END;
+  }
+  const why =
+    verdict.kind === "refuted"
+      ? verdict.failure.detail
+      : `the checks ran on ${verdict.commit ?? "no commit"}, not on the verified commit ${recorded}`;
+  return failed(
+    "usage_error",
+    `run ${run.runId} was not finished: its checks do not hold now (${why}); start a new run`,
+  );
 }

@@ -74,8 +74,13 @@ export interface NewRun {
 }
 
 export interface ResumedRun {
-  /** run.json of the run; a `completed` one is refused (docs/integrity.md#resume). */
+  /** run.json of the run; a `completed` one is refused unless `finishOnly` (docs/integrity.md#resume). */
   readonly resumed: RunState;
+  /**
+   * A completed run whose side effects did not all finish: the checks run once more on its
+   * recorded commit, with no prompt, and only a verified verdict lets the side effects finish.
+   */
+  readonly finishOnly?: boolean;
 }
 
 /** How this attempt of the run came by its definition snapshot. */

@@ -33,6 +33,8 @@ export interface ProtectedSet {
   readonly folders: readonly string[];
   /** package.json scripts the checks run (compared entry by entry, not the whole file). */
   readonly packageScripts: readonly string[];
+  /** Dependency bin folders (relative to the working tree) whose executables are compared one by one. */
+  readonly binFolders?: readonly string[];
 }
 
 /** Each protected path (relative to the working tree when inside it) with the hash of its content. */

@@ -20,7 +20,7 @@ import type { RunOutcome, Serializer, SideEffectsReport, WorktreeEnd } from "./r
 const STEP_OF = { kept: "keep", merged: "merge", pushed: "push" } as const;
 
 /** Key of the worktree's merge or push in run.json's sideEffects, so a later attempt does not redo it. */
-const WORKTREE_FINISHED = "worktree:finished";
+export const WORKTREE_FINISHED = "worktree:finished";
 
 /** The issue of an issue run, and how to reach it. */
 export interface FinishIssue {
@@ -80,7 +80,7 @@ export async function finishAfterLoop(options: AfterLoopOptions): Promise<RunOut
   const githubFailure =
     failed === undefined
       ? ""
-      : `, but the GitHub step "${failed.key}" failed: ${failed.message} (the work is verified; finish the step on GitHub, or run the issue again)`;
+      : `, but the GitHub step "${failed.key}" failed: ${failed.message} (the work is verified; finish it with: closer run ${options.agent.name} --resume ${result.runId})`;
   const refusal = ending?.refused === undefined ? "" : `, but ${ending.refused}`;
   return {
     ...result,

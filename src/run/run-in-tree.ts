@@ -28,6 +28,8 @@ export interface TreeJob {
   readonly baseBranch?: string;
   /** A resumed run takes a new definition snapshot from the agent folder (`--reload-definition`). */
   readonly reloadDefinition?: boolean;
+  /** What the branch's work is counted from instead of its base branch (a merged run's finish). */
+  readonly baseRevision?: string;
   /** Found before (the run lock's). */
   readonly warnings?: readonly string[];
 }
@@ -77,7 +79,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
         ? undefined
         : makeBranchWork({
             workTree: tree.workTree,
-            baseRevision: tree.baseRevision,
+            baseRevision: job.baseRevision ?? tree.baseRevision,
             autoCommit: agent.runner.worktree.autoCommit,
             ...(job.issue === undefined ? {} : { issue: job.issue.number }),
           });

@@ -93,7 +93,7 @@ describe("GitHub", () => {
   fault(
     {
       what: "GitHub fails (502) while closer closes a verified issue",
-      does: "exit 1: the run is on record as `completed` with the steps done so far; the message names the step left to finish; a resume is refused, so nothing is sent twice",
+      does: "exit 1: the run is on record as `completed` with the steps done so far; the message names the step left to finish; a resume checks the commit again and finishes only that step",
     },
     async () => {
       const { repo, github } = await setUp();
@@ -102,7 +102,7 @@ describe("GitHub", () => {
       expect(result.code).toBe(1);
       const json = JSON.parse(result.stdout.trim()) as Record<string, unknown>;
       expect(json).toMatchObject({ status: "completed", success: false });
-      expect(String(json.reason)).toContain("finish the step on GitHub, or run the issue again");
+      expect(String(json.reason)).toContain("the work is verified; finish it with: closer run ");
       const runDir = await onlyRunFolder(repo.dir);
       const state = await readRunJson(runDir);
       expect(state.sideEffects).toContain("comment:completion");
@@ -118,7 +118,8 @@ describe("GitHub", () => {
         "--cwd",
         repo.dir,
       );
-      expect(resumed.code).toBe(2);
+      expect(resumed.code).toBe(0);
+      expect(github.state.issues[0]?.state).toBe("closed");
       expect(github.state.issues[0]?.comments.length).toBe(comments);
     },
     60_000,

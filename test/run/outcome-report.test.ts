@@ -32,7 +32,7 @@ describe("describeOutcome", () => {
     const outcome: RunOutcome = {
       ...COMPLETED,
       success: false,
-      reason: `${loopReason}, but the GitHub step "close" failed: 500 (the work is verified; finish the step on GitHub, or run the issue again)`,
+      reason: `${loopReason}, but the GitHub step "close" failed: 500 (the work is verified; finish it with: closer run fixer --resume run-1)`,
       issue: 5,
       sideEffects: {
         performed: ["label:done"],
@@ -42,7 +42,7 @@ describe("describeOutcome", () => {
     };
     const [headline, ...rest] = describeOutcome(outcome, { success: true, reason: loopReason });
     expect(headline).toMatch(/^verified but not finished after 2 iteration\(s\), \$0\.0391: /);
-    expect(headline).toContain("finish the step on GitHub");
+    expect(headline).toContain("finish it with: closer run fixer --resume run-1");
     expect(rest).toContain("GitHub: label:done");
   });
 

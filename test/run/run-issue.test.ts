@@ -62,39 +62,6 @@ describe("runIssue", () => {
     expect(prompt).toContain("alice said: epsilon goes at the top");
   });
 
-  it("a completed run whose side effects were cut short is not resumed: nothing more is sent to GitHub", async () => {
-    const { setup, github, options } = await start();
-    github.failWith({ status: 502, match: "PATCH /api/v3/repos/acme/widgets/issues/5" });
-    const first = await runIssue({
-      ...options,
-      issue: 5,
-      backend: makeScriptedBackend([doneTurn("epsilon.txt")]),
-    });
-    expect(first.status).toBe("completed");
-    expect(first.success).toBe(false);
-    expect(first.sideEffects?.failed?.key).toBe("close");
-    expect(first.reason).toContain("finish the step on GitHub, or run the issue again");
-    const afterFirst = await readRunState(first.runDir);
-    expect(afterFirst.sideEffects).toEqual(
-      expect.arrayContaining(["label-remove:ready", "label-add:done", "comment:completion"]),
-    );
-    expect(afterFirst.sideEffects).not.toContain("close");
-
-    const requestsBefore = github.requests.length;
-    const backend = makeScriptedBackend([]);
-    const refused = await resumeRun({ ...options, resume: first.runId, backend }).catch(
-      (error: unknown) => error,
-    );
-    expect(isCloserError(refused) && exitCodeOfError(refused)).toBe(2);
-    expect((refused as Error).message).toContain(`run ${first.runId} already ended: completed`);
-    expect(backend.calls).toEqual([]);
-    expect(github.requests.length).toBe(requestsBefore);
-    expect(github.state.issues[0]?.state).toBe("open");
-    expect(countRequests(github, "POST", "/issues/5/comments")).toBe(1);
-    const main = await git(setup.repo.dir, "ls-tree", "--name-only", "main");
-    expect(main.split("\n")).toContain("epsilon.txt");
-  });
-
   it("resumes an interrupted run in its kept worktree and closes the issue once", async () => {
     const { setup, github, options } = await start();
     const controller = new AbortController();
