@@ -12,11 +12,10 @@ import {
   isClean,
   type MergeResult,
   mergeBranch,
-  pushBranch,
-  pushCommit,
   resolveRevision,
   runGit,
 } from "./git.js";
+import { pushBranch, pushCommit } from "./git-push.js";
 import { deleteBranch, findWorktreeOfBranch, removeWorktree } from "./git-worktree.js";
 import { type MovedRef, mergeCommit, readMoveSince } from "./verified-commit.js";
 

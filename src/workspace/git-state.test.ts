@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
-import { commitAll, pushBranch, runGit } from "./git.js";
+import { commitAll, runGit } from "./git.js";
+import { pushBranch } from "./git-push.js";
 import {
   compareGitState,
   recordGitState,

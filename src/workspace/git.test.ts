@@ -16,10 +16,10 @@ import {
   getRepoRoot,
   isClean,
   mergeBranch,
-  pushBranch,
   readGit,
   runGit,
 } from "./git.js";
+import { pushBranch } from "./git-push.js";
 
 let repo: FixtureRepo;
 

@@ -10,8 +10,6 @@ import { type GitRepository, repositoryVariables } from "./git-repository.js";
 
 /** Default bound for one local git command. */
 export const GIT_TIMEOUT_MS = 60_000;
-/** Network commands (push) get longer. */
-const GIT_NETWORK_TIMEOUT_MS = 300_000;
 
 /** Options of one git invocation. */
 export interface GitRunOptions {
@@ -241,65 +239,9 @@ export async function mergeBranch(cwd: string, branch: string): Promise<MergeRes
   return "conflict";
 }
 
-/**
- * A credential helper given on the command line, after the user's own: it
- * answers with the token in `CLOSER_PUSH_TOKEN`, which only the push's own
- * environment holds (docs/worktrees-and-github.md#push-credential).
- */
-const TOKEN_CREDENTIAL_HELPER =
-  '!f() { test "$1" = get && echo username=x-access-token && echo "password=$CLOSER_PUSH_TOKEN"; }; f';
-
-/**
- * Push `branch` to `remote` and set it as upstream. With `token`, git may
- * use it for this one command (after the user's credential helpers); it is
- * never written to a file.
- */
-export async function pushBranch(
-  cwd: string,
-  branch: string,
-  remote = "origin",
-  token?: string,
-): Promise<void> {
-  await runGit(cwd, ["push", "--quiet", "--set-upstream", remote, `${branch}:${branch}`], {
-    timeoutMs: GIT_NETWORK_TIMEOUT_MS,
-    ...(token
-      ? {
-          config: [`credential.helper=${TOKEN_CREDENTIAL_HELPER}`],
-          env: { CLOSER_PUSH_TOKEN: token },
-        }
-      : {}),
-  });
-}
-
 /** URL of a remote; undefined when the remote does not exist. */
 export async function getRemoteUrl(cwd: string, remote = "origin"): Promise<string | undefined> {
   const result = await runGit(cwd, ["remote", "get-url", remote], { allowFailure: true });
   if (result.exitCode !== 0) return undefined;
   return result.stdout.trim() || undefined;
-}
-
-/**
- * Push exactly `commit` to `branch` on `remote` (`<sha>:refs/heads/<branch>`), whatever the
- * local branch holds by then (docs/integrity.md#one-commit), and make the remote branch the
- * local one's upstream, as `pushBranch` does. The token is used as by `pushBranch`.
- */
-export async function pushCommit(
-  cwd: string,
-  target: { readonly commit: string; readonly branch: string },
-  remote = "origin",
-  token?: string,
-): Promise<void> {
-  const { commit, branch } = target;
-  await runGit(cwd, ["push", "--quiet", remote, `${commit}:refs/heads/${branch}`], {
-    timeoutMs: GIT_NETWORK_TIMEOUT_MS,
-    ...(token
-      ? {
-          config: [`credential.helper=${TOKEN_CREDENTIAL_HELPER}`],
-          env: { CLOSER_PUSH_TOKEN: token },
-        }
-      : {}),
-  });
-  await runGit(cwd, ["branch", "--quiet", `--set-upstream-to=${remote}/${branch}`, branch], {
-    allowFailure: true,
-  });
 }
