@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 /** Runs every completion condition of the scaffolded agent in the project, as a run's checks do. */
-async function runLints(dir: string): Promise<Record<string, ValidatorOutcome>> {
+async function runChecks(dir: string): Promise<Record<string, ValidatorOutcome>> {
   const agent = await loadAgent("demo", { cwd: dir });
   const step = agent.registry.completionSteps["complete.issue"];
   const outcomes: Record<string, ValidatorOutcome> = {};
@@ -60,7 +60,7 @@ describe("the checks closer init chose, run for real in the project", () => {
       : `${project.kind}: not run here, ${project.tool} is not installed on this machine (the command is asserted in init-command.test.ts)`;
     it.runIf(present)(name, { timeout: 180_000 }, async () => {
       repo = await scaffoldIn(project);
-      const passing = await runLints(repo.dir);
+      const passing = await runChecks(repo.dir);
       for (const outcome of Object.values(passing)) {
         expect(outcome.configError, JSON.stringify(outcome.params)).toBeUndefined();
       }
@@ -71,7 +71,7 @@ describe("the checks closer init chose, run for real in the project", () => {
         await writeFile(join(repo.dir, path), text);
       }
       await repo.commitAll("break it");
-      const failing = await runLints(repo.dir);
+      const failing = await runChecks(repo.dir);
       expect(failing["git-clean"]?.valid).toBe(true);
       const tests = failing["tests-pass"];
       expect(tests?.valid).toBe(false);

@@ -14,7 +14,7 @@ function system(plan: ScaffoldPlan): string {
     plan.checks.length === 0
       ? "a clean git working tree"
       : `a clean git working tree, then ${commandList(plan)}`;
-  const runLints =
+  const runChecks =
     plan.checks.length === 0
       ? ""
       : `- Run ${commandList(plan)} yourself before you declare completion.\n`;
@@ -27,7 +27,7 @@ and, when one fails, tells you exactly what failed.
 Rules:
 - Work only inside the repository you were started in.
 - Commit your work with git; the working tree must be clean when you declare completion.
-${runLints}- Never close the issue, change its labels or call the GitHub API (no \`gh issue close\`, no
+${runChecks}- Never close the issue, change its labels or call the GitHub API (no \`gh issue close\`, no
   \`gh api\`): closer does that itself once the work is verified.
 - Be honest in your structured answer: "in_progress" while work remains, "blocked" when you cannot
   go on without help (closer then stops and reports your reason), "completed" only when you expect

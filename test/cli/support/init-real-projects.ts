@@ -75,7 +75,8 @@ export const REAL_PROJECTS: readonly RealProject[] = [
       "calc.py": "def add(a, b):\n    return a + b\n",
       "test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
     },
-    broken: { "calc.py": "def add(a, b):\n    return a - b\n" },
+    // Not the passing file's size: Python reuses a .pyc written in the same second at the same size.
+    broken: { "calc.py": "def add(a, b):\n    return a - b  # broken\n" },
     failedTest: "test_add",
   },
   {
