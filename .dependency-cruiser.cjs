@@ -17,6 +17,8 @@ const LAYERS = [
   "definition/",
   // The edges to the OS: processes, then git and the working tree.
   "process/",
+  // The model's credentials: closer's key proxy and the backends' per-run state folders.
+  "credentials/",
   "workspace/",
   "record/",
   "prompts/",

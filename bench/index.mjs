@@ -8,6 +8,7 @@ import { measureLoop20 } from "./loop20.mjs";
 import { measureQueue } from "./queue.mjs";
 import { measureStartup } from "./startup.mjs";
 import { measureValidationPhase } from "./validation-phase.mjs";
+import { measureVerdictPhase } from "./verdict-phase.mjs";
 
 /** Upper bounds (docs/performance.md#targets). */
 const TARGETS = {
@@ -16,6 +17,7 @@ const TARGETS = {
   loop20PeakRssMb: 80,
   ratio: 1.15,
   validationPhaseRatio: 1.1,
+  verdictPhaseAddedMs: 1000,
   peakRssMb: 100,
 };
 
@@ -23,6 +25,7 @@ const parts = [
   ["start-up", measureStartup],
   ["20-iteration run", measureLoop20],
   ["validation phase", measureValidationPhase],
+  ["verdict phase on 10,000 files", measureVerdictPhase],
   ["loop overhead and sandbox cost", measureLoopOverhead],
   ["queue: 20 jobs through 1 and 4 workers", measureQueue],
 ];

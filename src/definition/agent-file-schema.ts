@@ -188,6 +188,18 @@ const worktreeSchema = z
   .prefault({})
   .describe("Git worktree per run.");
 
+const gitSchema = z
+  .strictObject({
+    hooks: z
+      .enum(["sandboxed", "skip"])
+      .default("sandboxed")
+      .describe(
+        "The repository's hooks for closer's own git operations (push, merge, worktree add): run by closer in the validators' sandbox without credentials, or skipped.",
+      ),
+  })
+  .prefault({})
+  .describe("closer's own git operations.");
+
 const githubSchema = z
   .strictObject({
     labels: z
@@ -238,6 +250,7 @@ const runnerSchema = z
       ),
     budgets: budgetsSchema,
     worktree: worktreeSchema,
+    git: gitSchema,
     github: githubSchema,
     logging: loggingSchema,
     record: recordSchema,

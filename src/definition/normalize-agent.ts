@@ -69,6 +69,7 @@ export function normalizeAgentFile(
           onSuccess: runner.worktree.onSuccess,
           autoCommit: runner.worktree.autoCommit,
         },
+        git: { hooks: runner.git.hooks },
         github: {
           labels: { add: [...runner.github.labels.add], remove: [...runner.github.labels.remove] },
           closeAction: runner.github.closeAction,

@@ -2,10 +2,17 @@ import { makeCheckId } from "../completion/decide-completion.js";
 import { summarizeIteration } from "../completion/summarize-iteration.js";
 import { stepModel } from "../definition/step-model.js";
 import type { BackendResponse } from "../ports/backend.js";
+import type { CheckFailure } from "../ports/check-failure.js";
 import type { Declaration } from "../ports/declaration.js";
 import { reasonOfPrompt } from "../ports/receipt-reason.js";
 import type { CheckingDeclaration } from "../ports/run-state.js";
-import { type CheckedCommit, holdCheckedCommit, readCheckedCommit } from "./checked-commit.js";
+import {
+  type CheckedCommit,
+  checksCwd,
+  holdCheckedCommit,
+  placeChecks,
+  readCheckedCommit,
+} from "./checked-commit.js";
 import { checkedView, checksView } from "./plugin-views.js";
 import type { Answer } from "./read-declaration.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
@@ -32,12 +39,26 @@ export async function checkDeclaration(
   const checked = await readCheckedCommit(run); // after beforeChecks: its commit is checked too
   markChecking(run, { turn, response, checked });
   await run.plugins.call("beforeChecks", checksView(turn, declaration)); // docs/plugins.md#hooks
-  const found = await verifyCompletion(run, turn, declaration);
+  const place = await placeChecks(run, checked);
+  const found =
+    "unreadable" in place
+      ? refutedBy(place.unreadable)
+      : await verifyCompletion(run, turn, {
+          declaration,
+          cwd: checksCwd(place),
+          ...("room" in place && checked !== undefined
+            ? { room: { commit: checked.commit, tree: place.room.tree } }
+            : {}),
+        });
   if (isTerminal(found)) return found;
-  const verdict = await holdCheckedCommit(run, turn, { verdict: found, checked });
+  const verdict = await holdCheckedCommit(run, turn, { verdict: found, checked, place });
   updateState(run, { checking: undefined });
   await run.plugins.call("afterChecks", checkedView(turn, declaration, verdict));
   return verdict;
+}
+
+function refutedBy(failure: CheckFailure): CheckedVerdict {
+  return { kind: "refuted", failure, declared: true, outcomes: [] };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { DEFAULT_ON_FAILURE } from "../definition/registry-file-schema.js";
 import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
+import type { RoomView } from "../ports/loop-ports.js";
 import { withOthers } from "../retry/other-failures.js";
 import { emit, type RunContext } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
@@ -23,22 +24,56 @@ export async function readCheckedCommit(run: RunContext): Promise<CheckedCommit 
   return tree === undefined ? { commit } : { commit, tree };
 }
 
+/** Where a phase's checks run: the clean room rebuilt from the work, or why it could not be. */
+export type CheckPlace =
+  | { readonly room: RoomView }
+  | { readonly unreadable: CheckFailure }
+  | { readonly tree: string };
+
+/**
+ * The folder a phase's checks run in (docs/integrity.md#clean-room): the clean room, made to
+ * hold the work as git sees it now; the tree itself outside git or without a room. A room that
+ * cannot be made is a `tree-changed` failure that names why: the checks never fall back to the tree.
+ */
+export async function placeChecks(
+  run: RunContext,
+  checked: CheckedCommit | undefined,
+): Promise<CheckPlace> {
+  const room = run.ports.checksRoom;
+  if (room === undefined || checked === undefined) return { tree: run.workTree };
+  try {
+    return { room: await room.rebuild(run.signal) };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { unreadable: movedFailure([`closer could not copy the work to check it: ${message}`]) };
+  }
+}
+
+/** The folder the checks of a place run in. */
+export function checksCwd(place: CheckPlace): string {
+  return "room" in place ? place.room.cwd : "tree" in place ? place.tree : "";
+}
+
 /**
  * The verdict, about the commit its checks started on: when HEAD or the tree moved while they
- * ran, a verdict that would accept the work is void and the declaration is refuted as
- * `tree-changed` (a guard: `onFailure: skip` never accepts it). A refutation that leads to a
- * retry stands: the model is told what the check found.
+ * ran, or a check wrote into the room it checked, a verdict that would accept the work is void
+ * and the declaration is refuted as `tree-changed` (a guard: `onFailure: skip` never accepts
+ * it). A refutation that leads to a retry stands: the model is told what the check found.
  */
 export async function holdCheckedCommit(
   run: RunContext,
   turn: Turn,
-  found: { readonly verdict: CheckedVerdict; readonly checked: CheckedCommit | undefined },
+  found: {
+    readonly verdict: CheckedVerdict;
+    readonly checked: CheckedCommit | undefined;
+    readonly place: CheckPlace;
+  },
 ): Promise<CheckedVerdict> {
-  const { verdict, checked } = found;
+  const { verdict, checked, place } = found;
   if (checked === undefined) return verdict;
   const held: CheckedVerdict = { ...verdict, commit: checked.commit };
   if (!acceptsWork(turn, verdict)) return held;
-  const failure = await readMove(run, checked);
+  const failure = await readMove(run, checked, "room" in place ? place.room : undefined);
   if (failure === undefined) return held;
   emit(run, {
     type: "guard",
@@ -70,9 +105,13 @@ function acceptsWork(turn: Turn, verdict: CheckedVerdict): boolean {
 async function readMove(
   run: RunContext,
   checked: CheckedCommit,
+  room: RoomView | undefined,
 ): Promise<CheckFailure | undefined> {
   const commitNow = await run.ports.integrity.readHeadCommit().catch(() => "");
   const treeNow = await run.ports.integrity.readTreeFingerprint().catch(() => undefined);
+  const written = await (room?.readWrites() ?? Promise.resolve([])).catch(() => [
+    "(the room could not be read again)",
+  ]);
   const moved: string[] = [];
   if (commitNow !== checked.commit) {
     moved.push(
@@ -83,13 +122,29 @@ async function readMove(
   } else if (checked.tree !== undefined && treeNow !== checked.tree) {
     moved.push("the working tree (its files, the index or the branch checked out) changed");
   }
+  if (written.length > 0) {
+    moved.push(`a check wrote into the copy of the work it checks: ${listed(written)}`);
+  }
   if (moved.length === 0) return undefined;
+  return movedFailure(moved, { checkedCommit: checked.commit, commitNow });
+}
+
+/** At most ten paths, then how many more. */
+function listed(paths: readonly string[]): string {
+  const shown = paths.slice(0, 10).join(", ");
+  return paths.length > 10 ? `${shown} and ${paths.length - 10} more` : shown;
+}
+
+function movedFailure(
+  moved: readonly string[],
+  commits: { readonly checkedCommit?: string; readonly commitNow?: string } = {},
+): CheckFailure {
   const name = BUILTIN_PATTERN_NAMES.treeChanged;
   return {
     kind: "guard",
     name,
     pattern: name,
-    params: { moved, checkedCommit: checked.commit, commitNow },
+    params: { moved: [...moved], ...commits },
     detail: `the work changed while it was being checked: ${moved.join("; ")}`,
   };
 }

@@ -7,6 +7,8 @@ import { emit, type RunContext } from "./run-context.js";
 /** One phase of checks: the declaration's (its iteration) or the baseline's (no events). */
 export interface CheckPhase {
   readonly checkId: string;
+  /** The folder the checks run in: the clean room's (docs/integrity.md#clean-room), or the tree. */
+  readonly cwd: string;
   /** The iteration whose events the checks are; absent for the baseline, which records its own. */
   readonly iteration?: number;
 }
@@ -14,14 +16,18 @@ export interface CheckPhase {
 /**
  * The fingerprint of the tree the phase's checks start on, read once and only
  * when one of them may reuse an outcome (docs/completion.md#cached-verdicts);
- * undefined when none may or it cannot be read, and then every check runs.
+ * undefined when none may or it cannot be read, and then every check runs. In
+ * the clean room it is the commit and the tree object the room holds, which
+ * closer's own git hashed (docs/integrity.md#clean-room).
  */
 export async function readPhaseFingerprint(
   run: RunContext,
   validatorNames: readonly string[],
+  room?: { readonly commit: string; readonly tree: string },
 ): Promise<string | undefined> {
   const cacheable = validatorNames.some((name) => run.agent.registry.validators[name]?.cache);
   if (!cacheable) return undefined;
+  if (room !== undefined) return `room:${room.commit}:${room.tree}`;
   return run.ports.integrity.readTreeFingerprint().catch(() => undefined);
 }
 
@@ -59,10 +65,11 @@ export function makeCheckRunner(
     },
     async run({ validator, params }) {
       const outcome = await run.ports.validatorRunner(validator, {
-        cwd: run.workTree,
+        cwd: phase.cwd,
         agentDir: run.agent.dir,
         checkId: phase.checkId,
-        env: { CLOSER_CHECK_ID: phase.checkId, CLOSER_RUN_ID: run.runId },
+        // Nothing tells a check it is closer's (docs/integrity.md#toolchain).
+        env: {},
         signal: run.signal,
         ...(params === undefined ? {} : { conditionParams: params }),
       });

@@ -2,11 +2,12 @@ import { inventoryOf } from "../integrity/guards.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { Baseline } from "../ports/baseline.js";
 import type { TestInventory } from "../ports/test-inventory.js";
+import { checksCwd, placeChecks } from "./checked-commit.js";
 import { makeCheckRunner, phaseConcurrency, readPhaseFingerprint } from "./run-checks.js";
 import { type CompletionCondition, runConditions } from "./run-conditions.js";
 import { emit, isoTime, type RunContext, saveState, updateState, warn } from "./run-context.js";
 
-/** The check id the baseline's validators see in `CLOSER_CHECK_ID`. */
+/** The check id of the baseline's checks. */
 export const BASELINE_CHECK_ID = "baseline";
 
 /**
@@ -39,21 +40,27 @@ export async function takeBaseline(run: RunContext): Promise<void> {
   const conditions = baselineConditions(run.agent);
   // Nothing has run in the tree yet, and these only read it: git is asked all at once
   // (docs/performance.md#run-start).
-  const [gitState, dirtyFiles, commit, fingerprint] = await Promise.all([
+  const [gitState, dirtyFiles, commit] = await Promise.all([
     recording,
     integrity.listDirtyFiles(),
     integrity.readHeadCommit().catch(() => ""),
-    readPhaseFingerprint(
-      run,
-      conditions.map((condition) => condition.validator),
-    ),
   ]);
+  const place = await placeChecks(run, commit === "" ? undefined : { commit });
+  if ("unreadable" in place) {
+    warn(run, 0, `the baseline's checks run in the tree: ${place.unreadable.detail}`);
+  }
+  const cwd = "unreadable" in place ? run.workTree : checksCwd(place);
+  const fingerprint = await readPhaseFingerprint(
+    run,
+    conditions.map((condition) => condition.validator),
+    "room" in place ? { commit, tree: place.room.tree } : undefined,
+  );
   const checks: { validator: string; valid: boolean; durationMs: number; tests?: number }[] = [];
   const inventories: Record<string, TestInventory> = {};
   const concurrency = phaseConcurrency(Object.values(run.agent.registry.completionSteps));
   const outcomes = await runConditions(
     conditions,
-    makeCheckRunner(run, { checkId: BASELINE_CHECK_ID }, fingerprint),
+    makeCheckRunner(run, { checkId: BASELINE_CHECK_ID, cwd }, fingerprint),
     concurrency === undefined ? {} : { concurrency },
   );
   for (const outcome of outcomes) {
@@ -78,6 +85,7 @@ export async function takeBaseline(run: RunContext): Promise<void> {
     inventories,
     protectedFiles,
     ...(Object.keys(gitState).length === 0 ? {} : { gitState }),
+    ...("room" in place ? { keptInRoom: [...(run.ports.checksRoom?.kept ?? [])] } : {}),
   };
   updateState(run, { baseline });
   saveState(run);

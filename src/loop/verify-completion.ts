@@ -25,15 +25,22 @@ import type { CheckedVerdict } from "./verdict.js";
 export async function verifyCompletion(
   run: RunContext,
   turn: Turn,
-  declaration: Declaration,
+  checking: {
+    readonly declaration: Declaration;
+    /** Where the checks run: the clean room's folder, or the tree. */
+    readonly cwd: string;
+    /** What the clean room holds, when the checks run there. */
+    readonly room?: { readonly commit: string; readonly tree: string };
+  },
 ): Promise<CheckedVerdict | Terminal> {
+  const { declaration, cwd, room } = checking;
   const conditions = turn.completionStep?.completionConditions ?? [];
   // The protected paths are hashed while the validators run: the model's turn is over.
   const protectedNow = run.ports.integrity.fingerprintProtected();
   protectedNow.catch(() => undefined);
   const names = conditions.map((condition) => condition.validator);
-  const fingerprint = await readPhaseFingerprint(run, names);
-  const phase = { checkId: turn.checkId, iteration: turn.iteration };
+  const fingerprint = await readPhaseFingerprint(run, names, room);
+  const phase = { checkId: turn.checkId, iteration: turn.iteration, cwd };
   const concurrency = phaseConcurrency([turn.completionStep]);
   const validation = await checkCompletion(
     conditions,

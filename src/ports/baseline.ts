@@ -21,4 +21,9 @@ export interface Baseline {
   readonly protectedFiles: ProtectedFingerprint;
   /** The repository's git config files, hooks and info/ files with their hashes (docs/integrity.md#git-state). */
   readonly gitState?: Readonly<Record<string, string>>;
+  /**
+   * The ignored entries of the tree linked into the clean room (docs/integrity.md#clean-room):
+   * a resumed run links the same ones.
+   */
+  readonly keptInRoom?: readonly string[];
 }

@@ -228,6 +228,20 @@ export type RunEventBody =
   | { type: "abort"; iteration: number; signal?: string }
   | { type: "boundary-attempt"; iteration: number; command: string; backend: string }
   | { type: "side-effect"; action: string; target: string; ok: boolean; detail?: string }
+  /**
+   * A hook of the user's that a git operation of closer's would have run
+   * (docs/worktrees-and-github.md#git-hooks): run by closer without credentials (in the
+   * validators' sandbox when it is on), or skipped.
+   */
+  | {
+      type: "git-hook";
+      hook: string;
+      operation: string;
+      ran: boolean;
+      sandboxed: boolean;
+      exitCode?: number;
+      detail?: string;
+    }
   | {
       type: "run-end";
       status: TerminalStatus;

@@ -77,6 +77,26 @@ export interface LoopPorts {
   readonly integrity: IntegrityProbe;
   /** The run's OS sandbox, when it is on (docs/sandbox.md). */
   readonly sandbox?: SandboxPort;
+  /** Where the checks judge the work, in git (docs/integrity.md#clean-room); absent: in the tree. */
+  readonly checksRoom?: ChecksRoomPort;
+}
+
+/** The run's clean room as the loop uses it (docs/integrity.md#clean-room). */
+export interface ChecksRoomPort {
+  /** The ignored entries of the tree linked into the room, as its first phase found them. */
+  readonly kept: readonly string[];
+  /** Makes the room hold the work as git sees it now. */
+  rebuild(signal?: AbortSignal): Promise<RoomView>;
+}
+
+/** One rebuild of the clean room: where the checks run, and what they see. */
+export interface RoomView {
+  /** The folder the checks run in: the run's folder inside the room (absolute). */
+  readonly cwd: string;
+  /** The git tree the room holds: the work as git saw it when the room was made. */
+  readonly tree: string;
+  /** The room's files (and its git files) that changed since it was made: what the checks wrote. */
+  readWrites(): Promise<string[]>;
 }
 
 /**

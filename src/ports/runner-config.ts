@@ -67,6 +67,18 @@ export interface WorktreeConfig {
   readonly autoCommit: boolean;
 }
 
+/**
+ * What becomes of the user's git hooks for the git operations closer does itself
+ * (docs/worktrees-and-github.md#git-hooks): closer runs them in the validators' sandbox
+ * without credentials, or runs none.
+ */
+export type GitHooksMode = "sandboxed" | "skip";
+
+/** closer's own git operations. */
+export interface GitConfig {
+  readonly hooks: GitHooksMode;
+}
+
 export interface GithubConfig {
   readonly labels: { readonly add: readonly string[]; readonly remove: readonly string[] };
   readonly closeAction: ClosureAction;
@@ -119,6 +131,7 @@ export interface RunnerConfig {
   readonly maxIterations: number;
   readonly budgets: Budgets;
   readonly worktree: WorktreeConfig;
+  readonly git: GitConfig;
   readonly github: GithubConfig;
   readonly logging: LoggingConfig;
   readonly record: RecordConfig;

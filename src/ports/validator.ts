@@ -11,7 +11,7 @@ export interface CheckContext {
   readonly cwd: string;
   readonly agentDir: string;
   readonly checkId: string;
-  /** What closer adds for the check (CLOSER_CHECK_ID, CLOSER_RUN_ID), on top of `processEnv`. */
+  /** What a caller adds for the check, on top of `processEnv`; closer adds nothing (docs/integrity.md#toolchain). */
   readonly env: Readonly<Record<string, string>>;
   /**
    * The environment the check's processes start from: the run's environment

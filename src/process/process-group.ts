@@ -88,7 +88,7 @@ export async function waitForProcessGroupExit(
 }
 
 /** The variable closer marks each process it starts with, to find what escaped its group. */
-export const PROCESS_MARK_VARIABLE = "CLOSER_PROCESS_MARK";
+export const PROCESS_MARK_VARIABLE = "PROCESS_TREE_MARK";
 
 /** A process that left its group: its id and command line. */
 export interface EscapedProcess {
@@ -97,7 +97,7 @@ export interface EscapedProcess {
 }
 
 /**
- * Live processes whose environment holds `CLOSER_PROCESS_MARK=<mark>`: what a
+ * Live processes whose environment holds `PROCESS_TREE_MARK=<mark>`: what a
  * command started and left running outside its (ended) process group, e.g.
  * with `setsid` (docs/loop.md#left-running). A process that cleared its
  * environment is not found. Reads /proc, so it finds nothing off Linux.

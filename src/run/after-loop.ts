@@ -6,6 +6,7 @@ import {
 } from "../github/side-effects.js";
 import type { AgentResult, FinishRecord } from "../loop/index.js";
 import type { ResolvedAgent } from "../ports/agent.js";
+import type { GitHookRunner } from "../ports/git-hooks.js";
 import type { GithubClient } from "../ports/github.js";
 import type { WorktreeOnSuccess } from "../ports/runner-config.js";
 import {
@@ -40,6 +41,11 @@ export interface AfterLoopOptions {
   readonly serialize: Serializer;
   /** The GitHub token a push may use, for that one git command. */
   readonly pushToken?: string;
+  /**
+   * The hooks of the merge or push, run by closer without credentials or skipped
+   * (docs/worktrees-and-github.md#git-hooks), each on the record; without it, none runs.
+   */
+  readonly gitHooks?: (record: FinishRecord) => GitHookRunner;
 }
 
 const NO_COMPLETION = { summary: "", checksPassed: [] } as const;
@@ -238,6 +244,7 @@ async function finishSafely(
       onSuccess,
       ...(commit === undefined ? {} : { commit }),
       ...(options.pushToken ? { pushToken: options.pushToken } : {}),
+      ...(options.gitHooks === undefined ? {} : { hooks: options.gitHooks(options.record) }),
       ...pullRequestOf(options, worktree),
     });
     return endingOf(end, commit, onSuccess);

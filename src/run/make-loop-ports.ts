@@ -13,7 +13,13 @@ import type { Backend } from "../ports/backend.js";
 import { BUILTIN_PATTERN_NAMES } from "../ports/check-failure.js";
 import type { EventListener } from "../ports/events.js";
 import type { ProtectedSet } from "../ports/files.js";
-import type { Clock, LoopPorts, RecordSink, SandboxPort } from "../ports/loop-ports.js";
+import type {
+  ChecksRoomPort,
+  Clock,
+  LoopPorts,
+  RecordSink,
+  SandboxPort,
+} from "../ports/loop-ports.js";
 import type { PluginHost } from "../ports/plugin-host.js";
 import type { ChildEnvironments } from "../ports/process.js";
 import type { OutputSchemaRef } from "../ports/registry.js";
@@ -41,6 +47,8 @@ export interface LoopPortsOptions {
   readonly environments: ChildEnvironments;
   /** The run's OS sandbox, when it is on (docs/sandbox.md). */
   readonly sandbox?: SandboxPort;
+  /** Where the checks judge the work (docs/integrity.md#clean-room); absent: in the tree. */
+  readonly checksRoom?: ChecksRoomPort;
   /** The paths the model must not change (docs/integrity.md#protected-paths). */
   readonly protectedSet: ProtectedSet;
   readonly overrides?: PortOverrides;
@@ -68,6 +76,7 @@ export function makeLoopPorts(options: LoopPortsOptions): LoopPorts {
     schemaValidators: new SchemaValidators(),
     integrity: makeIntegrityProbe(options.protectedSet),
     ...(sandbox === undefined ? {} : { sandbox }),
+    ...(options.checksRoom === undefined ? {} : { checksRoom: options.checksRoom }),
     ...options.overrides,
   };
   return withPluginPorts(ports, options.plugins);

@@ -8,6 +8,7 @@ import { makePluginHost } from "../plugins/plugin-host.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { Backend } from "../ports/backend.js";
 import type { Declaration, ExternalCondition } from "../ports/declaration.js";
+import type { ChecksRoomPort } from "../ports/loop-ports.js";
 import type { RunState, SandboxRecord, TaskInfo } from "../ports/run-state.js";
 import { readOptionalFile } from "../record/read-optional-file.js";
 import { createRunRecord } from "../record/run-record.js";
@@ -37,6 +38,8 @@ export interface RunPlace {
   readonly agentFolder?: string;
   /** The OS sandbox of the run (docs/sandbox.md); absent: none was set up. */
   readonly sandbox?: SandboxState;
+  /** Where the checks judge the work (docs/integrity.md#clean-room); absent: in the tree. */
+  readonly checksRoom?: ChecksRoomPort;
 }
 
 /** The loop's settings for a run in `place`, its ports made here, once (docs/architecture.md#the-seam). */
@@ -44,7 +47,7 @@ export async function makeRunSettings(base: RunBase, place: RunPlace): Promise<R
   const runId = "resumed" in place.start ? place.start.resumed.runId : base.runId;
   const runDir = join(base.runsDir, runId);
   const { agent } = base;
-  const environments = runEnvironments(base.env, agent);
+  const environments = runEnvironments(base.env, agent, base.credentials);
   const plugins = makePluginHost(base.plugins);
   const systemPrompt = await readSystemPrompt(agent);
   return {
@@ -61,6 +64,7 @@ export async function makeRunSettings(base: RunBase, place: RunPlace): Promise<R
       ...(base.onEvent === undefined ? {} : { listener: base.onEvent }),
       environments,
       ...(place.sandbox?.on === true ? { sandbox: place.sandbox.sandbox } : {}),
+      ...(place.checksRoom === undefined ? {} : { checksRoom: place.checksRoom }),
       protectedSet: protectedSetFor(agent, {
         projectDir: base.projectDir,
         workTree: place.workTree,

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { BackendCredentials } from "../credentials/backend-credentials.js";
 import { assertPlugins } from "../plugins/assert-plugins.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { Backend } from "../ports/backend.js";
@@ -35,6 +36,11 @@ export interface RunBase {
   readonly serialize: Serializer;
   readonly onEvent?: EventListener;
   readonly plugins: readonly Plugin[];
+  /**
+   * The run's model credentials, once its tree is known (runInTree): the backends' keys behind
+   * closer's key proxy, their state folders the run's (docs/integrity.md#credentials).
+   */
+  readonly credentials?: BackendCredentials;
 }
 
 /**
@@ -89,7 +95,7 @@ export async function resolveBackend(base: RunBase, agent: ResolvedAgent): Promi
   return makeBackend(agent.runner.backend, {
     agentDir: base.agent.dir,
     env: base.env,
-    processEnv: backendEnvironment(base.env, agent, agent.runner.backend),
+    processEnv: backendEnvironment(base.env, agent, agent.runner.backend, base.credentials),
     ...(base.scripted === undefined ? {} : { scripted: base.scripted }),
   });
 }
@@ -117,7 +123,7 @@ export function reviewBackendMaker(base: RunBase): (config: BackendConfig) => Pr
       makeBackend(config, {
         agentDir: base.agent.dir,
         env: base.env,
-        processEnv: backendEnvironment(base.env, base.agent, config),
+        processEnv: backendEnvironment(base.env, base.agent, config, base.credentials),
         ...(base.scripted === undefined ? {} : { scripted: base.scripted }),
       }),
     );

@@ -1,18 +1,29 @@
+import { homedir } from "node:os";
 import { join } from "node:path";
+import {
+  type BackendCredentials,
+  startBackendCredentials,
+} from "../credentials/backend-credentials.js";
 import { type RunStart, runAgent } from "../loop/index.js";
+import type { ResolvedAgent } from "../ports/agent.js";
+import type { SandboxPort } from "../ports/loop-ports.js";
 import { ensureRunsDirWritable } from "../record/runs-dir-access.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
-import type { GitPlace } from "../workspace/index.js";
-import { type FinishIssue, finishAfterLoop } from "./after-loop.js";
+import type { ChecksRoom } from "../workspace/checks-room.js";
+import { type GitPlace, type HooksPlace, readHooksPlace } from "../workspace/index.js";
+import { type AfterLoopOptions, type FinishIssue, finishAfterLoop } from "./after-loop.js";
 import { makeBranchWork } from "./branch-conditions.js";
 import { keepDecisionFileOutOfGit } from "./exclude-decision-file.js";
 import { fixDefinition } from "./fix-definition.js";
+import { makeGitHooks } from "./git-hooks.js";
 import { assertGitRepository } from "./git-requirement.js";
 import { makeRunSettings } from "./make-run-settings.js";
 import { prepareTree } from "./prepare-tree.js";
 import { preloadBackends, type RunBase, resolveBackend } from "./run-base.js";
+import { checksRoomForRun } from "./run-checks-room.js";
+import { backendEnvironment, runEnvironments } from "./run-environments.js";
 import type { RunOutcome } from "./run-options.js";
-import { sandboxForRun, standInsLeftBy } from "./run-sandbox-place.js";
+import { backendKindsOf, sandboxForRun, standInsLeftBy } from "./run-sandbox-place.js";
 
 /** One task in its working tree. */
 export interface TreeJob {
@@ -40,7 +51,8 @@ export interface TreeJob {
  * run in a worktree) also needs its work committed and its tree clean before
  * it is complete (docs/completion.md#external-conditions).
  */
-export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome> {
+export async function runInTree(treeBase: RunBase, job: TreeJob): Promise<RunOutcome> {
+  let base = treeBase;
   const resumed = "resumed" in job.start ? job.start.resumed : undefined;
   const runId = resumed?.runId ?? base.runId;
   preloadBackends(base);
@@ -64,6 +76,8 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
     serialize: base.serialize,
   });
   let sandbox: SandboxState | undefined;
+  let credentials: BackendCredentials | undefined;
+  let checksRoom: ChecksRoom | undefined;
   try {
     const fixed = await fixDefinition(base, {
       runDir: join(base.runsDir, runId),
@@ -73,7 +87,21 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
     const { agent } = fixed;
     await keepDecisionFileOutOfGit(agent, tree.workTree);
     const leftStandIns = await standInsLeftBy(resumed, tree.workTree);
-    sandbox = await sandboxForRun(base, agent, { runId, tree: tree.workTree });
+    // Where the user's hooks are, read before the model works (docs/worktrees-and-github.md#git-hooks).
+    const hooksPlace = await readHooksPlace(tree.workTree, job.place.commonDir).catch(
+      () => undefined,
+    );
+    credentials = await credentialsForRun(base, agent, runId);
+    base = { ...base, credentials };
+    checksRoom = await checksRoomForRun(base, agent, {
+      tree: tree.workTree,
+      ...(resumed === undefined ? {} : { resumed }),
+    });
+    sandbox = await sandboxForRun(base, agent, {
+      runId,
+      tree: tree.workTree,
+      ...(checksRoom === undefined ? {} : { checksRoom: checksRoom.writable }),
+    });
     const branchWork =
       tree.baseRevision === undefined
         ? undefined
@@ -92,6 +120,7 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
         definition: fixed.definition,
         agentFolder: base.agent.dir,
         sandbox,
+        ...(checksRoom === undefined ? {} : { checksRoom }),
         warnings: [
           ...gitWarnings,
           ...(job.warnings ?? []),
@@ -115,10 +144,54 @@ export async function runInTree(base: RunBase, job: TreeJob): Promise<RunOutcome
         ...(job.issue === undefined ? {} : { issue: job.issue }),
         serialize: base.serialize,
         ...(base.env.GITHUB_TOKEN ? { pushToken: base.env.GITHUB_TOKEN } : {}),
+        ...gitHooksOf(base, agent, {
+          place: hooksPlace,
+          sandbox: sandbox?.on === true ? sandbox.sandbox : undefined,
+        }),
       }),
     );
   } finally {
     if (sandbox?.on === true) await sandbox.sandbox.release();
+    await credentials?.release();
+    await checksRoom?.remove();
     await tree.release();
   }
+}
+
+/**
+ * The model keys of the run's backends behind closer's key proxy, and their state folders the
+ * run's own (docs/integrity.md#credentials).
+ */
+async function credentialsForRun(
+  base: RunBase,
+  agent: ResolvedAgent,
+  runId: string,
+): Promise<BackendCredentials> {
+  return startBackendCredentials({
+    runId,
+    kinds: backendKindsOf(agent),
+    env: backendEnvironment(base.env, agent, agent.runner.backend),
+    home: base.env.HOME ?? homedir(),
+  });
+}
+
+/** closer's runner of the user's hooks for the merge or push after the loop, when the run is in git. */
+function gitHooksOf(
+  base: RunBase,
+  agent: RunBase["agent"],
+  where: { readonly place: HooksPlace | undefined; readonly sandbox: SandboxPort | undefined },
+): Pick<AfterLoopOptions, "gitHooks"> {
+  const { place, sandbox } = where;
+  if (place === undefined) return {};
+  return {
+    gitHooks: (record) =>
+      makeGitHooks({
+        mode: agent.runner.git.hooks,
+        place,
+        env: runEnvironments(base.env, agent).validators,
+        sandbox,
+        timeoutMs: agent.runner.budgets.validatorTimeoutMs,
+        record: (event) => record.emit(event),
+      }),
+  };
 }

@@ -18,7 +18,7 @@ import { backendEnvironment } from "./run-environments.js";
 export async function sandboxForRun(
   base: RunBase,
   agent: ResolvedAgent,
-  run: { readonly runId: string; readonly tree: string },
+  run: { readonly runId: string; readonly tree: string; readonly checksRoom?: readonly string[] },
 ): Promise<SandboxState> {
   const { runner } = agent;
   // The place is read from git; a run without the sandbox asks git nothing for it.
@@ -33,6 +33,7 @@ export async function sandboxForRun(
       ...(await gitLayoutOf(run.tree)),
       runsDir: base.runsDir,
       ...(await worktreesDirOf(base.projectDir, runner.worktree.root)),
+      ...(run.checksRoom === undefined ? {} : { checksRoom: run.checksRoom }),
       agentDirs: [
         ...new Set([
           base.agent.dir,
@@ -42,9 +43,14 @@ export async function sandboxForRun(
       ],
       home: base.env.HOME ?? homedir(),
       backendKinds: backendKindsOf(agent),
-      backendEnv: backendEnvironment(base.env, agent, runner.backend),
+      // The run's state folders of every backend kind it uses, the reviews' too.
+      backendEnv: {
+        ...backendEnvironment(base.env, agent, runner.backend, base.credentials),
+        ...base.credentials?.stateFolders,
+      },
       config: runner.sandbox,
       passGithubToken: runner.backend.passGithubToken === true,
+      closerHosts: base.credentials?.proxyHosts ?? [],
     },
   });
 }
@@ -81,7 +87,7 @@ async function worktreesDirOf(cwd: string, root: string) {
 }
 
 /** The run's backend kind and those of its steps' closing reviews. */
-function backendKindsOf(agent: ResolvedAgent): BackendKind[] {
+export function backendKindsOf(agent: ResolvedAgent): BackendKind[] {
   const kinds = [agent.runner.backend.kind];
   for (const step of Object.values(agent.registry.completionSteps)) {
     const reviewer = step.closureReview?.backend;

@@ -93,7 +93,8 @@ async function startRunSandbox(
   manager: SandboxManager,
   options: PrepareSandboxOptions,
 ): Promise<RunSandbox> {
-  const scratchDir = await mkdtemp(join(tmpdir(), `closer-${options.runId}-`));
+  // A neutral name: what the checks see of it says nothing of closer (docs/integrity.md#toolchain).
+  const scratchDir = await mkdtemp(join(tmpdir(), "tmp-"));
   const place = { ...options.place, scratchDir };
   const policy = sandboxPolicyFor(place);
   const made = await makeHeldPlaces(placesToMake(place, policy));

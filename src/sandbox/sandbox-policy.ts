@@ -63,6 +63,8 @@ export interface SandboxPlace {
   readonly runsDir: string;
   /** The folder of closer's worktrees, where the repository has one (absolute). */
   readonly worktreesDir?: string;
+  /** The clean room the checks run in: its tree and git dir, writable by the checks only (absolute). */
+  readonly checksRoom?: readonly string[];
   /** The agent definition: its folder in the project, and its copy in the tree (absolute). */
   readonly agentDirs: readonly string[];
   readonly home: string;
@@ -73,6 +75,8 @@ export interface SandboxPlace {
   readonly config: SandboxConfig;
   /** agent.json's `runner.backend.passGithubToken`: the one grant of a token, to the backend. */
   readonly passGithubToken: boolean;
+  /** closer's own servers on loopback the backend reaches: its key proxies (docs/integrity.md#credentials). */
+  readonly closerHosts?: readonly string[];
 }
 
 /** Credential stores of the user's: never readable by a process of the model's. */
@@ -259,13 +263,15 @@ export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
       hosts: unique([
         ...place.backendKinds.flatMap((kind) => MODEL_HOSTS[kind]),
         ...baseUrlHosts(place.backendEnv),
+        ...(place.closerHosts ?? []),
         ...place.config.allowedDomains,
       ]),
     },
     validators: {
-      allowWrite: common,
+      allowWrite: [...common, ...(place.checksRoom ?? [])],
       denyWrite,
-      denyRead: [...denyRead, ...allBackendState(place.home)],
+      // The backend's state wherever it is, the run's own folder among it (its login may be there).
+      denyRead: unique([...denyRead, ...allBackendState(place.home), ...backendState]),
       deniedVariables: GITHUB_TOKEN_VARIABLES,
       hosts: unique(place.config.validatorDomains),
     },

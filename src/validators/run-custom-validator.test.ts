@@ -89,18 +89,18 @@ function customValidator(module: string, timeoutMs = 10_000): CustomValidatorDef
 }
 
 describe("custom validator", () => {
-  it("runs the module in the working tree and keeps its params", async () => {
+  it("runs the module in the tree it is given and keeps its params; no CLOSER_CHECK_ID tells it it is closer's", async () => {
     const outcome = await runValidator(customValidator("echo.mjs"), context);
     expect(outcome).toMatchObject({ validator: "review", valid: true });
     expect(outcome.params).toEqual({
       cwd: tree,
       agentDir,
       checkId: "check-123",
-      envCheckId: "check-123",
+      envCheckId: undefined,
       mark: "marked",
       hasSignal: true,
       processCwd: tree,
-      processCheckId: "check-123",
+      processCheckId: undefined,
       hasPath: true,
     });
   });

@@ -20,7 +20,7 @@ export interface CustomValidatorInput {
   readonly cwd: string;
   readonly agentDir: string;
   readonly checkId: string;
-  /** closer's additions to the environment, `CLOSER_CHECK_ID` included. */
+  /** The caller's additions to the environment; closer adds none (docs/integrity.md#toolchain). */
   readonly env: Readonly<Record<string, string>>;
   /** Aborts when the check times out or the run stops. */
   readonly signal: AbortSignal;

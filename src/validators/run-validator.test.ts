@@ -112,13 +112,13 @@ describe("command validator", () => {
     expect(failedTests[1]?.error).toContain("boom: division by zero");
   });
 
-  it("gives the command closer's environment, the context's and the check id", async () => {
+  it("gives the command its environment and the context's additions, but no CLOSER_* variable of closer's (docs/integrity.md#toolchain)", async () => {
     const outcome = await runValidator(
       commandValidator({
-        command: 'echo "$CLOSER_CHECK_ID $CLOSER_TEST_MARK"; test -n "$PATH"',
-        successWhenText: "contains:check-123 marked",
+        command: 'echo "[$CLOSER_CHECK_ID$CLOSER_RUN_ID] $CLOSER_TEST_MARK"; test -n "$PATH"',
+        successWhenText: "contains:[] marked",
       }),
-      context,
+      { ...context, processEnv: { PATH: process.env.PATH ?? "", CLOSER_RUN_ID: "run-1" } },
     );
     expect(outcome.valid).toBe(true);
   });

@@ -18,19 +18,23 @@ export function makeConfigErrorOutcome(
   };
 }
 
-/** What closer adds to a check's environment: its variables, `CLOSER_CHECK_ID` included. */
+/** What a caller adds to a check's environment (closer itself adds nothing). */
 export function makeCheckAdditions(context: CheckContext): Record<string, string> {
-  return { ...context.env, CLOSER_CHECK_ID: context.checkId };
+  return { ...context.env };
 }
 
 /**
  * The whole environment of a check's processes: the validators' environment
- * of the run's policy — never closer's GitHub tokens — plus closer's
- * additions (docs/backends.md#environment).
+ * of the run's policy — never closer's GitHub tokens, and no `CLOSER_*` variable,
+ * so nothing tells a check it is being measured (docs/integrity.md#toolchain) —
+ * plus the caller's additions (docs/backends.md#environment).
  */
 export function makeCheckEnv(context: CheckContext): Record<string, string> {
   const base = context.processEnv ?? makeChildEnvironment("validators", process.env);
-  return { ...base, ...makeCheckAdditions(context) };
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(base))
+    if (!name.startsWith("CLOSER_")) env[name] = value;
+  return { ...env, ...makeCheckAdditions(context) };
 }
 
 export function elapsedMs(startedMs: number): number {

@@ -6,6 +6,7 @@
  */
 
 import { type CloserError, isCloserError } from "../errors.js";
+import type { GitHookRunner } from "../ports/git-hooks.js";
 import type { WorktreeOnSuccess } from "../ports/runner-config.js";
 import {
   isAncestor,
@@ -32,6 +33,11 @@ export interface FinishWorktreeOptions {
   readonly remote?: string;
   /** The token the push may use, for that one command (docs/worktrees-and-github.md#push-credential). */
   readonly pushToken?: string;
+  /**
+   * Runs the hooks git would have run for the merge or the push (post-merge, pre-push), which
+   * closer's git does not (docs/worktrees-and-github.md#git-hooks). Without it, none runs.
+   */
+  readonly hooks?: GitHookRunner;
   /** Opens a pull request for the pushed branch and returns its URL. */
   readonly pullRequest?: (branch: string) => Promise<string>;
   /**
@@ -81,6 +87,8 @@ function kept(
 /**
  * Merge `source` (the verified commit, or the branch) into `baseBranch` when no worktree has the
  * base checked out; the base moves only from the commit it was read at (compare-and-swap).
+ * No checkout of the user's moves, so no hook is run: the checkouts and the merge in the run's
+ * own worktree, which goes away after, are closer's means (docs/worktrees-and-github.md#git-hooks).
  */
 async function mergeWithoutCheckout(
   worktreePath: string,
@@ -126,11 +134,21 @@ function mergeMessage(branch: string, baseBranch: string): string {
   return `Merge branch '${branch}' into ${baseBranch}`;
 }
 
-/** Merge into the base where it is checked out: the verified commit when there is one. */
-function mergeInCheckout(cwd: string, options: FinishWorktreeOptions): Promise<MergeResult> {
+/**
+ * Merge into the base where it is checked out: the verified commit when there is one. A merge
+ * that moved the checkout is followed by its post-merge hook (argument `0`: not a squash), as
+ * git would; its exit code changes nothing, as in git.
+ */
+async function mergeInCheckout(cwd: string, options: FinishWorktreeOptions): Promise<MergeResult> {
   const { branch, baseBranch } = options.worktree;
-  if (options.commit === undefined) return mergeBranch(cwd, branch);
-  return mergeCommit(cwd, options.commit, mergeMessage(branch, baseBranch));
+  const merge =
+    options.commit === undefined
+      ? await mergeBranch(cwd, branch)
+      : await mergeCommit(cwd, options.commit, mergeMessage(branch, baseBranch));
+  if (options.hooks && (merge === "fast-forward" || merge === "merge-commit")) {
+    await options.hooks({ hook: "post-merge", operation: "merge", args: ["0"], cwd });
+  }
+  return merge;
 }
 
 async function mergeIntoBase(options: FinishWorktreeOptions): Promise<FinishWorktreeResult> {
@@ -163,10 +181,9 @@ async function pushAndOpenPullRequest(
   let pullRequestUrl: string | undefined;
   const remote = options.remote ?? "origin";
   try {
-    if (options.commit === undefined)
-      await pushBranch(worktreePath, branch, remote, options.pushToken);
-    else
-      await pushCommit(worktreePath, { commit: options.commit, branch }, remote, options.pushToken);
+    const extras = { token: options.pushToken, hooks: options.hooks };
+    if (options.commit === undefined) await pushBranch(worktreePath, branch, remote, extras);
+    else await pushCommit(worktreePath, { commit: options.commit, branch }, remote, extras);
     if (options.pullRequest) pullRequestUrl = await options.pullRequest(branch);
   } catch (error) {
     if (!isCloserError(error)) throw error;

@@ -23,6 +23,11 @@ export interface GitRunOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** The repository to run on, named to git instead of found from `cwd`. */
   readonly repository?: GitRepository | undefined;
+  /**
+   * Read the repository's own `core.hooksPath` (a command that runs no hook): without
+   * closer's pin of it, and only for `readHooksPlace`.
+   */
+  readonly hooksPathAsConfigured?: boolean;
 }
 
 /**
@@ -39,10 +44,24 @@ const GIT_ENVIRONMENT: Readonly<Record<string, string>> = {
 const REMOVED_VARIABLES: readonly string[] = [...GITHUB_TOKEN_VARIABLES, "GIT_EXTERNAL_DIFF"];
 
 /**
- * Settings every git command of closer runs with, whatever the repository
- * says (docs/integrity.md#git-state): no file-system monitor program, no pager.
+ * Where closer's git looks for hooks: under `/dev/null`, where no file can be, so git runs no
+ * hook of any kind (pre-push, post-merge, post-checkout, reference-transaction, pre-commit, …)
+ * for a command of closer's. closer runs the user's hooks itself, without credentials
+ * (docs/worktrees-and-github.md#git-hooks).
  */
-const PINNED_CONFIG: readonly string[] = ["core.fsmonitor=false", "core.pager=cat"];
+export const NO_HOOKS_PATH = "/dev/null";
+
+/**
+ * Settings every git command of closer runs with, whatever the repository
+ * says (docs/integrity.md#git-state): no file-system monitor program, no pager,
+ * no hook. Given as `-c`, they come after any `GIT_CONFIG_PARAMETERS` or
+ * `GIT_CONFIG_COUNT` of closer's environment, and the last value wins.
+ */
+const PINNED_CONFIG: readonly string[] = [
+  "core.fsmonitor=false",
+  "core.pager=cat",
+  `core.hooksPath=${NO_HOOKS_PATH}`,
+];
 
 /** closer's environment for git: without the GitHub tokens, so no hook or helper git runs sees one. */
 export function gitEnvironment(
@@ -76,7 +95,10 @@ export async function runGit(
   args: readonly string[],
   options: GitRunOptions = {},
 ): Promise<CommandResult> {
-  const config = [...PINNED_CONFIG, ...(options.config ?? [])].flatMap((entry) => ["-c", entry]);
+  const pinned = options.hooksPathAsConfigured
+    ? PINNED_CONFIG.filter((entry) => !entry.startsWith("core.hooksPath="))
+    : PINNED_CONFIG;
+  const config = [...pinned, ...(options.config ?? [])].flatMap((entry) => ["-c", entry]);
   const result = await runCommand({
     command: ["git", ...config, ...args],
     cwd,
@@ -117,6 +139,27 @@ export async function isInsideGitRepository(cwd: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Where the repository keeps its hooks, as git would look for them from `cwd`: its
+ * `core.hooksPath` as configured (a relative one is relative to the work tree the hook runs
+ * in, as git has it), or `<common dir>/hooks` (docs/worktrees-and-github.md#git-hooks).
+ * `commonDir`, when the caller already knows it, saves asking git for it again.
+ */
+export async function readHooksPlace(cwd: string, commonDir?: string): Promise<HooksPlace> {
+  const configured = await runGit(cwd, ["config", "--path", "--get", "core.hooksPath"], {
+    allowFailure: true,
+    hooksPathAsConfigured: true,
+  });
+  const value = configured.exitCode === 0 ? configured.stdout.replace(/\n$/, "") : "";
+  if (value !== "") return { path: value };
+  return { path: path.join(commonDir ?? (await getGitCommonDir(cwd)), "hooks") };
+}
+
+/** The hooks folder: absolute, or relative to the work tree a hook runs in. */
+export interface HooksPlace {
+  readonly path: string;
 }
 
 /** Top folder of the working tree that holds `cwd`. */

@@ -92,7 +92,7 @@ describe("The model's backend", () => {
       const program = [
         'import { writeFileSync } from "node:fs";',
         READ_PROMPT,
-        'writeFileSync(new URL("./scratch/mark.txt", import.meta.url), process.env.CLOSER_PROCESS_MARK);',
+        'writeFileSync(new URL("./scratch/mark.txt", import.meta.url), process.env.PROCESS_TREE_MARK);',
         "setInterval(() => {}, 1000);",
       ].join("\n");
       const { result, state, runDir } = await run(program);

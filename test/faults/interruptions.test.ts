@@ -21,7 +21,7 @@ const SLOW_FIRST = [
   READ_PROMPT,
   'const markFile = new URL("./scratch/mark.txt", import.meta.url);',
   "if (!existsSync(markFile)) {",
-  '  writeFileSync(markFile, process.env.CLOSER_PROCESS_MARK ?? "none");',
+  '  writeFileSync(markFile, process.env.PROCESS_TREE_MARK ?? "none");',
   "  await new Promise(() => setInterval(() => {}, 1000));",
   "}",
   DONE_ANSWER,

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, vi } from "vitest";
 import { cli } from "../cli/support/cli-repo.js";
 import { type FakeGithub, startFakeGithub } from "../doubles/fake-github/index.js";
 import { TOKEN } from "../run/support/issue-repo.js";
+import { PROJECT_TOP } from "../support/project-top.js";
 import { fault } from "./support/fault.js";
 import { DONE_ANSWER, type FaultRepo, makeFaultRepo, READ_PROMPT } from "./support/fault-repo.js";
 import { onlyRunFolder, readRecordedEvents, readRunJson } from "./support/run-folder.js";
@@ -188,7 +189,9 @@ ${DONE_ANSWER}
         runner: {
           backend: { kind: "command", passGithubToken: true },
         },
-        validators: { "records-env": runs(`node -e '${saw("validator-saw.txt")}'`) },
+        validators: {
+          "records-env": runs(`cd ${PROJECT_TOP} && node -e '${saw("validator-saw.txt")}'`),
+        },
         conditions: ["records-env"],
       });
       // The command backend's program is the fault repo's own.

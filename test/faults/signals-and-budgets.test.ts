@@ -30,7 +30,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 spawn("sleep", ["600"], { stdio: "ignore" });
 mkdirSync(".closer", { recursive: true });
-writeFileSync(".closer/model-mark", process.env.CLOSER_PROCESS_MARK ?? "none");
+writeFileSync(".closer/model-mark", process.env.PROCESS_TREE_MARK ?? "none");
 await new Promise(() => setInterval(() => {}, 1000));
 `;
 
@@ -319,7 +319,7 @@ describe("Signals, budgets and processes", () => {
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 mkdirSync(".closer", { recursive: true });
-spawn("setsid", ["sh", "-c", "echo $$ $CLOSER_PROCESS_MARK > .closer/daemon; exec sleep 600"], { stdio: "inherit" }).unref();
+spawn("setsid", ["sh", "-c", "echo $$ $PROCESS_TREE_MARK > .closer/daemon; exec sleep 600"], { stdio: "inherit" }).unref();
 await new Promise((resolve) => setTimeout(resolve, 300));
 ${DONE_ANSWER}
 `;

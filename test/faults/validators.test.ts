@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { cli } from "../cli/support/cli-repo.js";
 import { liveMarkedProcesses } from "../doubles/fake-claude/process-liveness.js";
+import { PROJECT_TOP } from "../support/project-top.js";
 import { fault } from "./support/fault.js";
 import { type FaultRepo, makeFaultRepo } from "./support/fault-repo.js";
 import { onlyRunFolder, readRecordedEvents, readRunJson } from "./support/run-folder.js";
@@ -63,8 +64,7 @@ describe("The checks", () => {
       does: "its process group is ended at the timeout and the check fails with a message saying so, which the retry prompt carries; no process is left running",
     },
     async () => {
-      const hang =
-        "node -e \"require('fs').writeFileSync('scratch/mark.txt', process.env.CLOSER_PROCESS_MARK); setInterval(() => {}, 1000)\"";
+      const hang = `cd ${PROJECT_TOP} && node -e "require('fs').writeFileSync('scratch/mark.txt', process.env.PROCESS_TREE_MARK); setInterval(() => {}, 1000)"`;
       const { result, state, events, runDir } = await runWith({ hangs: checkValidator(hang) });
       expect(result.code).toBe(1);
       expect(state.status).toBe("retries_exhausted");

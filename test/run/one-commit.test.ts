@@ -1,3 +1,6 @@
+import { mkdtemp, realpath } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent, RunEventOf, RunEventType } from "../../src/ports/events.js";
 import type { Plugin } from "../../src/ports/plugin.js";
@@ -47,6 +50,11 @@ function commitsAfterTheVerdict(backend: ScriptedBackend): Plugin {
   };
 }
 
+/** A folder outside the work where a test's checks and processes leave marks. */
+async function newMarks(): Promise<string> {
+  return realpath(await mkdtemp(join(tmpdir(), "marks-")));
+}
+
 describe("docs/integrity.md#one-commit: an issue run merges or pushes the commit its checks verified", () => {
   let setup: IssueRepo | undefined;
   let github: FakeGithub | undefined;
@@ -86,19 +94,22 @@ describe("docs/integrity.md#one-commit: an issue run merges or pushes the commit
     expect(merge?.detail).toContain(commit);
   });
 
-  it("a check that commits to the branch after its own check passed: the verdict is void, and the commit merged is one the checks saw", async () => {
+  it("a check that writes into the copy of the work it checks: the verdict is void and the write named; the work tree and the branch never see it", async () => {
+    const marks = await newMarks();
     const { setup, options } = await start({
       validators: {
-        "commits-late": {
+        "writes-late": {
           type: "command",
-          command: `[ "$CLOSER_CHECK_ID" = baseline ] || [ -e ".closer/marks/committed" ] || { mkdir -p .closer/marks && touch ".closer/marks/committed" && echo late > late.txt && git add late.txt && git commit --quiet -m late; }`,
+          // Writes once, on the model's work (not at the baseline), where it is checked.
+          command: `[ -e epsilon.txt ] || exit 0; [ -e "${marks}/wrote" ] && exit 0; touch "${marks}/wrote"; echo late > late.txt`,
           successWhen: "exitCode:0",
           failurePattern: "check-failed",
           extractParams: { errorOutput: "stderr" },
         },
       },
-      conditions: ["git-clean", "check-passes", "commits-late"],
+      conditions: ["git-clean", "check-passes", "writes-late"],
       completionStep: { concurrency: 1 },
+      runner: { sandbox: { allowWrite: [marks] } },
     });
     const log = eventLog();
     const backend = makeScriptedBackend([doneTurn("epsilon.txt"), { structuredOutput: DONE }]);
@@ -107,31 +118,35 @@ describe("docs/integrity.md#one-commit: an issue run merges or pushes the commit
 
     expect(outcome).toMatchObject({ success: true, status: "completed", iterations: 2 });
     expect(log.of("declaration-refuted").map((event) => event.pattern)).toEqual(["tree-changed"]);
-    expect(backend.calls[1]?.prompt).toContain("Your work changed while closer was checking it");
-    const [first, second] = log.of("checks-start").map((event) => event.commit);
-    expect(second).not.toBe(first);
-    expect(outcome.completion?.commit).toBe(second);
-    expect(await git(setup.repo.dir, "rev-parse", "main")).toBe(second);
-    expect(await git(setup.repo.dir, "show", "main:late.txt")).toBe("late");
+    const [guard] = log.of("guard").filter((event) => event.guard === "tree-changed");
+    expect(guard?.params?.moved).toEqual([
+      "a check wrote into the copy of the work it checks: late.txt",
+    ]);
+    expect(backend.calls[1]?.prompt).toContain("a check wrote into the copy of the work it checks");
+    expect(await exists(join(backend.calls[0]?.cwd ?? "", "late.txt"))).toBe(false);
+    expect(outcome.completion?.commit).toBe(await git(setup.repo.dir, "rev-parse", "main"));
+    expect(await git(setup.repo.dir, "ls-tree", "--name-only", "main")).not.toContain("late.txt");
   });
 
   it("a process the model left running commits while the checks run: the verdict is void", async () => {
+    const marks = await newMarks();
     const { setup, options } = await start({
       validators: {
         // Holds the checks until the model's leftover process has committed (at most 10 s).
         "slow-check": {
           type: "command",
-          command: `[ "$CLOSER_CHECK_ID" = baseline ] || { mkdir -p .closer/marks && touch ".closer/marks/checking"; i=0; while [ ! -e ".closer/marks/committed" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done; }`,
+          command: `[ -e epsilon.txt ] || exit 0; touch "${marks}/checking"; i=0; while [ ! -e "${marks}/committed" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done`,
           successWhen: "exitCode:0",
           failurePattern: "check-failed",
           extractParams: { errorOutput: "stderr" },
         },
       },
       conditions: ["check-passes", "slow-check"],
+      runner: { sandbox: { allowWrite: [marks] } },
     });
     const log = eventLog();
     // Started in a session of its own, as a daemon is; the turn ends once it is on its way.
-    const leftRunning = `mkdir -p .closer/marks; setsid sh -c 'touch .closer/marks/detached; i=0; while [ ! -e .closer/marks/checking ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done; echo late > late.txt && git add late.txt && git commit --quiet -m late; touch .closer/marks/committed' </dev/null >/dev/null 2>&1 & j=0; while [ ! -e .closer/marks/detached ] && [ $j -lt 500 ]; do sleep 0.01; j=$((j + 1)); done`;
+    const leftRunning = `setsid sh -c 'touch "${marks}/detached"; i=0; while [ ! -e "${marks}/checking" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done; echo late > late.txt && git add late.txt && git commit --quiet -m late; touch "${marks}/committed"' </dev/null >/dev/null 2>&1 & j=0; while [ ! -e "${marks}/detached" ] && [ $j -lt 500 ]; do sleep 0.01; j=$((j + 1)); done`;
     const first = doneTurn("epsilon.txt");
     const backend = makeScriptedBackend([
       { ...first, commands: [...(first.commands ?? []), leftRunning] },

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,8 +27,9 @@ import { readRecordedEvents } from "./support/recorded-events.js";
 /**
  * The real Claude Code inside closer's OS sandbox (docs/sandbox.md): the
  * binary, its tools and the checks run sandboxed, and the model's API is a
- * script on loopback, reached through the sandbox's proxy because the
- * agent's ANTHROPIC_BASE_URL names it.
+ * script on loopback, reached through the sandbox's proxy and closer's key
+ * proxy, which the backend's ANTHROPIC_BASE_URL names
+ * (docs/integrity.md#credentials).
  */
 
 const executablePath = findRealClaudeCode();
@@ -63,7 +65,10 @@ describe.skipIf(skipReason !== undefined)(
       api = claude = repo = outside = undefined;
     });
 
-    async function start(turns: (tree: string) => AnthropicTurn[]) {
+    async function start(
+      turns: (tree: string) => AnthropicTurn[],
+      { freshHome = false }: { readonly freshHome?: boolean } = {},
+    ) {
       api = await startAnthropicApi({ usage: { inputTokens: 1000, outputTokens: 50 } });
       claude = await makeRealClaudeCodeSetup(api, { executablePath: executablePath ?? "" });
       const fixer = makeIssueAgent({
@@ -83,14 +88,17 @@ describe.skipIf(skipReason !== undefined)(
         agents: [fixer],
       });
       api.script(turns(repo.dir));
+      // A fresh machine: no ~/.claude, no CLAUDE_CONFIG_DIR.
+      const { CLAUDE_CONFIG_DIR: _userConfig, ...freshEnv } = claude.env;
+      if (freshHome) await rm(claude.configDir, { recursive: true });
       const outcome = await runTask({
         agent: await loadAgent("fixer", { cwd: repo.dir }),
         cwd: repo.dir,
         task: TASK,
         clock: makeTestClock(),
-        env: { ...claude.env, IS_SANDBOX: "1" },
+        env: { ...(freshHome ? freshEnv : claude.env), IS_SANDBOX: "1" },
       });
-      return { api, repo, outcome };
+      return { api, repo, outcome, claude };
     }
 
     const commit = () => bashCall("git add --all && git commit --quiet -m widgets");
@@ -115,7 +123,43 @@ describe.skipIf(skipReason !== undefined)(
       const state = await readRunState(outcome.runDir);
       const backendHosts = (state.sandbox?.policy?.backend as { hosts?: string[] } | undefined)
         ?.hosts;
-      expect(backendHosts).toContain(new URL(api.baseUrl).host);
+      // The backend reaches closer's key proxy on loopback; the API itself only closer reaches.
+      expect(backendHosts?.some((host) => /^127\.0\.0\.1:\d+$/.test(host))).toBe(true);
+      expect(backendHosts).not.toContain(new URL(api.baseUrl).host);
+    });
+
+    it("on a fresh machine (no ~/.claude) Claude Code works in the run's own state folder, and the model's write there does not outlive the run; ~/.claude stays read-only and absent", async () => {
+      const { repo, outcome, claude } = await start(
+        (tree) => [
+          {
+            toolCalls: [
+              bashCall(
+                `echo "$CLAUDE_CONFIG_DIR" > state-dir.txt; ` +
+                  `echo '{"hooks":{}}' > "$CLAUDE_CONFIG_DIR/settings.json"`,
+              ),
+              writeCall(join(tree, "widgets.txt"), "working\n"),
+              commit(),
+            ],
+            structuredOutput: DONE,
+          },
+        ],
+        { freshHome: true },
+      );
+
+      expect(outcome).toMatchObject({ success: true, status: "completed", iterations: 1 });
+      expect(outcome.sandbox).toMatchObject({ on: true, refusals: 0 });
+      const stateDir = (await readFile(join(repo.dir, "state-dir.txt"), "utf8")).trim();
+      expect(stateDir).not.toBe("");
+      expect(stateDir.startsWith(claude.homeDir)).toBe(false);
+      expect(existsSync(stateDir)).toBe(false);
+      expect(existsSync(claude.configDir)).toBe(false);
+      const state = await readRunState(outcome.runDir);
+      const policy = state.sandbox?.policy as
+        | { backend?: { allowWrite?: string[] }; validators?: { denyRead?: string[] } }
+        | undefined;
+      expect(policy?.backend?.allowWrite).toContain(stateDir);
+      expect(policy?.backend?.allowWrite).not.toContain(claude.configDir);
+      expect(policy?.validators?.denyRead).toContain(stateDir);
     });
 
     it("the model's Bash writes .git/config and a file outside the tree: both refused and recorded; that declaration does not complete the run, the retry names them; the honest second attempt completes", async () => {

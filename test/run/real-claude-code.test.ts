@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -70,6 +71,11 @@ const WORKING = {
   next_action: { action: "continue", reason: "not committed yet" },
 };
 
+function withoutConfigDir(env: Readonly<Record<string, string>>): Record<string, string> {
+  const { CLAUDE_CONFIG_DIR: _named, ...rest } = env;
+  return rest;
+}
+
 function commitCall() {
   return bashCall(
     `git add --all && git commit --quiet -m "${COMMIT_MESSAGE}" && git log -1 --format=%s`,
@@ -91,7 +97,10 @@ describe.skipIf(executablePath === undefined)(
       repo = undefined;
     });
 
-    async function start(turns: (widgets: string) => AnthropicTurn[]) {
+    async function start(
+      turns: (widgets: string) => AnthropicTurn[],
+      { configInHome = false }: { readonly configInHome?: boolean } = {},
+    ) {
       api = await startAnthropicApi({ usage: { inputTokens: 1000, outputTokens: 50 } });
       claude = await makeRealClaudeCodeSetup(api, { executablePath: executablePath ?? "" });
       const fixer = makeIssueAgent({
@@ -110,7 +119,8 @@ describe.skipIf(executablePath === undefined)(
         cwd: repo.dir,
         task: TASK,
         clock: makeTestClock(),
-        env: claude.env,
+        // configInHome: CLAUDE_CONFIG_DIR unset, the user's folder is ~/.claude (the private HOME's).
+        env: configInHome ? withoutConfigDir(claude.env) : claude.env,
       });
       return { api, claude, repo, widgets, outcome };
     }
@@ -169,8 +179,57 @@ describe.skipIf(executablePath === undefined)(
       });
       expect(outcome.costUsd).toBeGreaterThan(0);
       expect(outcome.costUsd).toBe(backendEnd?.costUsd);
-      // Claude Code kept its session in the private config folder.
+      // Claude Code kept its session in the config folder closer's environment names.
       expect(await readdir(join(claude.configDir, "projects"))).not.toEqual([]);
+    });
+
+    it("the model's commands see a placeholder, never the API key; the key reaches the API through closer's proxy; what the model writes in its state folder goes with the run", async () => {
+      let modelEnv = "";
+      let stateDir = "";
+      const {
+        api,
+        claude: setup,
+        outcome,
+      } = await start(
+        (widgets) => {
+          // In the tree (the one place the sandbox lets a command write), committed with the work.
+          modelEnv = join(widgets, "..", "model-env.txt");
+          stateDir = join(widgets, "..", "model-state-dir.txt");
+          return [
+            {
+              toolCalls: [
+                bashCall(
+                  `env > ${modelEnv}; echo "$CLAUDE_CONFIG_DIR" > ${stateDir}; ` +
+                    `echo '{"hooks":{"SessionStart":[]}}' > "$CLAUDE_CONFIG_DIR/settings.json"`,
+                ),
+                writeCall(widgets, "the widgets are working\n"),
+                commitCall(),
+              ],
+              structuredOutput: DONE,
+            },
+          ];
+        },
+        { configInHome: true },
+      );
+
+      expect(outcome).toMatchObject({ success: true, status: "completed", iterations: 1 });
+      const seen = await readFile(modelEnv, "utf8");
+      expect(seen).toContain("ANTHROPIC_API_KEY=closer-placeholder-ANTHROPIC_API_KEY");
+      expect(seen).not.toContain(SCRIPTED_API_KEY);
+      expect(seen).not.toContain(api.baseUrl);
+      // Every request reached the API with the real key, none with the placeholder.
+      expect(api.requests.length).toBeGreaterThan(0);
+      for (const request of api.requests) {
+        expect(request.headers["x-api-key"]).toBe(SCRIPTED_API_KEY);
+      }
+      expect(JSON.stringify(api.requests.map((request) => request.headers))).not.toContain(
+        "closer-placeholder",
+      );
+      // The state folder was the run's: gone after it; the user's own stays as it was.
+      const runState = (await readFile(stateDir, "utf8")).trim();
+      expect(runState).not.toBe(setup.configDir);
+      expect(existsSync(runState)).toBe(false);
+      expect(await readdir(setup.configDir)).toEqual([]);
     });
 
     it("the second iteration resumes the first one's session in Claude Code", async () => {

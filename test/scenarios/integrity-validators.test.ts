@@ -16,11 +16,14 @@ import { BROKEN_PROJECT, DONE, makeEventLog, makeTaskAgent, TASK } from "./suppo
 
 /** A validator module that ends its process instead of judging the work, after noting its pid. */
 const EXITING_MODULE = [
+  'import { execFileSync } from "node:child_process";',
   'import { writeFileSync } from "node:fs";',
-  'import { join } from "node:path";',
-  // Written in the tree: the agent folder is read-only to a check in the OS sandbox.
+  'import { dirname, join } from "node:path";',
+  // Written in the project (the check runs in the clean room, whose git names the project's git
+  // dir): the agent folder is read-only to a check in the OS sandbox.
   "export default ({ cwd }) => {",
-  '  writeFileSync(join(cwd, "validator.pid"), String(process.pid));',
+  '  const common = execFileSync("git", ["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd, encoding: "utf8" });',
+  '  writeFileSync(join(dirname(common.trim()), "validator.pid"), String(process.pid));',
   "  process.exit(0);",
   "};",
 ].join("\n");

@@ -24,11 +24,14 @@ const WORK_AND_DONE = {
   structuredOutput: DONE,
 };
 
-/** A check that passes, and the first time it runs after the baseline commits a file of its own. */
+/**
+ * A check that passes, and the first time it runs on the model's work (notes.txt) commits a file
+ * of its own. The bare loop has no clean room: its checks run in the tree (docs/integrity.md#clean-room).
+ */
 function commitsOnce(mark: string) {
   return {
     type: "command",
-    command: `[ "$CLOSER_CHECK_ID" = baseline ] || [ -e "${mark}" ] || { touch "${mark}" && echo late > late.txt && git add late.txt && git commit --quiet -m late; }`,
+    command: `[ ! -e notes.txt ] || [ -e "${mark}" ] || { touch "${mark}" && echo late > late.txt && git add late.txt && git commit --quiet -m late; }`,
     successWhen: "exitCode:0",
     failurePattern: "test-failed",
   };
@@ -114,7 +117,7 @@ describe("docs/integrity.md#one-commit: the verdict is about the commit the chec
         // Always fails; the first time after the baseline it also leaves a file in the tree.
         noisy: {
           type: "command",
-          command: `[ "$CLOSER_CHECK_ID" = baseline ] || [ -e "${mark}" ] || { touch "${mark}" && echo x > stray.txt; }; exit 1`,
+          command: `[ ! -e notes.txt ] || [ -e "${mark}" ] || { touch "${mark}" && echo x > stray.txt; }; exit 1`,
           successWhen: "exitCode:0",
           failurePattern: "test-failed",
         },

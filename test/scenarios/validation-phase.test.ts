@@ -40,15 +40,17 @@ function progressOf(events: readonly RunEvent[]): string[] {
 
 describe("docs/completion.md#concurrency the validators of a declaration run at once", () => {
   /**
-   * A check that logs its start and end; before ending it waits (at most 0.75 s) until all three
-   * checks of its declaration started, so overlapping checks all start before any ends.
+   * A check that logs its start and end, and its phase (the baseline, or the model's work, which
+   * writes notes.txt); before ending it waits (at most 0.75 s) until all three checks of the
+   * declaration started, so overlapping checks all start before any ends.
    */
   const loggingCheck = (name: string, log: string) => ({
     type: "command",
     command: [
-      `echo "start ${name} $CLOSER_CHECK_ID" >> "${log}"`,
-      `i=0; while [ "$CLOSER_CHECK_ID" != baseline ] && [ "$(grep -c "^start .* $CLOSER_CHECK_ID$" "${log}")" -lt 3 ] && [ $i -lt 15 ]; do sleep 0.05; i=$((i + 1)); done`,
-      `echo "end ${name} $CLOSER_CHECK_ID" >> "${log}"`,
+      `phase=$([ -e notes.txt ] && echo work || echo baseline)`,
+      `echo "start ${name} $phase" >> "${log}"`,
+      `i=0; while [ "$phase" != baseline ] && [ "$(grep -c "^start .* $phase$" "${log}")" -lt 3 ] && [ $i -lt 15 ]; do sleep 0.05; i=$((i + 1)); done`,
+      `echo "end ${name} $phase" >> "${log}"`,
     ].join("\n"),
     failurePattern: "slow-check",
     cache: false,
@@ -67,7 +69,9 @@ describe("docs/completion.md#concurrency the validators of a declaration run at 
       ...(concurrency === undefined ? {} : { completionStep: { concurrency } }),
     });
     try {
-      const backend = makeScriptedBackend([{ structuredOutput: DONE }]);
+      const backend = makeScriptedBackend([
+        { files: { "notes.txt": "the work\n" }, structuredOutput: DONE },
+      ]);
       const run = await runTask(setup, backend);
       const iteration = (await linesOf(log)).filter((line) => !line.endsWith(" baseline"));
       return { ...run, checks: iteration.map((line) => line.split(" ").slice(0, 2).join(" ")) };
@@ -111,13 +115,13 @@ describe("docs/completion.md#concurrency the validators of a declaration run at 
         // Fails only once the later check has failed, so it always fails last.
         slow: {
           type: "command",
-          command: `[ "$CLOSER_CHECK_ID" = baseline ] && exit 1; i=0; while [ ! -f "${done}" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done; exit 1`,
+          command: `[ -e notes.txt ] || exit 1; i=0; while [ ! -f "${done}" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done; exit 1`,
           failurePattern: "slow-failure",
         },
         fine: { type: "command", command: "true", failurePattern: "slow-check" },
         fast: {
           type: "command",
-          command: `[ "$CLOSER_CHECK_ID" = baseline ] || touch "${done}"; exit 1`,
+          command: `[ ! -e notes.txt ] || touch "${done}"; exit 1`,
           failurePattern: "fast-failure",
         },
       },

@@ -37,7 +37,7 @@ if (mode === "slow" || mode === "stubborn") {
   if (mode === "stubborn") process.on("SIGTERM", () => {});
   const child = spawn("sh", ["-c", trap + "sleep 60"], { stdio: "ignore" });
   mkdirSync(".closer", { recursive: true });
-  writeFileSync(".closer/agent-mark", process.env.CLOSER_PROCESS_MARK ?? "none");
+  writeFileSync(".closer/agent-mark", process.env.PROCESS_TREE_MARK ?? "none");
   writeFileSync(".closer/agent-pids", process.pid + " " + child.pid + "\\n");
   await new Promise((resolve) => child.on("exit", resolve));
 }

@@ -7,7 +7,7 @@ import { appendFileSync } from "node:fs";
  * of their own, and the test finds a live one by the mark closer gives each process group.
  */
 const instance = randomUUID();
-const mark = process.env.CLOSER_PROCESS_MARK ?? "";
+const mark = process.env.PROCESS_TREE_MARK ?? "";
 
 /**
  * A JSON-lines log the test reads afterwards. Appends synchronously so a

@@ -2,12 +2,22 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FaultRepo, makeFaultRepo } from "./fault-repo.js";
 
-/** A check that, while `.closer/hold` is there, writes its process mark and waits to be stopped. */
-const HOLDING_CHECK = `import { existsSync, writeFileSync } from "node:fs";
-if (process.env.CLOSER_CHECK_ID !== "baseline" && existsSync(".closer/hold")) {
-  writeFileSync(".closer/check-mark", process.env.CLOSER_PROCESS_MARK ?? "none");
+/**
+ * A check that, while `.closer/hold` is there in the project (found through git from the clean
+ * room the check runs in), writes its process mark there and waits to be stopped. Its first run
+ * (the baseline's) never holds.
+ */
+const HOLDING_CHECK = `import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+const commonDir = execFileSync("git", ["rev-parse", "--path-format=absolute", "--git-common-dir"], { encoding: "utf8" });
+const marks = join(dirname(commonDir.trim()), ".closer");
+mkdirSync(marks, { recursive: true });
+if (existsSync(join(marks, "ran-once")) && existsSync(join(marks, "hold"))) {
+  writeFileSync(join(marks, "check-mark"), process.env.PROCESS_TREE_MARK ?? "none");
   await new Promise((resolve) => setTimeout(resolve, 600_000));
 }
+writeFileSync(join(marks, "ran-once"), "");
 console.log("ok 1 - widgets work");
 `;
 
@@ -26,7 +36,7 @@ export function makeHoldingCheckRepo(): Promise<FaultRepo> {
         successWhen: "exitCode:0",
         failurePattern: "check-failed",
         extractParams: { errorOutput: "stderr" },
-        // It reads an ignored file and the check id (docs/completion.md#cached-verdicts).
+        // It reads ignored files (docs/completion.md#cached-verdicts).
         cache: false,
       },
     },

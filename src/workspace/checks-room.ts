@@ -1,0 +1,236 @@
+/**
+ * The clean room the checks of a run judge the work in (docs/integrity.md#clean-room): a
+ * checkout, made by closer's own git, of the work tree as git sees it — the commit, with the
+ * uncommitted changes and the untracked files git shows — plus the ignored entries the tree
+ * held when the room was opened (dependency folders and the like), linked in. Files the model
+ * added that git does not show (ignored, hidden behind index flags) are not in it, and what a
+ * check writes there is seen and named.
+ */
+import {
+  copyFile,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readlink,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, relative } from "node:path";
+import type { ChecksRoomPort, RoomView } from "../ports/loop-ports.js";
+import { type GitRunOptions, readGit, runGit } from "./git.js";
+import type { GitRepository } from "./git-repository.js";
+
+/** Settings closer's git reads the work with, whatever the repository says: every stat field counts. */
+const READ_CONFIG = ["core.trustctime=true", "core.checkStat=default", "core.untrackedCache=false"];
+
+/** A run's clean room, made once and rebuilt for every phase of checks. */
+export interface ChecksRoom extends ChecksRoomPort {
+  /** The folders the checks' processes may write: the room's tree and its git dir (absolute). */
+  readonly writable: readonly string[];
+  /** Removes the room. */
+  remove(): Promise<void>;
+}
+
+export interface ChecksRoomOptions {
+  /** The run's repository, named to git (docs/integrity.md#git-state). */
+  readonly repository: GitRepository;
+  /** The folder the run's checks run in, inside the repository's working tree (absolute). */
+  readonly cwd: string;
+  /** Ignored entries to link into the room (a resumed run's, as its baseline kept them). */
+  readonly kept?: readonly string[];
+  /** Ignored entries never linked in: closer's own folders inside the tree (absolute). */
+  readonly skipped?: readonly string[];
+}
+
+/**
+ * Opens the run's room in a new folder of the system's temporary folder. Its names say nothing
+ * of closer: the tree is a folder named like the repository's, its git dir sits beside it.
+ */
+export async function openChecksRoom(options: ChecksRoomOptions): Promise<ChecksRoom> {
+  const { repository } = options;
+  const place = await mkdtemp(join(tmpdir(), "w-"));
+  const tree = join(place, basename(repository.workTree) || "work");
+  const gitDir = join(place, ".git-dir");
+  // closer's own index files, outside what the checks may write.
+  const own = join(place, ".index");
+  await Promise.all([mkdir(tree), mkdir(gitDir), mkdir(own)]);
+  const kept = options.kept ?? (await listIgnoredEntries(repository, options.skipped ?? []));
+  const paths = {
+    tree,
+    gitDir,
+    workIndex: join(own, "work"),
+    roomIndex: join(own, "room"),
+    cwd: join(tree, relative(repository.workTree, options.cwd)),
+  };
+  return {
+    writable: [tree, gitDir],
+    kept,
+    rebuild: (signal) => rebuildRoom({ repository, kept, ...paths }, signal),
+    remove: () => rm(place, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * The ignored entries of the working tree, as `git status` folds them (a folder whose files are
+ * all ignored is one entry), without those under `skipped`.
+ */
+async function listIgnoredEntries(
+  repository: GitRepository,
+  skipped: readonly string[],
+): Promise<string[]> {
+  const listing = await readGit(
+    repository.workTree,
+    ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
+    { repository, config: READ_CONFIG },
+  );
+  const skippedPaths = skipped.map((folder) => relative(repository.workTree, folder));
+  return listing
+    .split("\0")
+    .map((entry) => entry.replace(/\/$/, ""))
+    .filter((entry) => entry !== "" && !skippedPaths.some((folder) => isUnder(entry, folder)));
+}
+
+function isUnder(entry: string, folder: string): boolean {
+  if (folder === "" || folder.startsWith("..")) return false;
+  return entry === folder || entry.startsWith(`${folder}/`) || folder.startsWith(`${entry}/`);
+}
+
+interface RoomPaths {
+  readonly repository: GitRepository;
+  readonly kept: readonly string[];
+  readonly tree: string;
+  readonly gitDir: string;
+  readonly workIndex: string;
+  readonly roomIndex: string;
+  readonly cwd: string;
+}
+
+async function rebuildRoom(paths: RoomPaths, signal?: AbortSignal): Promise<RoomView> {
+  const { repository, tree, gitDir } = paths;
+  const run = (options: GitRunOptions) => ({
+    config: READ_CONFIG,
+    ...(signal === undefined ? {} : { signal }),
+    ...options,
+  });
+  const [snapshot, commit] = await Promise.all([
+    snapshotWork(paths, run({ repository })),
+    readGit(repository.workTree, ["rev-parse", "--verify", "HEAD^{commit}"], run({ repository })),
+  ]);
+  await removeKept(paths);
+  await writeGitFiles(paths, commit);
+  const room: GitRepository = { gitDir, commonDir: repository.commonDir, workTree: tree };
+  const ownIndex = run({ repository: room, env: { GIT_INDEX_FILE: paths.roomIndex } });
+  await runGit(tree, ["read-tree", "--reset", "-u", snapshot], ownIndex);
+  await runGit(tree, ["clean", "-ffdxq"], ownIndex);
+  await linkKept(paths);
+  // The room's index is the commit's, so `git status` there shows the work's changes as the
+  // work tree's does; the stat of the files closer just wrote is kept where they match it.
+  await copyFile(paths.roomIndex, join(gitDir, "index"));
+  await runGit(tree, ["read-tree", "-m", commit], run({ repository: room }));
+  const before = await readRoomListing(paths, ownIndex);
+  return {
+    cwd: paths.cwd,
+    tree: snapshot,
+    readWrites: async () => changedEntries(before, await readRoomListing(paths, ownIndex)),
+  };
+}
+
+/**
+ * The work tree as git sees it, as a tree object: the commit, with every tracked file as it is
+ * now and every untracked file git does not ignore. closer's own index is used, so index flags
+ * the model set (assume-unchanged, skip-worktree) hide nothing and its entries cannot be forged.
+ */
+async function snapshotWork(paths: RoomPaths, options: GitRunOptions): Promise<string> {
+  const { repository, workIndex } = paths;
+  const own = { ...options, env: { ...options.env, GIT_INDEX_FILE: workIndex } };
+  if (!(await exists(workIndex))) await runGit(repository.workTree, ["read-tree", "HEAD"], own);
+  await runGit(repository.workTree, ["add", "--all", "--", ":/"], own);
+  return readGit(repository.workTree, ["write-tree"], own);
+}
+
+/** The room's git dir: a worktree's, whose HEAD is the commit and whose objects are the repository's. */
+async function writeGitFiles(paths: RoomPaths, commit: string): Promise<void> {
+  const { tree, gitDir, repository } = paths;
+  await Promise.all([
+    writeFile(join(tree, ".git"), `gitdir: ${gitDir}\n`),
+    writeFile(join(gitDir, "HEAD"), `${commit}\n`),
+    writeFile(join(gitDir, "commondir"), `${repository.commonDir}\n`),
+    writeFile(join(gitDir, "gitdir"), `${join(tree, ".git")}\n`),
+  ]);
+}
+
+/**
+ * Removes the kept entries from the room before git writes it (so git never writes through a
+ * link), with whatever a check added among them. Links are removed, never followed.
+ */
+async function removeKept(paths: RoomPaths): Promise<void> {
+  for (const entry of paths.kept)
+    await rm(join(paths.tree, entry), { recursive: true, force: true });
+}
+
+/**
+ * Puts each kept entry of the work tree into the room, where the room has nothing there: a file
+ * as a link to it, a folder as a folder of links to what it holds, so a folder that git ignores
+ * only as a folder (`node_modules/`) is still ignored in the room.
+ */
+async function linkKept(paths: RoomPaths): Promise<void> {
+  for (const entry of paths.kept) {
+    const link = join(paths.tree, entry);
+    const source = join(paths.repository.workTree, entry);
+    const parent = await lstat(dirname(link)).catch(() => undefined);
+    const kind = await lstat(source).catch(() => undefined);
+    if (parent?.isDirectory() !== true || kind === undefined || (await exists(link))) continue;
+    if (!kind.isDirectory()) {
+      await symlink(source, link);
+      continue;
+    }
+    await mkdir(link);
+    for (const name of await readdir(source)) await symlink(join(source, name), join(link, name));
+  }
+}
+
+/**
+ * Every file of the room git does not ignore, and its `.git` and git dir's files, with what
+ * lstat says of each (its inode, size, times and mode): a file written and put back differs.
+ */
+async function readRoomListing(
+  paths: RoomPaths,
+  options: GitRunOptions,
+): Promise<Map<string, string>> {
+  const listing = await readGit(
+    paths.tree,
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+    options,
+  );
+  const files = listing.split("\0").filter((file) => file !== "");
+  const own = [".git", ...["HEAD", "commondir", "gitdir"].map((name) => join(".git-dir", name))];
+  const entries = new Map<string, string>();
+  for (const file of [...files, ...own]) {
+    const where = file.startsWith(".git-dir/")
+      ? join(dirname(paths.tree), file)
+      : join(paths.tree, file);
+    entries.set(file, await describeEntry(where));
+  }
+  return entries;
+}
+
+async function describeEntry(file: string): Promise<string> {
+  const stats = await lstat(file).catch(() => undefined);
+  if (stats === undefined) return "missing";
+  const link = stats.isSymbolicLink() ? await readlink(file) : "";
+  return [stats.ino, stats.size, stats.mode, stats.mtimeMs, stats.ctimeMs, link].join(":");
+}
+
+function changedEntries(before: Map<string, string>, after: Map<string, string>): string[] {
+  const changed = new Set<string>();
+  for (const [file, entry] of after) if (before.get(file) !== entry) changed.add(file);
+  for (const file of before.keys()) if (!after.has(file)) changed.add(file);
+  return [...changed].sort();
+}
+
+async function exists(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => undefined)) !== undefined;
+}
