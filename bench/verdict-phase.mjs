@@ -5,13 +5,15 @@
  * checked by one validator that does nothing (`true`). The phase is timed from the model's
  * answer to the run's end (no side effect follows in the project folder), less the validator's
  * own time; the clean room's rebuild and
- * its read of what the checks wrote are also timed on their own. The OS sandbox is off: its cost
- * is measured on its own (sandbox-cost.mjs).
+ * its read of what the checks wrote are also timed on their own, and the same phase of the bare
+ * loop, whose checks run in the tree (`verdictPhaseInTreeMs`). The OS sandbox is off: its cost is
+ * measured on its own (sandbox-cost.mjs).
  */
 import { writeFile } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { loadAgent } from "../dist/definition/load-agent.js";
-import { runTask } from "../dist/run/index.js";
+import { runAgent } from "../dist/loop/index.js";
+import { resolveRunSettings, runTask } from "../dist/run/index.js";
 import { makeFixtureRepo, makeScriptedBackend, makeTestClock } from "../dist/testing/index.js";
 import { openChecksRoom } from "../dist/workspace/checks-room.js";
 import { readGitRepository } from "../dist/workspace/git-place.js";
@@ -52,12 +54,17 @@ function projectFiles() {
   return files;
 }
 
-/** One declaration's verdict phase, its validator's time taken out (ms). */
-async function timeVerdict(dir, loaded, round) {
+/**
+ * One declaration's verdict phase, its validator's time taken out (ms): through `runTask` (the
+ * clean room), or through the bare loop, which judges in the tree (`bare`).
+ */
+async function timeVerdict(dir, loaded, round, bare = false) {
   let answeredMs = 0;
   let decidedMs = 0;
   let checksMs = 0;
-  const outcome = await runTask({
+  const refuted = [];
+  const run = bare ? async (options) => runAgent(await resolveRunSettings(options)) : runTask;
+  const outcome = await run({
     agent: loaded,
     cwd: dir,
     task: { kind: "text", title: "the verdict", body: "" },
@@ -70,6 +77,7 @@ async function timeVerdict(dir, loaded, round) {
       },
     ]),
     onEvent: (event) => {
+      if (event.type === "declaration-refuted") refuted.push(`${event.pattern}: ${event.detail}`);
       if (event.type === "run-end") decidedMs = performance.now();
       if (event.iteration !== 1) return;
       if (event.type === "backend-end") answeredMs = performance.now();
@@ -77,7 +85,7 @@ async function timeVerdict(dir, loaded, round) {
     },
   });
   if (outcome.status !== "completed")
-    throw new Error(`verdict run ended ${outcome.status}: ${outcome.reason}`);
+    throw new Error(`verdict run ended ${outcome.status}: ${outcome.reason} ${refuted.join("; ")}`);
   return decidedMs - answeredMs - checksMs;
 }
 
@@ -109,13 +117,16 @@ export async function measureVerdictPhase() {
   try {
     const loaded = await loadAgent("verdict", { cwd: repo.dir });
     const phases = [];
+    const barePhases = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       phases.push(await timeVerdict(repo.dir, loaded, round));
+      barePhases.push(await timeVerdict(repo.dir, loaded, round + ROUNDS, true));
     }
     const room = await timeRoom(repo.dir);
     return {
       verdictPhaseFiles: FILES,
       verdictPhaseAddedMs: round(median(phases)),
+      verdictPhaseInTreeMs: round(median(barePhases)),
       checksRoomRebuildMs: round(room.rebuildMs),
       checksRoomReadWritesMs: round(room.readWritesMs),
     };

@@ -3,7 +3,11 @@ import { isInsideFolder } from "../definition/inside-path.js";
 import type { ProtectedSet } from "../ports/files.js";
 import type { IntegrityProbe } from "../ports/loop-ports.js";
 import { listChangedFiles } from "../workspace/changed-files.js";
-import { readChangesSince, readHeadCommit } from "../workspace/changes-since.js";
+import {
+  readChangesBetween,
+  readChangesSince,
+  readHeadCommit,
+} from "../workspace/changes-since.js";
 import { getGitDirs } from "../workspace/git.js";
 import { readGitRepository } from "../workspace/git-place.js";
 import type { GitRepository } from "../workspace/git-repository.js";
@@ -47,7 +51,10 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
       }
     },
     readHeadCommit: async () => readHeadCommit(set.workTree, await pinned()),
-    readChangesSince: async (commit) => readChangesSince(set.workTree, commit, await pinned()),
+    readChangesSince: async (commit, tree) =>
+      tree === undefined
+        ? readChangesSince(set.workTree, commit, await pinned())
+        : readChangesBetween(set.workTree, { commit, tree }, await pinned()),
     readTreeFingerprint: async () => readTreeFingerprint(set.workTree, undefined, await pinned()),
     async recordGitState() {
       const record = await recorded();

@@ -11,15 +11,20 @@ export interface ReviewSubject {
   readonly validation: CompletionCheck;
   /** The protected paths as the checks found them. */
   readonly protectedNow: ProtectedFingerprint;
+  /** The tree object of the clean room the checks judged, when they ran in one. */
+  readonly roomTree?: string;
 }
 
 /** The evidence variables of the review prompt, and the changes they were read from. */
 export async function gatherReviewEvidence(
   run: RunContext,
   subject: ReviewSubject,
-): Promise<{ variables: Record<string, unknown>; changes: TreeChanges }> {
+): Promise<
+  { variables: Record<string, unknown>; changes: TreeChanges } | { readonly unreadable: string }
+> {
   const commit = run.state.baseline?.commit ?? "";
-  const changes = await readChanges(run, commit);
+  const changes = await readRoomChanges(run, commit, subject.roomTree);
+  if ("unreadable" in changes) return changes;
   const protectedPaths = [
     ...Object.keys(run.state.baseline?.protectedFiles ?? {}),
     ...Object.keys(subject.protectedNow),
@@ -45,6 +50,23 @@ export async function readChanges(run: RunContext, commit: string): Promise<Tree
     return await run.ports.integrity.readChangesSince(commit);
   } catch {
     return { stat: "", files: [] };
+  }
+}
+
+/**
+ * The changes since the baseline commit up to the clean room's tree (docs/integrity.md#clean-room),
+ * or why they cannot be shown: objects that no longer hold what their ids name are no evidence.
+ */
+async function readRoomChanges(
+  run: RunContext,
+  commit: string,
+  roomTree: string | undefined,
+): Promise<TreeChanges | { readonly unreadable: string }> {
+  if (roomTree === undefined) return readChanges(run, commit);
+  try {
+    return await run.ports.integrity.readChangesSince(commit, roomTree);
+  } catch (error) {
+    return { unreadable: error instanceof Error ? error.message : String(error) };
   }
 }
 

@@ -51,6 +51,20 @@ export async function reviewClosure(
   subject: ReviewSubject,
 ): Promise<ClosureReviewReading | Terminal> {
   const evidence = await gatherReviewEvidence(run, subject);
+  if ("unreadable" in evidence) {
+    // No evidence, no review: the model is not asked, and the declaration is not complete.
+    const finding = `closer could not read the changes: ${evidence.unreadable}`;
+    emit(run, {
+      type: "closure-review",
+      iteration: turn.iteration,
+      allComplete: false,
+      pendingActions: [finding],
+      session: review.session === "fresh" || review.backend !== undefined ? "fresh" : "worker",
+      costUsd: 0,
+      durationMs: 0,
+    });
+    return rejected(finding);
+  }
   const prompt = await run.ports.promptResolver({
     agentDir: run.agent.dir,
     words: closureReviewWords(run.agent.registry.c1, review),
@@ -70,6 +84,8 @@ export async function reviewClosure(
   const costBefore = run.state.totals.costUsd;
   const startedMs = run.ports.clock.now();
   const treeBefore = await fingerprint(run);
+  // What the review's own changes are told against: the work tree as it is before it.
+  const changesBefore = await readChanges(run, run.state.baseline?.commit ?? "");
   const answer = await queryBackend(run, {
     ...turn.query,
     prompt: prompt.text,
@@ -82,7 +98,7 @@ export async function reviewClosure(
   });
   if (answer.terminal) return answer.terminal;
   const changedFiles =
-    (await fingerprint(run)) === treeBefore ? [] : await changedByReview(run, evidence.changes);
+    (await fingerprint(run)) === treeBefore ? [] : await changedByReview(run, changesBefore);
   const reading = countOnlyUnchanged(
     readClosureReview(answer.response, run.ports.schemaValidators),
     changedFiles,
@@ -135,7 +151,14 @@ function countOnlyUnchanged(
 ): ClosureReviewReading {
   if (changedFiles.length === 0) return reading;
   const finding = `the review changed the working tree: ${changedFiles.join(", ")}`;
-  const checklist = reading.ok ? reading.review.checklist : [];
+  return rejected(finding, reading.ok ? reading.review.checklist : []);
+}
+
+/** A review that is not complete, for a finding of closer's own. */
+function rejected(
+  finding: string,
+  checklist: Extract<ClosureReviewReading, { ok: true }>["review"]["checklist"] = [],
+): ClosureReviewReading {
   return {
     ok: true,
     review: { allComplete: false, checklist, pendingActions: [finding] },

@@ -66,6 +66,7 @@ export async function verifyCompletion(
       declaration,
       validation,
       protectedNow: await protectedNow.catch(() => ({})),
+      ...(room === undefined ? {} : { roomTree: room.tree }),
     });
     if (isTerminal(reading)) return reading;
     closureReview = reading;

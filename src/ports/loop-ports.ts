@@ -132,8 +132,12 @@ export interface IntegrityProbe {
   listDirtyFiles(): Promise<readonly string[]>;
   /** The commit HEAD names ("" outside git or before the first commit). */
   readHeadCommit(): Promise<string>;
-  /** What changed since a commit, uncommitted and untracked files included (none outside git). */
-  readChangesSince(commit: string): Promise<TreeChanges>;
+  /**
+   * What changed since a commit, uncommitted and untracked files included (none outside git);
+   * with `tree`, up to that tree object of closer's, its blobs hashed again
+   * (docs/integrity.md#clean-room).
+   */
+  readChangesSince(commit: string, tree?: string): Promise<TreeChanges>;
   /** A digest of the working tree's content: equal digests, unchanged tree. */
   readTreeFingerprint(): Promise<string>;
   /**

@@ -29,7 +29,24 @@ export function runEnvironments(
 ): ChildEnvironments {
   const environments = makeChildEnvironments(env, grantOf(agent, agent.runner.backend));
   const backend = credentials.envFor(agent.runner.backend.kind, environments.backend);
-  return { ...environments, backend };
+  return { backend: withoutAutoGc(backend), validators: withoutAutoGc(environments.validators) };
+}
+
+/**
+ * `env` with git's automatic housekeeping off for the processes of the run (`gc.auto=0`, given as
+ * `GIT_CONFIG_COUNT` after any the environment holds): a commit of the model's in a large
+ * repository would otherwise repack it in the background, writing where the run's policy keeps
+ * git's files read-only (docs/integrity.md#git-state).
+ */
+export function withoutAutoGc(env: Readonly<Record<string, string>>): Record<string, string> {
+  const count = Number.parseInt(env.GIT_CONFIG_COUNT ?? "0", 10);
+  const index = Number.isInteger(count) && count > 0 ? count : 0;
+  return {
+    ...env,
+    GIT_CONFIG_COUNT: String(index + 1),
+    [`GIT_CONFIG_KEY_${index}`]: "gc.auto",
+    [`GIT_CONFIG_VALUE_${index}`]: "0",
+  };
 }
 
 /** The environment of `backend`'s processes, for a run of `agent`. */
@@ -39,8 +56,7 @@ export function backendEnvironment(
   backend: BackendConfig,
   credentials: BackendCredentials = NO_CREDENTIALS,
 ): Record<string, string> {
-  return credentials.envFor(
-    backend.kind,
-    makeChildEnvironment("backend", env, grantOf(agent, backend)),
+  return withoutAutoGc(
+    credentials.envFor(backend.kind, makeChildEnvironment("backend", env, grantOf(agent, backend))),
   );
 }

@@ -1,10 +1,16 @@
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { deflateSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommand } from "../process/shell-command.js";
 import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
-import { readChangesSince, readHeadCommit, splitDiff } from "./changes-since.js";
+import {
+  readChangesBetween,
+  readChangesSince,
+  readHeadCommit,
+  splitDiff,
+} from "./changes-since.js";
 import { commitAll } from "./git.js";
 
 let repo: FixtureRepo;
@@ -152,5 +158,55 @@ describe("splitDiff", () => {
       "deleted file mode 100644",
     ].join("\n");
     expect(splitDiff(diff).map((file) => file.path)).toEqual(["a b.txt", "c.js"]);
+  });
+});
+
+describe("readChangesBetween (docs/integrity.md#clean-room)", () => {
+  async function treeOfWork(): Promise<string> {
+    const index = path.join(repo.dir, ".git", "closer-test-index");
+    const env = { ...process.env, GIT_INDEX_FILE: index } as Record<string, string>;
+    const run = (args: string[]) =>
+      runCommand({ command: ["git", ...args], cwd: repo.dir, env, timeoutMs: 10_000 });
+    await run(["read-tree", "HEAD"]);
+    await run(["add", "--all"]);
+    return (await run(["write-tree"])).stdout.trim();
+  }
+
+  it("diffs the commit against the tree closer wrote, untracked files included, an attributes file's binary shown as text", async () => {
+    const start = await readHeadCommit(repo.dir);
+    await writeFile(path.join(repo.dir, ".gitattributes"), "*.js -diff\n");
+    await writeFile(path.join(repo.dir, "test/add.test.js"), "expect(add(2, 3)).toBe(-1);\n");
+    await writeFile(path.join(repo.dir, "notes.md"), "notes\n");
+
+    const changes = await readChangesBetween(repo.dir, { commit: start, tree: await treeOfWork() });
+
+    expect(changes.files.map((file) => file.path).sort()).toEqual([
+      ".gitattributes",
+      "notes.md",
+      "test/add.test.js",
+    ]);
+    const test = changes.files.find((file) => file.path === "test/add.test.js");
+    expect(test?.diff).toContain("+expect(add(2, 3)).toBe(-1);");
+  });
+
+  it("refuses a diff whose baseline object was rewritten in place to match the weakened test", async () => {
+    const start = await readHeadCommit(repo.dir);
+    const weakened = "expect(add(2, 3)).toBe(-1);\n";
+    await writeFile(path.join(repo.dir, "test/add.test.js"), weakened);
+    const tree = await treeOfWork();
+    const id = (
+      await runCommand({
+        command: ["git", "rev-parse", `${start}:test/add.test.js`],
+        cwd: repo.dir,
+        timeoutMs: 10_000,
+      })
+    ).stdout.trim();
+    const object = path.join(repo.dir, ".git", "objects", id.slice(0, 2), id.slice(2));
+    await chmod(object, 0o644);
+    await writeFile(object, deflateSync(Buffer.from(`blob ${weakened.length}\0${weakened}`)));
+
+    await expect(readChangesBetween(repo.dir, { commit: start, tree })).rejects.toThrow(
+      `objects of the repository no longer hold what their ids name: test/add.test.js (${id})`,
+    );
   });
 });

@@ -8,7 +8,7 @@
 import { lstat, open } from "node:fs/promises";
 import path from "node:path";
 import type { FileChange, TreeChanges } from "../ports/files.js";
-import { type GitRunOptions, isInsideGitRepository, readGit, runGit } from "./git.js";
+import { type GitRunOptions, isInsideGitRepository, readGit, rehashBlobs, runGit } from "./git.js";
 import type { GitRepository } from "./git-repository.js";
 
 const NO_CHANGES: TreeChanges = { stat: "", files: [] };
@@ -79,6 +79,98 @@ export async function readChangesSince(
     (part) => part !== "",
   );
   return { stat: stat.join("\n"), files: [...trackedFiles, ...untrackedFiles] };
+}
+
+/**
+ * The changes from `commit` to `tree`, a tree object closer's own git wrote of the work
+ * (docs/integrity.md#clean-room): objects against objects, so no index entry or work tree file
+ * the model shaped is read. Every blob the diff shows is hashed again first: an object file
+ * rewritten in place (git never re-hashes a loose object it reads) throws, naming the file.
+ */
+export async function readChangesBetween(
+  cwd: string,
+  range: { readonly commit: string; readonly tree: string },
+  repository?: GitRepository,
+): Promise<TreeChanges> {
+  const { commit, tree } = range;
+  if (commit === "") return NO_CHANGES;
+  const root = await readRoot(cwd, repository);
+  if (root === undefined) return NO_CHANGES;
+  const options: GitRunOptions = { repository };
+  await verifyChangedBlobs(root, range, options);
+  const tracked = await readGit(root, [...DIFF, "--no-renames", commit, tree], options);
+  const stat = await readGit(root, [...DIFF, "--stat", commit, tree], options);
+  const files: FileChange[] = [];
+  for (const file of splitDiff(tracked)) {
+    if (!BINARY_LINE.test(file.diff)) {
+      files.push(file);
+      continue;
+    }
+    // An attributes file (`binary`, `-diff`) must not hide a change: diffed again as text,
+    // unless the text holds a NUL (binary content), where git's own line stays.
+    const pathspec = `:(literal)${file.path}`;
+    const again = await runGit(
+      root,
+      [...DIFF, "--text", "--no-renames", commit, tree, "--", pathspec],
+      {
+        ...options,
+        allowFailure: true,
+      },
+    );
+    const diff = again.exitCode === 0 ? again.stdout.replace(/\n$/, "") : "";
+    files.push(diff === "" || diff.includes("\0") ? file : { path: file.path, diff });
+  }
+  return { stat, files };
+}
+
+/** The blobs of both sides of every file that differs between the commit and the tree, hashed again. */
+async function verifyChangedBlobs(
+  root: string,
+  range: { readonly commit: string; readonly tree: string },
+  options: GitRunOptions,
+): Promise<void> {
+  const raw = await readGit(
+    root,
+    [
+      ...PLAIN_PATHS,
+      "diff",
+      "--raw",
+      "--no-renames",
+      "-z",
+      "--no-abbrev",
+      range.commit,
+      range.tree,
+    ],
+    options,
+  );
+  const fields = raw.split("\0");
+  const blobs = new Map<string, string>();
+  for (let index = 0; index + 1 < fields.length; index += 2) {
+    // `:<old mode> <new mode> <old id> <new id> <status>`, then the path.
+    const [oldMode, newMode, oldId, newId] = (fields[index] ?? "").slice(1).split(" ");
+    const file = fields[index + 1] ?? "";
+    if (isBlobMode(oldMode) && oldId !== undefined && !/^0+$/.test(oldId)) blobs.set(oldId, file);
+    if (isBlobMode(newMode) && newId !== undefined && !/^0+$/.test(newId)) blobs.set(newId, file);
+  }
+  const rewritten = await findRewrittenObjects(root, [...blobs.keys()], options);
+  if (rewritten.length > 0) {
+    const files = rewritten.map((id) => `${blobs.get(id)} (${id})`).join(", ");
+    throw new Error(`objects of the repository no longer hold what their ids name: ${files}`);
+  }
+}
+
+function isBlobMode(mode: string | undefined): boolean {
+  return mode === "100644" || mode === "100755" || mode === "120000";
+}
+
+/** The ids among `ids` whose object's content does not hash to the id. */
+async function findRewrittenObjects(
+  root: string,
+  ids: readonly string[],
+  options: GitRunOptions,
+): Promise<string[]> {
+  const hashes = await rehashBlobs(root, ids, options);
+  return ids.filter((id, index) => hashes[index] !== id);
 }
 
 /** The top of the tree: the pinned repository's, or the one git finds from `cwd`. */

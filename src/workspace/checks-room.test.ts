@@ -2,12 +2,20 @@ import { execFileSync } from "node:child_process";
 import { lstat, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ChecksRoom, openChecksRoom } from "./checks-room.js";
 import { readGitRepository } from "./git-place.js";
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
+}
+
+/** Overwrites a loose object in place with other content, as a model with write access could. */
+async function rewriteObject(top: string, id: string, content: string): Promise<void> {
+  const file = join(top, ".git", "objects", id.slice(0, 2), id.slice(2));
+  await rm(file, { force: true });
+  await writeFile(file, deflateSync(Buffer.from(`blob ${content.length}\0${content}`)));
 }
 
 describe("openChecksRoom (docs/integrity.md#clean-room)", () => {
@@ -101,6 +109,20 @@ describe("openChecksRoom (docs/integrity.md#clean-room)", () => {
     );
     expect(await lstat(join(top, "node_modules", "added.js")).catch(() => undefined)).toBe(
       undefined,
+    );
+  });
+
+  it("a file git must write from an object rewritten in place is not put in the room: the rebuild fails, naming it", async () => {
+    const opened = await open();
+    const view = await opened.rebuild();
+    const id = git(top, "rev-parse", "HEAD:src/a.txt");
+    await rewriteObject(top, id, "weakened\n");
+    expect(git(top, "cat-file", "blob", id)).toBe("weakened");
+    // A check removed the file: the next rebuild must write it again from the object.
+    await rm(join(view.cwd, "src", "a.txt"));
+
+    await expect(opened.rebuild()).rejects.toThrow(
+      "objects of the repository no longer hold what their ids name: src/a.txt",
     );
   });
 });

@@ -6,17 +6,8 @@
  * added that git does not show (ignored, hidden behind index flags) are not in it, and what a
  * check writes there is seen and named.
  */
-import {
-  copyFile,
-  lstat,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readlink,
-  rm,
-  symlink,
-  writeFile,
-} from "node:fs/promises";
+import { lstatSync, readlinkSync } from "node:fs";
+import { copyFile, lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import type { ChecksRoomPort, RoomView } from "../ports/loop-ports.js";
@@ -125,6 +116,7 @@ async function rebuildRoom(paths: RoomPaths, signal?: AbortSignal): Promise<Room
   const ownIndex = run({ repository: room, env: { GIT_INDEX_FILE: paths.roomIndex } });
   await runGit(tree, ["read-tree", "--reset", "-u", snapshot], ownIndex);
   await runGit(tree, ["clean", "-ffdxq"], ownIndex);
+  await verifyCheckout(tree, ownIndex);
   await linkKept(paths);
   // The room's index is the commit's, so `git status` there shows the work's changes as the
   // work tree's does; the stat of the files closer just wrote is kept where they match it.
@@ -149,6 +141,39 @@ async function snapshotWork(paths: RoomPaths, options: GitRunOptions): Promise<s
   if (!(await exists(workIndex))) await runGit(repository.workTree, ["read-tree", "HEAD"], own);
   await runGit(repository.workTree, ["add", "--all", "--", ":/"], own);
   return readGit(repository.workTree, ["write-tree"], own);
+}
+
+/**
+ * The room's files hash to the ids closer's index holds for them: what git wrote came from
+ * objects that still hold what their ids name. An object file rewritten in place (git never
+ * re-hashes a loose object it reads) would otherwise put other content in the room than the
+ * work that is judged and delivered; the room is then not made, naming the files.
+ */
+async function verifyCheckout(tree: string, options: GitRunOptions): Promise<void> {
+  const staged = await readGit(tree, ["ls-files", "--stage", "-z"], options);
+  const files: { readonly id: string; readonly path: string }[] = [];
+  for (const entry of staged.split("\0")) {
+    const match = /^(100644|100755) ([0-9a-f]+) 0\t(.*)$/s.exec(entry);
+    if (match?.[2] !== undefined && match[3] !== undefined)
+      files.push({ id: match[2], path: match[3] });
+  }
+  if (files.length === 0) return;
+  const unnamable = files.filter((file) => file.path.includes("\n")).map((file) => file.path);
+  if (unnamable.length > 0) {
+    throw new Error(
+      `a file name holds a line break, which closer cannot check: ${JSON.stringify(unnamable[0])}`,
+    );
+  }
+  const hashed = await readGit(tree, ["hash-object", "--stdin-paths"], {
+    ...options,
+    input: `${files.map((file) => file.path).join("\n")}\n`,
+  });
+  const ids = hashed.split("\n");
+  const rewritten = files.filter((file, index) => ids[index] !== file.id).map((file) => file.path);
+  if (rewritten.length > 0) {
+    const shown = rewritten.slice(0, 10).join(", ");
+    throw new Error(`objects of the repository no longer hold what their ids name: ${shown}`);
+  }
 }
 
 /** The room's git dir: a worktree's, whose HEAD is the commit and whose objects are the repository's. */
@@ -212,15 +237,16 @@ async function readRoomListing(
     const where = file.startsWith(".git-dir/")
       ? join(dirname(paths.tree), file)
       : join(paths.tree, file);
-    entries.set(file, await describeEntry(where));
+    entries.set(file, describeEntry(where));
   }
   return entries;
 }
 
-async function describeEntry(file: string): Promise<string> {
-  const stats = await lstat(file).catch(() => undefined);
+/** Synchronous: ten thousand lstat calls in a row cost milliseconds, awaited one by one far more. */
+function describeEntry(file: string): string {
+  const stats = lstatSync(file, { throwIfNoEntry: false });
   if (stats === undefined) return "missing";
-  const link = stats.isSymbolicLink() ? await readlink(file) : "";
+  const link = stats.isSymbolicLink() ? readlinkSync(file) : "";
   return [stats.ino, stats.size, stats.mode, stats.mtimeMs, stats.ctimeMs, link].join(":");
 }
 

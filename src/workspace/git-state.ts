@@ -228,6 +228,12 @@ function isEmptyWorktreeConfig(path: string, file: KeptFile | undefined): boolea
   return file !== undefined && file.content.length === 0 && path.endsWith("config.worktree");
 }
 
+/**
+ * Files git itself writes in a kept folder, which nothing local reads: `info/refs`, the list of
+ * refs `git update-server-info` writes for dumb HTTP clients after every repack (`git gc`).
+ */
+const WRITTEN_BY_GIT = new Set(["info/refs"]);
+
 function walk(reader: StateReader, folder: string): void {
   let entries: Dirent[];
   try {
@@ -238,7 +244,7 @@ function walk(reader: StateReader, folder: string): void {
   for (const entry of entries) {
     const path = `${folder}/${entry.name}`;
     if (entry.isDirectory()) walk(reader, path);
-    else readInto(reader, path);
+    else if (!WRITTEN_BY_GIT.has(path)) readInto(reader, path);
   }
 }
 

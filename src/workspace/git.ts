@@ -23,6 +23,8 @@ export interface GitRunOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** The repository to run on, named to git instead of found from `cwd`. */
   readonly repository?: GitRepository | undefined;
+  /** Text written to git's stdin. */
+  readonly input?: string;
   /**
    * Read the repository's own `core.hooksPath` (a command that runs no hook): without
    * closer's pin of it, and only for `readHooksPlace`.
@@ -106,6 +108,7 @@ export async function runGit(
     inheritEnv: false,
     timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.input === undefined ? {} : { input: options.input }),
   });
   const failed = result.exitCode !== 0 || result.timedOut || result.aborted;
   if (failed && !(options.allowFailure && !result.timedOut && !result.aborted)) {
@@ -117,6 +120,32 @@ export async function runGit(
     });
   }
   return result;
+}
+
+/**
+ * What each blob of `ids` hashes to now, in order ("" where it cannot be read): every object is
+ * read as git stores it and hashed again, so an object file rewritten in place — git never
+ * re-hashes a loose object it reads — shows as an id that differs (docs/integrity.md#git-state).
+ * One shell runs the pairs of git commands, so the content never passes through closer as text.
+ */
+export async function rehashBlobs(
+  cwd: string,
+  ids: readonly string[],
+  options: GitRunOptions = {},
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const git = ["git", ...PINNED_CONFIG.flatMap((entry) => ["-c", entry])].join(" ");
+  const script = `for id in $OBJECT_IDS; do { ${git} cat-file blob "$id" | ${git} hash-object --no-filters -t blob --stdin; } 2>/dev/null || echo; done`;
+  const result = await runCommand({
+    command: script,
+    cwd,
+    env: gitEnvironment({ ...repositoryVariables(options.repository), OBJECT_IDS: ids.join(" ") }),
+    inheritEnv: false,
+    timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const hashes = result.stdout.split("\n");
+  return ids.map((_, index) => (hashes[index] ?? "").trim());
 }
 
 /** stdout of `git <args>` with the trailing newline removed. */
