@@ -29,8 +29,11 @@ Examples:
   $ closer init iterator --with-evidence   the answer reports each check's result and output
   $ closer init iterator --force           rewrite the scaffold files of an existing agent
 
-init reads the project (package.json and its lockfile, pyproject.toml, uv.lock, tox.ini, go.mod,
-Cargo.toml, deno.json, a Makefile's test target) and prints what it found and chose. The agent
+init reads the project (package.json and its lockfile, pyproject.toml, uv.lock, tox.ini, ruff and
+mypy configuration, go.mod, Cargo.toml, deno.json, a Makefile's test target) and prints what it found
+and chose, and what would fail a run (a tool not on PATH, no git repository). Its JSON is laid out
+as the project's biome or prettier configuration says; under prettier the prompts go into
+.prettierignore. The agent
 works on a GitHub issue (--issue N) or a written task (--task TEXT) until \`git status --porcelain\`
 is empty and the checks it chose (tests, type check, lint) pass.`;
 

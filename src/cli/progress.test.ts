@@ -238,6 +238,42 @@ describe("progress display", () => {
   });
 });
 
+describe("the number of tests (docs/integrity.md#baseline)", () => {
+  it("shows the count of the runner's summary, and says when the output does not tell", () => {
+    const { reporter, output } = capture();
+    reporter(
+      event({
+        type: "baseline",
+        checks: [
+          { validator: "tests-pass", valid: true, durationMs: 900, tests: 2 },
+          { validator: "go-tests", valid: true, durationMs: 900, testRunner: "go" },
+        ],
+        dirtyFiles: [],
+        protectedFiles: 3,
+        durationMs: 1000,
+      }),
+    );
+    // vitest's default reporter names no passing test, only its summary.
+    const stdout =
+      " RUN  v4.1.12 /w\n\n ✓ math.test.js (2 tests) 2ms\n\n Test Files  1 passed (1)\n      Tests  2 passed (2)\n";
+    reporter(
+      event({
+        type: "validator-end",
+        iteration: 1,
+        validator: "tests-pass",
+        valid: true,
+        durationMs: 700,
+        params: {},
+        stdout,
+      }),
+    );
+    expect(output().trimEnd().split("\n")).toEqual([
+      "  baseline 1.0s ✓ tests-pass (2 tests) ✓ go-tests (go: tests not counted) · 3 protected",
+      "  ✓ tests-pass (2 tests) 0.7s",
+    ]);
+  });
+});
+
 describe("a refused GitHub command", () => {
   it("shows the command the model tried", () => {
     const { reporter, output } = capture();

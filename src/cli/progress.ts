@@ -1,6 +1,8 @@
 import type { EventListener, RunEvent, RunEventOf } from "../ports/events.js";
 import type { Redactor } from "../record/secret-redactor.js";
 import { formatUsd, type ShownRunEnd } from "../run/outcome-report.js";
+import { joinOutput } from "../tool-output/output-lines.js";
+import { countTests, parseTestInventory } from "../tool-output/test-inventory.js";
 
 const ANSI = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39] };
 type Style = keyof typeof ANSI;
@@ -123,6 +125,15 @@ function queryLine(event: RunEvent, { paint, verbose, live }: LineStyle): string
       return `${paint("bold", "closer")} ${event.agent} · ${event.task} · up to ${event.maxIterations} iterations${event.resumed ? " (resumed)" : ""}`;
     case "baseline":
       return baselineLine(event, paint);
+    case "setup": {
+      const mark = event.exitCode === 0 ? paint("green", "✓") : paint("red", "✗");
+      const how = event.timedOut
+        ? " timed out"
+        : event.exitCode === 0
+          ? ""
+          : ` exit ${event.exitCode}`;
+      return `  setup ${event.command} ${mark}${how} ${paint("dim", seconds(event.durationMs))}`;
+    }
     case "definition-snapshot":
       return verbose
         ? paint("dim", `  definition: ${event.files} files, sha256 ${event.hash.slice(0, 12)}`)
@@ -189,7 +200,7 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
             ? ` ${event.configError}`
             : findingsOf(event.params);
       const took = event.cached ? "cached" : seconds(event.durationMs);
-      return `  ${mark} ${event.validator} ${paint("dim", took)}${detail}`;
+      return `  ${mark} ${event.validator}${testsRun(event)} ${paint("dim", took)}${detail}`;
     }
     case "guard":
       return event.valid ? undefined : paint("red", `  ✗ ${event.guard}: ${event.detail ?? ""}`);
@@ -232,12 +243,27 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
 
 /** What the checks found on the untouched tree (docs/integrity.md#baseline). */
 function baselineLine(event: RunEventOf<"baseline">, paint: LineStyle["paint"]): string {
-  const checks = event.checks.map(({ validator, valid, tests }) => {
+  const checks = event.checks.map(({ validator, valid, tests, testRunner }) => {
     const mark = valid ? paint("green", "✓") : paint("red", "✗");
-    return `${mark} ${validator}${tests === undefined ? "" : ` (${tests} tests)`}`;
+    return `${mark} ${validator}${testsShown(tests, testRunner)}`;
   });
   const dirty = event.dirtyFiles.length === 0 ? "" : ` · ${event.dirtyFiles.length} files dirty`;
   return `  baseline ${paint("dim", seconds(event.durationMs))} ${checks.join(" ")}${dirty} · ${event.protectedFiles} protected`;
+}
+
+/** The tests a check's output counts (docs/completion.md#test-inventory), as the baseline line shows them. */
+function testsRun(event: RunEventOf<"validator-end">): string {
+  if (event.stdout === undefined && event.stderr === undefined) return "";
+  const inventory = parseTestInventory(joinOutput(event.stdout ?? "", event.stderr ?? ""));
+  if (inventory === undefined) return "";
+  const tests = countTests(inventory);
+  return testsShown(tests, tests === undefined ? inventory.runner : undefined);
+}
+
+/** ` (2 tests)`; ` (go: tests not counted)` when the runner's output does not say how many. */
+function testsShown(tests: number | undefined, testRunner: string | undefined): string {
+  if (tests !== undefined) return ` (${tests} ${tests === 1 ? "test" : "tests"})`;
+  return testRunner === undefined ? "" : ` (${testRunner}: tests not counted)`;
 }
 
 /** `(status completed, action complete)`, or nothing when neither was given. */

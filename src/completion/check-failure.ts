@@ -1,11 +1,15 @@
 import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
 import type { ResponseFormat } from "../ports/registry.js";
 import type { ValidatorOutcome } from "../ports/validator.js";
+import { quoteOutput } from "../tool-output/meaningful-lines.js";
+import { joinOutput } from "../tool-output/output-lines.js";
 import type { CompletionDecision } from "./decide-completion.js";
 import type { CompletionCheck } from "./judge-outcomes.js";
 import { describeFormat, type FormatCheck } from "./validate-format.js";
 
 const DETAIL_MAX_CHARS = 200;
+/** Lines of a check's output a one-line detail quotes (docs/completion.md#quoted-output). */
+const QUOTED_LINES = 3;
 
 type FailedCompletionCheck = Extract<CompletionCheck, { valid: false }>;
 
@@ -88,8 +92,8 @@ export function externalFailure(condition: string, detail: string | undefined): 
 
 /**
  * What a validator found, in one line: the first param that says something
- * (failed test names, changed files, compiler errors, a first output line),
- * else the exit code.
+ * (failed test names, changed files, compiler errors, an output's meaningful
+ * lines), else the exit code with the meaningful lines of what it printed.
  */
 export function describeOutcome(outcome: ValidatorOutcome): string {
   if (outcome.configError !== undefined) return `configuration error: ${outcome.configError}`;
@@ -98,12 +102,17 @@ export function describeOutcome(outcome: ValidatorOutcome): string {
     const said = describeValue(value);
     if (said !== undefined) return `${name}: ${said}`;
   }
-  if (outcome.exitCode !== undefined) return `exit code ${outcome.exitCode}`;
-  return "failed";
+  const printed = quoteOutput(joinOutput(outcome.stdout ?? "", outcome.stderr ?? ""), QUOTED_LINES);
+  const quoted = printed === "" ? "" : `: ${printed}`;
+  if (outcome.exitCode !== undefined) return `exit code ${outcome.exitCode}${quoted}`;
+  return printed === "" ? "failed" : `failed${quoted}`;
 }
 
 function describeValue(value: unknown): string | undefined {
-  if (typeof value === "string") return firstLine(value);
+  if (typeof value === "string") {
+    const quoted = quoteOutput(value, QUOTED_LINES);
+    return quoted === "" ? undefined : quoted;
+  }
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (!Array.isArray(value) || value.length === 0) return undefined;
   const names = value.slice(0, 3).map(describeItem);
@@ -120,13 +129,6 @@ function describeItem(item: unknown): string {
     return typeof fields.message === "string" ? `${where} ${fields.message}` : where;
   }
   return JSON.stringify(item);
-}
-
-function firstLine(text: string): string | undefined {
-  return text
-    .split(/\r?\n/)
-    .find((line) => line.trim() !== "")
-    ?.trim();
 }
 
 function oneLine(text: string): string {

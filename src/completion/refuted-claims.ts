@@ -6,6 +6,8 @@
  * in the retry prompt beside what the check found.
  */
 import type { ValidatorOutcome } from "../ports/validator.js";
+import { quoteOutput } from "../tool-output/meaningful-lines.js";
+import { joinOutput } from "../tool-output/output-lines.js";
 
 /** A claim about a check that the check itself refuted. */
 export interface RefutedClaim {
@@ -92,19 +94,16 @@ function comparable(name: string): string {
     .replace(/[\s_-]+/g, "-");
 }
 
-/** What a failed outcome found: the first lines of its output, else its pattern. */
+/** What a failed outcome found: the meaningful lines of its output, else its pattern. */
 function foundBy(outcome: ValidatorOutcome): string {
   if (outcome.timedOut === true) return "it timed out";
-  const output = [outcome.stderr, outcome.stdout]
-    .map((text) => text?.trim() ?? "")
-    .find((text) => text !== "");
-  if (output !== undefined) return shorten(output);
+  const output = quoteOutput(joinOutput(outcome.stdout ?? "", outcome.stderr ?? ""));
+  if (output !== "") return shorten(output);
   const exit = outcome.exitCode === undefined ? "" : ` (exit ${outcome.exitCode})`;
   return `${outcome.pattern ?? "failed"}${exit}`;
 }
 
-function shorten(text: string): string {
-  const oneLine = text.split(/\r?\n/).slice(0, 5).join(" / ");
+function shorten(oneLine: string): string {
   return oneLine.length <= FOUND_MAX_CHARS ? oneLine : `${oneLine.slice(0, FOUND_MAX_CHARS)}…`;
 }
 

@@ -117,11 +117,31 @@ describe("check failures", () => {
       "typeErrors: src/a.ts:3 TS2322",
     ],
     [
-      "the first output line",
+      "the output's meaningful lines",
       { ...testsFailed, params: { errorOutput: "\n\nboom\nmore" } },
-      "errorOutput: boom",
+      "errorOutput: boom / more",
+    ],
+    [
+      "the errors under a package manager's banner",
+      {
+        ...testsFailed,
+        params: {
+          errorOutput:
+            "\n> proj@1.0.0 lint\n> eslint .\n\n/p/a.js\n  1:1  error  Unexpected var  no-var\n",
+        },
+      },
+      "errorOutput: 1:1  error  Unexpected var  no-var",
     ],
     ["the exit code when nothing was extracted", { ...testsFailed, params: {} }, "exit code 1"],
+    [
+      "the exit code and what the check printed when nothing was extracted",
+      {
+        ...testsFailed,
+        params: {},
+        stderr: "> proj@1.0.0 test\n> vitest run\n\nsh: 1: vitest: not found\n",
+      },
+      "exit code 1: sh: 1: vitest: not found",
+    ],
     ["a timeout", { ...testsFailed, timedOut: true }, "timed out"],
     [
       "a configuration error",

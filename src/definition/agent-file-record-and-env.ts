@@ -86,6 +86,12 @@ export const sandboxSchema = z
       "Hosts the backend may reach besides its model API (e.g. a package registry).",
     ),
     validatorDomains: hostPatterns("Hosts the validators may reach; none by default."),
+    registries: z
+      .enum(["auto", "none"])
+      .default("auto")
+      .describe(
+        "auto: the backend may also reach the package registries of the ecosystems the tree's lockfiles name (npm, PyPI, Go, crates.io, JSR); none: only allowedDomains.",
+      ),
     ignoreRefusals: z
       .array(z.string().min(1))
       .default([])

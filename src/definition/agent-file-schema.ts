@@ -225,6 +225,17 @@ const githubSchema = z
 const runnerSchema = z
   .strictObject({
     backend: backendSchema,
+    setup: z
+      .array(z.string().trim().min(1))
+      .default([])
+      .describe(
+        "Commands that make a tree ready (install dependencies, generate code), run in order through /bin/sh -c in the tree of every new run, before its baseline and outside the sandbox.",
+      ),
+    setupTimeoutMs: z
+      .int()
+      .positive()
+      .default(600_000)
+      .describe("Timeout of each runner.setup command."),
     env: envSchema,
     systemPrompt: insidePath("the agent folder", "prompts/system.md")
       .default("prompts/system.md")

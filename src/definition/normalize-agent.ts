@@ -54,6 +54,7 @@ export function normalizeAgentFile(
       parameters: normalizeParameters(file.parameters),
       runner: {
         backend: normalizeBackend(runner.backend),
+        setup: { commands: [...runner.setup], timeoutMs: runner.setupTimeoutMs },
         env: {
           pass: [...runner.env.pass],
           backend: [...runner.env.backend],
@@ -84,6 +85,7 @@ export function normalizeAgentFile(
           denyRead: [...runner.sandbox.denyRead],
           allowedDomains: [...runner.sandbox.allowedDomains],
           validatorDomains: [...runner.sandbox.validatorDomains],
+          registries: runner.sandbox.registries,
           ignoreRefusals: [...runner.sandbox.ignoreRefusals],
         },
         maxUndecidable: runner.maxUndecidable,

@@ -3,6 +3,7 @@ import { type CheckEvidence, reviewEvidenceVariables } from "../completion/revie
 import { inventoryOf } from "../integrity/guards.js";
 import type { Declaration } from "../ports/declaration.js";
 import type { ProtectedFingerprint, TreeChanges } from "../ports/files.js";
+import { countTests } from "../tool-output/inventory-test.js";
 import type { RunContext } from "./run-context.js";
 
 /** What the closure review is shown of a declaration (docs/completion.md#closure-review). */
@@ -76,8 +77,10 @@ function checksOf(run: RunContext, validation: CompletionCheck): CheckEvidence[]
     const definition = run.agent.registry.validators[outcome.validator];
     const command =
       outcome.command ?? (definition?.type === "command" ? definition.command : undefined);
-    const before = inventories[outcome.validator]?.tests.length;
-    const now = inventoryOf(outcome)?.tests.length;
+    const atBaseline = inventories[outcome.validator];
+    const inventoryNow = inventoryOf(outcome);
+    const before = atBaseline === undefined ? undefined : countTests(atBaseline);
+    const now = inventoryNow === undefined ? undefined : countTests(inventoryNow);
     return {
       validator: outcome.validator,
       valid: outcome.valid,

@@ -10,3 +10,4 @@ export type {
   RunSettings,
   RunStart,
 } from "./run-settings.js";
+export { type SetupOutcome, setupFailure } from "./setup-outcome.js";

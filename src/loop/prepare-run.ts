@@ -6,6 +6,7 @@ import { runFilePath } from "../record/run-folder-reader.js";
 import { VerdictCache } from "../validators/verdict-cache.js";
 import { emit, type RunContext, saveState, waitForState } from "./run-context.js";
 import type { DefinitionStart, NewRun, ResumedRun, RunSettings } from "./run-settings.js";
+import { recordSetup } from "./setup-outcome.js";
 import { findStep } from "./start-iteration.js";
 import { rebaseDefinition } from "./take-baseline.js";
 
@@ -65,6 +66,7 @@ export async function startRun(run: RunContext, settings: RunSettings): Promise<
     resumed: "resumed" in settings.start,
   });
   emit(run, { type: "environment", ...passedNames(settings.environments) });
+  recordSetup(run, settings.setup ?? []);
   if (run.plugins.listing.length > 0) {
     emit(run, { type: "plugins", plugins: run.plugins.listing.map((plugin) => ({ ...plugin })) });
   }

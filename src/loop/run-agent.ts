@@ -11,6 +11,7 @@ import {
 } from "./run-context.js";
 import { runLoop } from "./run-loop.js";
 import type { FinishRecord, FinishRun, RunSettings } from "./run-settings.js";
+import { setupFailure } from "./setup-outcome.js";
 import {
   abortSignalName,
   isRecordFailure,
@@ -49,10 +50,10 @@ export async function runAgent(
   const stopRecordingAbort = recordAbort(run);
   try {
     await startRun(run, settings);
-    terminal = await runLoop(
-      run,
-      "resumed" in settings.start && settings.start.finishOnly === true,
-    );
+    // A failed setup ends the run before its baseline (docs/definition.md#setup).
+    terminal =
+      setupFailure(settings.setup ?? []) ??
+      (await runLoop(run, "resumed" in settings.start && settings.start.finishOnly === true));
   } catch (error) {
     terminal = terminalFromError(error);
   }

@@ -33,7 +33,8 @@ export async function runLoop(run: RunContext, finishOnly = false): Promise<Term
 }
 
 async function iterate(run: RunContext, finishOnly: boolean): Promise<Terminal> {
-  await takeBaseline(run); // the checks on the untouched tree (docs/integrity.md#baseline)
+  const unrunnable = await takeBaseline(run); // the checks on the untouched tree (docs/integrity.md#baseline)
+  if (unrunnable) return unrunnable; // a check that cannot run ends the run before any query
   if (finishOnly) return finishChecks(run); // a completed run's checks again, and no prompt
   const resumed = await resumeChecks(run); // a run stopped during its checks runs them again
   if (resumed) return resumed;

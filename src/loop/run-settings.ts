@@ -6,6 +6,7 @@ import type { PluginHost } from "../ports/plugin-host.js";
 import type { ChildEnvironments } from "../ports/process.js";
 import type { AgentResult } from "../ports/run-result.js";
 import type { DefinitionStamp, RunState, SandboxRecord, TaskInfo } from "../ports/run-state.js";
+import type { SetupOutcome } from "./setup-outcome.js";
 
 /**
  * Everything `runAgent` works with, already resolved: nothing here has a
@@ -53,6 +54,11 @@ export interface RunSettings {
    * recorded as `warning` events and kept in run.json.
    */
   readonly warnings?: readonly string[];
+  /**
+   * The project's setup closer ran in the tree before the run (docs/definition.md#setup):
+   * recorded as `setup` events; a failed command ends the run before the baseline.
+   */
+  readonly setup?: readonly SetupOutcome[];
   /** The worktree the run works in, kept in run.json and the result. */
   readonly worktree?: RunState["worktree"];
   /** Facts of the task that must hold before the run is complete. */

@@ -1,11 +1,15 @@
 import { inventoryOf } from "../integrity/guards.js";
+import { unrunnableReason } from "../integrity/unrunnable-check.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { Baseline } from "../ports/baseline.js";
+import type { RunEventOf } from "../ports/events.js";
 import type { TestInventory } from "../ports/test-inventory.js";
+import { countTests } from "../tool-output/inventory-test.js";
 import { checksCwd, placeChecks } from "./checked-commit.js";
 import { makeCheckRunner, phaseConcurrency, readPhaseFingerprint } from "./run-checks.js";
 import { type CompletionCondition, runConditions } from "./run-conditions.js";
 import { emit, isoTime, type RunContext, saveState, updateState, warn } from "./run-context.js";
+import { failed, type Terminal } from "./terminal-state.js";
 
 /** The check id of the baseline's checks. */
 export const BASELINE_CHECK_ID = "baseline";
@@ -18,14 +22,17 @@ export const BASELINE_CHECK_ID = "baseline";
  * what they found is kept in run.json (which checks pass, the files dirty at
  * start, every test validator's test inventory).
  * A resumed run keeps the baseline its first attempt took.
+ * A check that cannot run on the untouched tree ends the run before the first query
+ * (`config_error`, docs/integrity.md#cannot-run); the baseline is then not kept, so a resumed
+ * run takes it again.
  */
-export async function takeBaseline(run: RunContext): Promise<void> {
+export async function takeBaseline(run: RunContext): Promise<Terminal | undefined> {
   const { integrity } = run.ports;
   // Kept by this process for the git-state guard, a resumed run's too (docs/integrity.md#git-state).
   const recording = integrity.recordGitState();
   if (run.state.baseline !== undefined) {
     await recording;
-    return;
+    return undefined;
   }
   if (run.state.iteration > 0) {
     await recording;
@@ -34,7 +41,7 @@ export async function takeBaseline(run: RunContext): Promise<void> {
       run.state.iteration,
       "this run has no baseline: the integrity guards have nothing to compare",
     );
-    return;
+    return undefined;
   }
   const startedMs = run.ports.clock.now();
   const conditions = baselineConditions(run.agent);
@@ -55,7 +62,7 @@ export async function takeBaseline(run: RunContext): Promise<void> {
     conditions.map((condition) => condition.validator),
     "room" in place ? { commit, tree: place.room.tree } : undefined,
   );
-  const checks: { validator: string; valid: boolean; durationMs: number; tests?: number }[] = [];
+  const checks: RunEventOf<"baseline">["checks"] = [];
   const inventories: Record<string, TestInventory> = {};
   const concurrency = phaseConcurrency(Object.values(run.agent.registry.completionSteps));
   const outcomes = await runConditions(
@@ -70,11 +77,14 @@ export async function takeBaseline(run: RunContext): Promise<void> {
       validator: outcome.validator,
       valid: outcome.valid,
       durationMs: outcome.durationMs,
-      ...(inventory === undefined ? {} : { tests: inventory.tests.length }),
+      ...testCountOf(inventory),
     });
   }
   // A check the abort stopped measured nothing: a resumed run takes the baseline again.
-  if (run.signal.aborted) return;
+  if (run.signal.aborted) return undefined;
+  const unrunnable = outcomes
+    .map((outcome) => unrunnableReason(run.agent.registry.validators[outcome.validator], outcome))
+    .find((reason) => reason !== undefined);
   // After the checks ran: what running them writes is part of the start, not the model's doing.
   const protectedFiles = await integrity.fingerprintProtected();
   const baseline: Baseline = {
@@ -87,8 +97,10 @@ export async function takeBaseline(run: RunContext): Promise<void> {
     ...(Object.keys(gitState).length === 0 ? {} : { gitState }),
     ...("room" in place ? { keptInRoom: [...(run.ports.checksRoom?.kept ?? [])] } : {}),
   };
-  updateState(run, { baseline });
-  saveState(run);
+  if (unrunnable === undefined) {
+    updateState(run, { baseline });
+    saveState(run);
+  }
   emit(run, {
     type: "baseline",
     checks,
@@ -96,6 +108,20 @@ export async function takeBaseline(run: RunContext): Promise<void> {
     protectedFiles: Object.keys(protectedFiles).length,
     durationMs: run.ports.clock.now() - startedMs,
   });
+  return unrunnable === undefined ? undefined : failed("config_error", unrunnable);
+}
+
+/**
+ * What the baseline line shows of a test validator: the count of its runner's
+ * summary, else of the tests it names, and the runner when the count is unknown.
+ */
+function testCountOf(inventory: TestInventory | undefined): {
+  tests?: number;
+  testRunner?: string;
+} {
+  if (inventory === undefined) return {};
+  const tests = countTests(inventory);
+  return tests === undefined ? { testRunner: inventory.runner } : { tests };
 }
 
 /**

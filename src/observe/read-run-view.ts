@@ -121,19 +121,19 @@ function taskOf(task: Json | undefined, title: string | undefined): TaskView {
 
 function baselineOf(baseline: Json | undefined, event: Json | undefined): BaselineView | undefined {
   if (baseline === undefined && event === undefined) return undefined;
-  const timed = new Map<string, number>();
+  const measured = new Map<string, Json>();
   for (const check of arrayOf(event?.checks)) {
-    const duration = num(check.durationMs);
     const name = str(check.validator);
-    if (name !== undefined && duration !== undefined) timed.set(name, duration);
+    if (name !== undefined) measured.set(name, check);
   }
   const checks = arrayOf(baseline?.checks ?? event?.checks).map((check) => {
     const validator = str(check.validator) ?? "";
-    const durationMs = timed.get(validator);
+    const found = measured.get(validator);
     return {
       validator,
       valid: check.valid === true,
-      ...(durationMs === undefined ? {} : { durationMs }),
+      ...optionalNumber("durationMs", found?.durationMs),
+      ...optionalNumber("tests", found?.tests),
     };
   });
   const protectedFiles = obj(baseline?.protectedFiles);

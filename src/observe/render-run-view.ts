@@ -53,7 +53,8 @@ export function renderRunView(view: RunView, paint: Paint = PLAIN): string {
     );
     for (const check of checks) {
       const time = check.durationMs === undefined ? "" : ` ${formatDuration(check.durationMs)}`;
-      out.push(`  ${mark(check.valid)} ${check.validator}${time}`);
+      const tests = check.tests === undefined ? "" : ` (${check.tests} tests)`;
+      out.push(`  ${mark(check.valid)} ${check.validator}${tests}${time}`);
     }
   }
   for (const iteration of view.timeline) out.push("", ...renderIteration(iteration, view, paint));

@@ -58,6 +58,8 @@ export interface BaselineView {
     readonly validator: string;
     readonly valid: boolean;
     readonly durationMs?: number;
+    /** How many tests the check's run counted, from the `baseline` event. */
+    readonly tests?: number;
   }[];
   readonly dirtyFiles: readonly string[];
   readonly protectedFiles: number;

@@ -43,6 +43,19 @@ export type RunEventBody =
   /** The names (never the values) of the variables each kind of process starts with (docs/backends.md#environment). */
   | { type: "environment"; backend: string[]; validators: string[] }
   /**
+   * One command of the project's setup, run in the tree before the run started
+   * (docs/definition.md#setup); its output bounded like a check's.
+   */
+  | {
+      type: "setup";
+      command: string;
+      exitCode: number;
+      durationMs: number;
+      timedOut?: boolean;
+      stdout?: string;
+      stderr?: string;
+    }
+  /**
    * Whether the model's processes run in the OS sandbox, and its policy per kind of process,
    * or why they do not (docs/sandbox.md#record).
    */
@@ -147,7 +160,17 @@ export type RunEventBody =
     }
   | {
       type: "baseline";
-      checks: { validator: string; valid: boolean; durationMs: number; tests?: number }[];
+      /**
+       * `tests`: how many tests a test validator's run counted (its runner's summary, else
+       * the tests it names); `testRunner` instead when its output does not tell how many.
+       */
+      checks: {
+        validator: string;
+        valid: boolean;
+        durationMs: number;
+        tests?: number;
+        testRunner?: string;
+      }[];
       dirtyFiles: string[];
       protectedFiles: number;
       durationMs: number;

@@ -119,12 +119,27 @@ export interface SandboxConfig {
   /** Hosts the backend may reach besides its model API; hosts the validators may reach. */
   readonly allowedDomains: readonly string[];
   readonly validatorDomains: readonly string[];
+  /**
+   * `auto` (the default when absent): the backend may also reach the package registries of the
+   * ecosystems the tree uses; `none`: only what is listed (docs/sandbox.md#registries).
+   */
+  readonly registries?: "auto" | "none";
   /** Refused places and hosts that do not fail an attempt (docs/sandbox.md#refusals). */
   readonly ignoreRefusals: readonly string[];
 }
 
+/** The project's setup (docs/definition.md#setup): commands that make a tree ready before its baseline. */
+export interface SetupConfig {
+  /** Shell commands run in order through `/bin/sh -c` in the run's tree; empty: none. */
+  readonly commands: readonly string[];
+  /** Timeout of each command. */
+  readonly timeoutMs: number;
+}
+
 export interface RunnerConfig {
   readonly backend: BackendConfig;
+  /** The project's setup, run in a new run's tree before its baseline. */
+  readonly setup: SetupConfig;
   readonly env: EnvironmentPass;
   /** Absolute path of the system prompt file (may not exist: then none is appended). */
   readonly systemPromptPath: string;

@@ -21,6 +21,8 @@ export type TestRunner =
   | "vitest"
   | "jest"
   | "mocha"
+  | "uvu"
+  | "ava"
   | "node-test"
   | "tap"
   | "pytest"

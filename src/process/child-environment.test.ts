@@ -38,6 +38,19 @@ describe("docs/backends.md#environment: one policy for every process that runs t
     });
   });
 
+  it("passes git's identity to every kind: CI systems set it instead of a git config", () => {
+    const identity = {
+      GIT_AUTHOR_NAME: "CI Bot",
+      GIT_AUTHOR_EMAIL: "ci@example.com",
+      GIT_COMMITTER_NAME: "CI Bot",
+      GIT_COMMITTER_EMAIL: "ci@example.com",
+      EMAIL: "ci@example.com",
+    };
+    const environments = makeChildEnvironments({ ...CLOSER_ENV, ...identity });
+    expect(environments.backend).toMatchObject(identity);
+    expect(environments.validators).toMatchObject(identity);
+  });
+
   it("gives the backend its model credentials too, never the GitHub tokens", () => {
     const env = makeChildEnvironment("backend", CLOSER_ENV);
     expect(env).toMatchObject({ ANTHROPIC_API_KEY: "sk-ant-key", OPENAI_API_KEY: "sk-openai" });

@@ -16,7 +16,10 @@ export const GITHUB_TOKEN_VARIABLES: readonly string[] = [
   "GH_ENTERPRISE_TOKEN",
 ];
 
-/** What every kind gets: where to find programs, who and where the user is, locale, temp folders, proxies. */
+/**
+ * What every kind gets: where to find programs, who and where the user is (git's identity
+ * included), locale, temp folders, proxies.
+ */
 const COMMON_NAMES = new Set([
   "PATH",
   "HOME",
@@ -44,6 +47,12 @@ const COMMON_NAMES = new Set([
   "NODE_EXTRA_CA_CERTS",
   "SSL_CERT_FILE",
   "SSL_CERT_DIR",
+  // Who commits: CI systems give git its identity this way. An identity is not a credential.
+  "GIT_AUTHOR_NAME",
+  "GIT_AUTHOR_EMAIL",
+  "GIT_COMMITTER_NAME",
+  "GIT_COMMITTER_EMAIL",
+  "EMAIL",
 ]);
 
 const COMMON_PREFIXES = ["LC_", "XDG_"];

@@ -3,6 +3,7 @@ import { unpricedModelWarnings } from "../backends/pricing.js";
 import { normalizeDefinitionText } from "../definition/definition-text.js";
 import { CloserError } from "../errors.js";
 import { protectedSetFor } from "../integrity/protected-set.js";
+import type { SetupOutcome } from "../loop/index.js";
 import type { DefinitionStart, RunSettings, RunStart } from "../loop/run-settings.js";
 import { makePluginHost } from "../plugins/plugin-host.js";
 import type { ResolvedAgent } from "../ports/agent.js";
@@ -40,6 +41,8 @@ export interface RunPlace {
   readonly sandbox?: SandboxState;
   /** Where the checks judge the work (docs/integrity.md#clean-room); absent: in the tree. */
   readonly checksRoom?: ChecksRoomPort;
+  /** The project's setup run in the tree before the run (docs/definition.md#setup). */
+  readonly setup?: readonly SetupOutcome[];
 }
 
 /** The loop's settings for a run in `place`, its ports made here, once (docs/architecture.md#the-seam). */
@@ -90,6 +93,7 @@ export async function makeRunSettings(base: RunBase, place: RunPlace): Promise<R
     ...(place.definition === undefined ? {} : { definition: place.definition }),
     warnings: [...(place.warnings ?? []), ...unpricedModelWarnings(agent)],
     ...(place.worktree === undefined ? {} : { worktree: place.worktree }),
+    ...(place.setup === undefined ? {} : { setup: place.setup }),
     externalConditions: place.externalConditions ?? [],
     ...(place.beforeChecks === undefined ? {} : { beforeChecks: place.beforeChecks }),
   };

@@ -24,6 +24,7 @@ import { checksRoomForRun } from "./run-checks-room.js";
 import { backendEnvironment, runEnvironments } from "./run-environments.js";
 import type { RunOutcome } from "./run-options.js";
 import { backendKindsOf, sandboxForRun, standInsLeftBy } from "./run-sandbox-place.js";
+import { runSetup } from "./run-setup.js";
 
 /** One task in its working tree. */
 export interface TreeJob {
@@ -91,6 +92,12 @@ export async function runInTree(treeBase: RunBase, job: TreeJob): Promise<RunOut
     const hooksPlace = await readHooksPlace(tree.workTree, job.place.commonDir).catch(
       () => undefined,
     );
+    // The project's setup, before the clean room links the tree's ignored entries
+    // (docs/definition.md#setup); a resumed run's tree has it already.
+    const setup =
+      resumed === undefined
+        ? await runSetup(agent, { tree: tree.workTree, env: base.env, signal: base.signal })
+        : [];
     credentials = await credentialsForRun(base, agent, runId);
     base = { ...base, credentials };
     checksRoom = await checksRoomForRun(base, agent, {
@@ -121,6 +128,7 @@ export async function runInTree(treeBase: RunBase, job: TreeJob): Promise<RunOut
         agentFolder: base.agent.dir,
         sandbox,
         ...(checksRoom === undefined ? {} : { checksRoom }),
+        setup,
         warnings: [
           ...gitWarnings,
           ...(job.warnings ?? []),

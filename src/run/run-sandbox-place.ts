@@ -10,6 +10,7 @@ import type { BackendKind } from "../ports/runner-config.js";
 import { readGitLayout } from "../sandbox/git-layout.js";
 import { prepareRunSandbox, SANDBOX_OFF, type SandboxState } from "../sandbox/run-sandbox.js";
 import { removeLeftStandIns } from "../sandbox/stand-ins.js";
+import { packLooseObjects } from "../workspace/git.js";
 import { getMainWorktreeRoot } from "../workspace/prepare-worktree.js";
 import type { RunBase } from "./run-base.js";
 import { backendEnvironment } from "./run-environments.js";
@@ -23,6 +24,9 @@ export async function sandboxForRun(
   const { runner } = agent;
   // The place is read from git; a run without the sandbox asks git nothing for it.
   if (runner.sandbox.mode === "off") return SANDBOX_OFF;
+  // What the repository holds goes where the sandbox holds it (docs/sandbox.md#git); a repository
+  // git cannot pack is left as it is.
+  await packLooseObjects(run.tree).catch(() => undefined);
   return prepareRunSandbox({
     config: runner.sandbox,
     runId: run.runId,

@@ -68,6 +68,9 @@ const COMMON_HELD: readonly { readonly name: string; readonly make?: "folder" | 
   { name: "gitdir", make: "file" },
   // Other object stores and other objects in place of these: closer's git would read them.
   { name: "objects/info/alternates", make: "file" },
+  // The objects the repository held when the run started, packed by closer then: git reads a
+  // pack before a loose copy, so a loose object the model writes for an id cannot change it.
+  { name: "objects/pack", make: "folder" },
   { name: "refs/replace", make: "folder" },
   // closer's own: the run locks and the runs.
   { name: "closer", make: "folder" },

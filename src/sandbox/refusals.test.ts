@@ -30,6 +30,14 @@ describe("a write the sandbox reported", () => {
     expect(isRefusal("deny network-outbound 127.0.0.1:9", rules())).toBe(true);
   });
 
+  it("does not count git freshening a packed object by its pack's times; any other write to a pack does", () => {
+    const pack = join(tree, ".git/objects/pack/pack-0123.pack");
+    const held = { ...rules(), denyWrite: [...rules().denyWrite, join(tree, ".git/objects/pack")] };
+    expect(isRefusal(`deny utimensat ${pack}`, held)).toBe(false);
+    expect(isRefusal(`deny openat ${pack}`, held)).toBe(true);
+    expect(isRefusal(`deny utimensat ${join(tree, ".git/config")}`, held)).toBe(true);
+  });
+
   it("does not count in an ignored place or to an ignored host, nor for mkdir of a folder that is there", () => {
     expect(isRefusal(`deny openat ${join(outside, "cache/x")}`, rules())).toBe(false);
     expect(isRefusal("deny network-outbound telemetry.example.com:443 (host)", rules())).toBe(

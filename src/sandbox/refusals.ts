@@ -32,6 +32,7 @@ export function isRefusal(line: string, judge: RefusalJudge): boolean {
   if (write === null) return true;
   const [, operation = "", path = ""] = write;
   if (operation === "mkdir" && existsSync(path)) return false;
+  if (isPackFreshening(operation, path)) return false;
   if (judge.ignoredPaths.some((place) => isIgnoredAt(path, place))) return false;
   const denied = withRealPaths(judge.denyWrite);
   const writable = withRealPaths(judge.allowWrite);
@@ -42,6 +43,15 @@ export function isRefusal(line: string, judge: RefusalJudge): boolean {
       denied.some((place) => isInside(written, place)) ||
       !writable.some((place) => isInside(written, place)),
   );
+}
+
+/**
+ * git writing an object its repository already holds in a pack "freshens" it by setting the
+ * pack's times; the packs are read-only (docs/sandbox.md#git), so git writes a loose copy
+ * instead and the commit goes on. That refusal is git's housekeeping, not the model's doing.
+ */
+function isPackFreshening(operation: string, path: string): boolean {
+  return /^(utimes?|utimensat)$/.test(operation) && /\/objects\/pack\/[^/]+\.pack$/.test(path);
 }
 
 /** The places, and each as its real path where a symlink leads to it. */

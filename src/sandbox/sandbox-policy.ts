@@ -11,6 +11,7 @@ import type { BackendKind, SandboxConfig } from "../ports/runner-config.js";
 import { GITHUB_TOKEN_VARIABLES } from "../process/child-environment.js";
 import type { GitLayout } from "./git-layout.js";
 import { gitRules, type HeldPlace } from "./git-rules.js";
+import { registryHostsOf } from "./registry-hosts.js";
 
 /** The sandbox's rules for one kind of process. */
 export interface KindPolicy {
@@ -265,6 +266,7 @@ export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
         ...baseUrlHosts(place.backendEnv),
         ...(place.closerHosts ?? []),
         ...place.config.allowedDomains,
+        ...(place.config.registries === "none" ? [] : registryHostsOf(place.tree)),
       ]),
     },
     validators: {

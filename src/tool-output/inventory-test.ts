@@ -24,6 +24,17 @@ export function addCounts(left: TestCounts, right: Partial<TestCounts>): TestCou
   };
 }
 
+/**
+ * How many tests a run counted, in every state: its summary's count, else the
+ * tests it names when they are the whole run; undefined when the output does
+ * not tell (go test without -v names only failures).
+ */
+export function countTests(inventory: TestInventory): number | undefined {
+  const { counts } = inventory;
+  if (counts === undefined) return inventory.complete ? inventory.tests.length : undefined;
+  return counts.passed + counts.failed + counts.skipped + counts.todo;
+}
+
 /** Tests that ran to a verdict: passed or failed. */
 export function ranOf(counts: TestCounts): number {
   return counts.passed + counts.failed;

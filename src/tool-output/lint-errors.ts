@@ -17,8 +17,10 @@ const STYLISH_PROBLEM = /^\s+(\d+):(\d+)\s+(error|warning)\s+(.+?)(?:\s{2,}(\S+)
 const STYLISH_SUMMARY = /^[✖✕×]\s+\d+ problems?/;
 /** `/path/a.js:3:11: message [Error/eqeqeq]` (eslint-formatter-unix). */
 const UNIX_PROBLEM = /^(.+?):(\d+):(\d+): (.*?) \[(Error|Warning)(?:\/(.+?))?\]\s*$/;
-/** `src/a.js:2:7 lint/correctness/noUnusedVariables  FIXABLE  ━━━` (biome). */
-const BIOME_HEADING = /^(\S.*?):(\d+):(\d+) ((?:lint|assist|suppressions)\/\S+)/;
+/** `src/a.js:2:7 lint/correctness/noUnusedVariables  FIXABLE  ━━━`, `src/a.js:1:11 parse ━━━` (biome). */
+const BIOME_HEADING = /^(\S.*?):(\d+):(\d+) ((?:lint|assist|suppressions)\/\S+|parse(?= ))/;
+/** `src/a.js format ━━━`, `./src/a.js organizeImports ━━━` (biome): about a whole file. */
+const BIOME_FILE_HEADING = /^(\S+) (format|organizeImports) ━/;
 /** The message under a biome heading; the mark is `×`/`✖` for an error, `!`/`⚠` for a warning. */
 const BIOME_MESSAGE = /^\s+([×✖!⚠])\s+(.*)$/;
 
@@ -85,11 +87,12 @@ function parseLine(line: string, file: string | undefined): LintProblem | undefi
 function parseBiome(lines: readonly string[], start: number, heading: RegExpExecArray) {
   const next = lines.slice(start + 1, start + 4).find((line) => BIOME_MESSAGE.test(line));
   const message = next ? BIOME_MESSAGE.exec(next) : null;
+  const located = heading.length > 3;
   return {
     file: heading[1] as string,
-    line: Number(heading[2]),
-    column: Number(heading[3]),
-    rule: heading[4] as string,
+    line: located ? Number(heading[2]) : 0,
+    ...(located ? { column: Number(heading[3]) } : {}),
+    rule: heading[located ? 4 : 2] as string,
     message: message?.[2]?.trim() ?? "",
     severity:
       message?.[1] === "×" || message?.[1] === "✖" ? ("error" as const) : ("warning" as const),
@@ -103,7 +106,7 @@ export function parseLintErrors(text: string): LintProblem[] {
   const lines = splitOutputLines(text);
   let file: string | undefined;
   lines.forEach((line, index) => {
-    const biome = BIOME_HEADING.exec(line);
+    const biome = BIOME_HEADING.exec(line) ?? BIOME_FILE_HEADING.exec(line);
     if (biome) {
       problems.push(parseBiome(lines, index, biome));
       return;

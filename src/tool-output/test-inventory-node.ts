@@ -80,25 +80,46 @@ function tapState(ok: boolean, directive: string | undefined): TestState {
   return ok ? "passed" : "failed";
 }
 
-function readTapTests(lines: readonly string[]): InventoryTest[] {
+function readTapTests(lines: readonly string[], leavesOnly: boolean): InventoryTest[] {
   return readTapPoints(lines)
     .filter((point) => point.fields.get("type") !== "suite") // node:test reports each suite too
+    .filter((point) => !(leavesOnly && point.parent))
     .map((point) => ({
       name: [...point.suites, point.title].join(SUITE_SEPARATOR),
       state: tapState(point.ok, point.directive),
     }));
 }
 
-/** TAP lists every test point; its `# tests`/`# pass`/… comments, when present, are the summary. */
+/** node-tap's closing summary, which counts its test points (assertions included): `# { total: 2, pass: 1, fail: 1 }`. */
+const NODE_TAP_SUMMARY = /^# \{ total: \d+((?:, [a-z]+: \d+)*) \}\s*$/;
+
+function readNodeTapCounts(lines: readonly string[]): TestCounts | undefined {
+  const summary = lines.map((line) => NODE_TAP_SUMMARY.exec(line)).find(Boolean);
+  if (!summary) return undefined;
+  const byWord = new Map<string, number>();
+  for (const part of (summary[1] as string).split(", ")) {
+    const [word, count] = part.split(": ");
+    if (word && count) byWord.set(word, Number(count));
+  }
+  return readNodeCounts(byWord);
+}
+
+/**
+ * TAP lists every test point; its `# tests`/`# pass`/… comments, when present,
+ * are the summary. node-tap's own summary counts the points that close no
+ * subtest, so those are the tests listed then.
+ */
 export function readTapInventory(lines: readonly string[]): TestInventory | undefined {
   if (!lines.some((line) => TAP_VERSION.test(line) || TAP_PLAN.test(line))) return undefined;
-  const tests = readTapTests(lines);
+  const nodeTapCounts = readNodeTapCounts(lines);
+  const tests = readTapTests(lines, nodeTapCounts !== undefined);
   const byWord = new Map<string, number>();
   for (const line of lines) {
     const count = TAP_COUNT.exec(line);
     if (count) byWord.set(count[1] as string, Number(count[2]));
   }
-  const counts = byWord.has("tests") ? readNodeCounts(byWord) : countStates(tests);
+  const counts =
+    nodeTapCounts ?? (byWord.has("tests") ? readNodeCounts(byWord) : countStates(tests));
   const focused = lines.some((line) => NODE_ONLY.test(line));
   return makeInventory({ runner: "tap", tests, counts, focused });
 }

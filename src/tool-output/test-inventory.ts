@@ -8,6 +8,7 @@ import {
   readPytestInventory,
 } from "./test-inventory-native.js";
 import { readNodeSpecInventory, readTapInventory } from "./test-inventory-node.js";
+import { readAvaInventory, readUvuInventory } from "./test-inventory-uvu-ava.js";
 
 export type {
   InventoryTest,
@@ -16,6 +17,7 @@ export type {
   TestRunner,
   TestState,
 } from "../ports/test-inventory.js";
+export { countTests } from "./inventory-test.js";
 
 /**
  * Each reader answers only for output it recognizes by the runner's own summary
@@ -28,6 +30,8 @@ const INVENTORY_READERS: readonly ((lines: readonly string[]) => TestInventory |
   readGoInventory,
   readJestInventory,
   readVitestInventory,
+  readUvuInventory,
+  readAvaInventory,
   readMochaInventory,
   readNodeSpecInventory,
   readPytestInventory,
@@ -36,7 +40,8 @@ const INVENTORY_READERS: readonly ((lines: readonly string[]) => TestInventory |
 
 /**
  * The tests a test run reports (docs/completion.md#test-inventory): vitest, jest,
- * mocha, node:test (spec and TAP), pytest, go test, cargo test and deno test,
+ * mocha, uvu, ava, node:test (spec and TAP), node-tap, pytest, go test, cargo
+ * test and deno test,
  * with or without color. Undefined when the output is not recognisably from a
  * test runner (an empty or no-op test script). Never throws.
  */

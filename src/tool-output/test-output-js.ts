@@ -1,4 +1,4 @@
-/** Failed tests from the reporters of vitest, jest and mocha (default reporters). */
+/** Failed tests from the reporters of vitest, jest, mocha, uvu and ava (default reporters). */
 import { type FailedTest, SUITE_SEPARATOR, summarizeError } from "./failed-test.js";
 
 /** ` FAIL  file > suite > test`, optionally after a `|project|` label. */
@@ -101,5 +101,69 @@ export function parseMochaOutput(lines: readonly string[]): FailedTest[] {
     }
   }
   flush();
+  return failed;
+}
+
+/** uvu's ` FAIL  "name"` (` FAIL  suite  "name"`), its message on the lines below. */
+export const UVU_FAILURE = /^\s*FAIL\s+(?:(\S.*?)\s+)?"(.*)"\s*$/;
+
+export function parseUvuOutput(lines: readonly string[]): FailedTest[] {
+  if (!lines.some((line) => /^\s+Total:\s+\d+\s*$/.test(line))) return [];
+  const failed: FailedTest[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const failure = UVU_FAILURE.exec(lines[index] as string);
+    if (!failure) continue;
+    const block: string[] = [];
+    for (let next = index + 1; next < lines.length; next++) {
+      const blockLine = lines[next] as string;
+      if (UVU_FAILURE.test(blockLine) || /^\s+Total:/.test(blockLine)) break;
+      // The diff's `++expected` / `--actual` lines follow the message.
+      if (/^\s*(?:\+\+|--)/.test(blockLine)) break;
+      block.push(blockLine.replace(/\s+\(\w+\)\s*$/, "")); // the assertion's name, `(is)`
+    }
+    const name = [failure[1], failure[2] as string].filter(Boolean).join(SUITE_SEPARATOR);
+    failed.push({ name, error: summarizeError(block) });
+  }
+  return failed;
+}
+
+const AVA_FAILED = /^\s+✘ \[(?:fail|unexpected pass)\]:? (\S.*?)\s*$/;
+const AVA_REPORTS_START = /^\s*─\s*$/;
+
+/** ava's report of one failure: its title, `file:line`, a code frame, then the message. */
+function readAvaReport(lines: readonly string[], start: number): string {
+  const block: string[] = [];
+  for (let index = start + 1; index < lines.length; index++) {
+    const line = lines[index] as string;
+    if (AVA_REPORTS_START.test(line) || /^\s+›\s/.test(line)) break;
+    if (/^\s+\S+:\d+\s*$/.test(line) || /^\s+\d+:\s/.test(line)) continue;
+    if (/^\s*(?:Error thrown in test:|Difference \(- actual, \+ expected\):)\s*$/.test(line)) {
+      block.push(line.trim().replace(/:$/, ""));
+      continue;
+    }
+    block.push(line);
+  }
+  return summarizeError(block);
+}
+
+export function parseAvaOutput(lines: readonly string[]): FailedTest[] {
+  const reportsAt = lines.findIndex((line) => AVA_REPORTS_START.test(line));
+  const titles = new Map<string, number>();
+  lines.forEach((line, index) => {
+    if (reportsAt !== -1 && index > reportsAt && /^ {2}\S/.test(line))
+      titles.set(line.trim(), index);
+  });
+  const failed: FailedTest[] = [];
+  for (const line of lines) {
+    const listed = AVA_FAILED.exec(line)?.[1];
+    if (listed === undefined) continue;
+    const title =
+      [...titles.keys()].find((candidate) => listed === candidate) ??
+      [...titles.keys()].find((candidate) => listed.startsWith(`${candidate} `)) ??
+      listed;
+    const at = titles.get(title);
+    const error = at === undefined ? "" : readAvaReport(lines, at);
+    failed.push({ name: title.split(" › ").join(SUITE_SEPARATOR), error });
+  }
   return failed;
 }

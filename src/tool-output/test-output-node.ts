@@ -43,7 +43,8 @@ export function parseNodeSpecOutput(lines: readonly string[]): FailedTest[] {
 }
 
 const TAP_SUBTEST = /^(\s*)# Subtest: (.+)$/;
-const TAP_RESULT = /^(\s*)(not ok|ok)\b\s*\d*\s*(?:-\s*)?(.*?)(?:\s+#\s*(SKIP|TODO)\b.*)?$/i;
+/** A result line; after ` # ` comes a directive (`SKIP`, `TODO`) or a comment such as node-tap's `time=4ms`. */
+const TAP_RESULT = /^(\s*)(not ok|ok)\b\s*\d*\s*(?:-\s*)?(.*?)(?:\s+#\s*(?:(SKIP|TODO)\b.*|.*))?$/i;
 
 function unquoteYaml(value: string): string {
   const text = value.trim();
@@ -103,19 +104,21 @@ export interface TapPoint {
   /** `SKIP` or `TODO`, when the point carries one. */
   readonly directive?: string;
   readonly fields: ReadonlyMap<string, string>;
+  /** It closes a subtest whose own points came before it (a file, a test of assertions). */
+  readonly parent: boolean;
 }
 
 /** Every test point of a TAP stream (node:test's included), nested subtests named by their path. */
 export function readTapPoints(lines: readonly string[]): TapPoint[] {
   const points: TapPoint[] = [];
-  const subtests: { indent: number; name: string }[] = [];
+  const subtests: { indent: number; name: string; firstPoint: number }[] = [];
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
     const subtest = TAP_SUBTEST.exec(line);
     if (subtest) {
       const indent = (subtest[1] as string).length;
       while ((subtests.at(-1)?.indent ?? -1) >= indent) subtests.pop();
-      subtests.push({ indent, name: (subtest[2] as string).trim() });
+      subtests.push({ indent, name: (subtest[2] as string).trim(), firstPoint: points.length });
       continue;
     }
     const result = TAP_RESULT.exec(line);
@@ -132,14 +135,28 @@ export function readTapPoints(lines: readonly string[]): TapPoint[] {
       ok: result[2]?.toLowerCase() === "ok",
       ...(directive === undefined ? {} : { directive }),
       fields: diagnostics.fields,
+      parent: own !== undefined && points.length > own.firstPoint,
     });
   }
   return points;
 }
 
+/** A subtest fails because a point inside it failed; only that point says what broke. */
+function hasFailedChild(point: TapPoint, failed: readonly TapPoint[]): boolean {
+  const path = [...point.suites, point.title];
+  return failed.some(
+    (other) =>
+      other.suites.length > path.length - 1 &&
+      path.every((part, index) => other.suites[index] === part),
+  );
+}
+
 export function parseTapOutput(lines: readonly string[]): FailedTest[] {
-  return readTapPoints(lines)
-    .filter((point) => !point.ok && point.directive === undefined && !isSuiteFailure(point.fields))
+  const failed = readTapPoints(lines).filter(
+    (point) => !point.ok && point.directive === undefined && !isSuiteFailure(point.fields),
+  );
+  return failed
+    .filter((point) => !(point.parent && hasFailedChild(point, failed)))
     .map((point) => {
       const message = point.fields.get("error") ?? point.fields.get("message") ?? "";
       const location = point.fields.get("location")?.replace(/:\d+:\d+$/, "");

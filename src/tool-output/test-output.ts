@@ -1,6 +1,12 @@
 import { type FailedTest, stripDuration } from "./failed-test.js";
 import { splitOutputLines } from "./output-lines.js";
-import { parseJestOutput, parseMochaOutput, parseVitestOutput } from "./test-output-js.js";
+import {
+  parseAvaOutput,
+  parseJestOutput,
+  parseMochaOutput,
+  parseUvuOutput,
+  parseVitestOutput,
+} from "./test-output-js.js";
 import {
   parseCargoTestOutput,
   parseDenoTestOutput,
@@ -16,6 +22,8 @@ const RUNNER_PARSERS: readonly ((lines: readonly string[]) => FailedTest[])[] = 
   parseVitestOutput,
   parseJestOutput,
   parseMochaOutput,
+  parseUvuOutput,
+  parseAvaOutput,
   parseNodeSpecOutput,
   parseTapOutput,
   parsePytestOutput,
@@ -49,7 +57,7 @@ function mergeDuplicates(failed: readonly FailedTest[]): FailedTest[] {
 
 /**
  * Failed tests named in a test run's output: vitest, jest, node:test (spec
- * and TAP), mocha, pytest, go test, deno test and cargo test, with or without
+ * and TAP), mocha, uvu, ava, node-tap, pytest, go test, deno test and cargo test, with or without
  * color. When no runner's format is recognized, lines that read like failures
  * (FAIL, ✗, not ok, …) are taken as names. Never throws.
  */

@@ -148,6 +148,15 @@ export async function rehashBlobs(
   return ids.map((_, index) => (hashes[index] ?? "").trim());
 }
 
+/**
+ * Packs the repository's loose objects (`git repack -d`: the loose objects reachable from refs,
+ * reflogs and the index go into one new pack and leave the loose store), so every object the
+ * repository holds is in a pack the OS sandbox holds read-only (docs/sandbox.md#git).
+ */
+export async function packLooseObjects(cwd: string): Promise<void> {
+  await runGit(cwd, ["repack", "-d", "-q"], { timeoutMs: 600_000 });
+}
+
 /** stdout of `git <args>` with the trailing newline removed. */
 export async function readGit(
   cwd: string,

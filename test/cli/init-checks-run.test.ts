@@ -127,6 +127,8 @@ async function runBrokenNpm(...flags: string[]) {
     const agentJson = join(repo.dir, ".agent/demo/agent.json");
     const agent = JSON.parse(await readFile(agentJson, "utf8"));
     agent.runner.backend = { kind: "command", command: ["node", join(outside.dir, "model.mjs")] };
+    // The fixture brings its installed dependencies itself; its lockfile is a stand-in `npm ci` refuses.
+    agent.runner.setup = [];
     await writeFile(agentJson, JSON.stringify(agent, null, 2));
     await repo.commitAll("the command backend");
     const result = await cli(

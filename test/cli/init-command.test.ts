@@ -1,4 +1,5 @@
-import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -61,11 +62,11 @@ describe("closer init on fixture projects of each kind", () => {
     await cli("init", "demo", "--cwd", repo.dir);
     const agentDir = join(repo.dir, ".agent/demo");
     const system = await readFile(join(agentDir, "prompts/system.md"), "utf8");
-    expect(system).toContain("`go test ./...` and `go vet ./...`");
+    expect(system).toContain("`go test -v ./...` and `go vet ./...`");
     expect(system).not.toContain("npm");
     const retry = join(agentDir, "prompts/steps/retry/issue");
     expect(await readFile(join(retry, "f_failed_test-failed.md"), "utf8")).toContain(
-      "`go test ./...` fails",
+      "`go test -v ./...` fails",
     );
     // go vet's output has no parser in closer: its retry prompt shows the output alone.
     const vet = await readFile(join(retry, "f_failed_lint-error.md"), "utf8");
@@ -183,5 +184,50 @@ describe("the $schema closer init writes", () => {
     expect(agent.$schema).toMatch(/^file:\/\//);
     const schema = await readJson(fileURLToPath(agent.$schema));
     expect(schema).toEqual(await readJson(join(SCHEMAS, "agent.schema.json")));
+  });
+});
+
+describe("closer init warns, one line each, about what a run would find only later", () => {
+  it("names a chosen program that is not on PATH, with the checks it would fail", async () => {
+    repo = await makeFixtureRepo({ files: { "go.mod": "module example.com/calc\n\ngo 1.21\n" } });
+    const emptyPath = await mkdtemp(join(tmpdir(), "closer-no-tools-"));
+    const path = process.env.PATH;
+    process.env.PATH = emptyPath;
+    try {
+      const init = await cli("init", "demo", "--cwd", repo.dir);
+      expect(init.code).toBe(0);
+      expect(init.stdout).toContain(
+        "warning go is not on PATH: the tests-pass and lint checks will fail until it is installed\n",
+      );
+      expect(init.stdout).not.toContain("not a git repository");
+    } finally {
+      process.env.PATH = path;
+      await rm(emptyPath, { recursive: true, force: true });
+    }
+    const own = await cli(
+      "init",
+      "other",
+      "--cwd",
+      repo.dir,
+      "--test-command",
+      "closer-no-such-runner --all",
+    );
+    expect(own.stdout).toContain(
+      "warning closer-no-such-runner is not on PATH: the tests-pass check will fail until it is installed\n",
+    );
+  });
+
+  it("says that a folder outside any git repository needs git init", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "closer-no-git-"));
+    try {
+      const init = await cli("init", "demo", "--cwd", dir);
+      expect(init.code).toBe(0);
+      expect(init.stdout).toContain(
+        "warning not a git repository: closer runs need git; run `git init` first\n",
+      );
+      expect(await readJson(join(dir, ".agent/demo/agent.json"))).toMatchObject({ name: "demo" });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect } from "vitest";
@@ -5,9 +6,14 @@ import { cli } from "../cli/support/cli-repo.js";
 import { liveMarkedProcesses } from "../doubles/fake-claude/process-liveness.js";
 import { PROJECT_TOP } from "../support/project-top.js";
 import { fault } from "./support/fault.js";
-import { type FaultRepo, makeFaultRepo } from "./support/fault-repo.js";
+import { DONE_ANSWER, type FaultRepo, makeFaultRepo, READ_PROMPT } from "./support/fault-repo.js";
 import { onlyRunFolder, readRecordedEvents, readRunJson } from "./support/run-folder.js";
 import { expectUserStateKept, takeUserState } from "./support/user-state.js";
+
+/** A package.json whose `lint` script runs `script`. */
+function lintPackage(script: string): string {
+  return `${JSON.stringify({ name: "proj", version: "1.0.0", private: true, scripts: { lint: script } })}\n`;
+}
 
 /** A command validator that fails the `check-failed` pattern with its stderr. */
 function checkValidator(command: string) {
@@ -30,8 +36,10 @@ describe("The checks", () => {
   async function runWith(
     validators: Record<string, unknown>,
     agentFiles: Record<string, string> = {},
+    project: { files?: Record<string, string>; program?: string } = {},
   ) {
     repo = await makeFaultRepo({
+      ...project,
       agentFiles,
       validators,
       conditions: ["git-clean", ...Object.keys(validators)],
@@ -111,6 +119,63 @@ describe("The checks", () => {
       const retry = await readFile(join(runDir, "prompts/iteration-002.md"), "utf8");
       expect(retry).toContain("bad \ufffd\ufffd bytes");
     },
+  );
+
+  fault(
+    {
+      what: "a check's program is not installed (`npm run lint` whose `biome` is missing)",
+      does: "exit 2 (`config_error`) at the baseline, before the first query: the message names the check, quotes what it printed (not npm's banner) and gives the fix; run.json ends `error` with that reason",
+    },
+    async () => {
+      const { result, state, events } = await runWith(
+        {
+          lint: {
+            ...checkValidator("npm run lint"),
+            extractParams: { lintErrors: "parseLintErrors", errorOutput: "output" },
+          },
+        },
+        {},
+        {
+          files: { "package.json": lintPackage("closer-no-such-biome check .") },
+          program: `import { writeFileSync } from "node:fs";\nwriteFileSync("scratch/queried", "yes");\n${READ_PROMPT}\n${DONE_ANSWER}\n`,
+        },
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('the check "lint" cannot run on the untouched tree');
+      expect(result.stderr).toContain("closer-no-such-biome: not found");
+      expect(result.stderr).toContain(
+        "install closer-no-such-biome or fix the command in steps_registry.json validators.lint.command",
+      );
+      expect(result.stderr).not.toContain("> proj");
+      expect(state).toMatchObject({ status: "error", iteration: 0 });
+      expect(String(state.reason)).toContain("closer-no-such-biome");
+      expect(events.some((event) => event.type === "backend-start")).toBe(false);
+      expect(events.find((event) => event.type === "baseline")).toMatchObject({
+        checks: expect.arrayContaining([
+          expect.objectContaining({ validator: "lint", valid: false }),
+        ]),
+      });
+      expect(events.at(-1)).toMatchObject({ type: "run-end", status: "error" });
+      expect(existsSync(join(repo?.dir ?? "", "scratch/queried"))).toBe(false);
+    },
+    60_000,
+  );
+
+  fault(
+    {
+      what: "a check fails on the untouched tree (the bug the task is about)",
+      does: "the run goes on: the model is asked, and the failing check decides after its declaration",
+    },
+    async () => {
+      const { result, state, events } = await runWith({
+        failing: checkValidator("echo 'assertion failed: expected 4, got 5' >&2; exit 1"),
+      });
+      expect(result.code).toBe(1);
+      expect(state.status).toBe("retries_exhausted");
+      expect(events.some((event) => event.type === "backend-start")).toBe(true);
+      expect(String(state.reason)).toContain("assertion failed: expected 4, got 5");
+    },
+    60_000,
   );
 
   fault(

@@ -1,10 +1,16 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunEvent, RunEventOf, RunEventType } from "../../src/ports/events.js";
 import { runTask } from "../../src/run/index.js";
 import { makeScriptedBackend, makeTestClock } from "../../src/testing/index.js";
-import { DONE, doneTurn, git, type IssueRepo, makeIssueRepo } from "./support/issue-repo.js";
+import {
+  DONE,
+  doneTurn,
+  eventLog,
+  git,
+  type IssueRepo,
+  makeIssueRepo,
+} from "./support/issue-repo.js";
 
 const TASK = { kind: "text", title: "Add zeta", body: "Add zeta.txt." } as const;
 
@@ -16,17 +22,6 @@ const HAS_ZETA = {
   failurePattern: "check-failed",
   extractParams: { errorOutput: "stderr" },
 };
-
-function eventLog() {
-  const events: RunEvent[] = [];
-  return {
-    onEvent: (event: RunEvent) => {
-      events.push(event);
-    },
-    of: <T extends RunEventType>(type: T) =>
-      events.filter((event): event is RunEventOf<T> => event.type === type),
-  };
-}
 
 describe("docs/integrity.md#clean-room: the checks judge the work as git sees it", () => {
   let setup: IssueRepo | undefined;

@@ -2,7 +2,6 @@ import { mkdtemp, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunEvent, RunEventOf, RunEventType } from "../../src/ports/events.js";
 import type { Plugin } from "../../src/ports/plugin.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { runIssue } from "../../src/run/index.js";
@@ -12,6 +11,7 @@ import {
   baseOptions,
   DONE,
   doneTurn,
+  eventLog,
   exists,
   git,
   type IssueRepo,
@@ -23,18 +23,6 @@ const ISSUES = [
   { number: 5, title: "Add epsilon", body: "Please add epsilon.", labels: ["ready"], comments: [] },
   { number: 6, title: "Add zeta", body: "Please add zeta.", labels: ["ready"], comments: [] },
 ];
-
-/** The events of a run, by type. */
-function eventLog() {
-  const events: RunEvent[] = [];
-  return {
-    onEvent: (event: RunEvent) => {
-      events.push(event);
-    },
-    of: <T extends RunEventType>(type: T) =>
-      events.filter((event): event is RunEventOf<T> => event.type === type),
-  };
-}
 
 /** A process that outlives the model's turn: it commits to the branch right after the verdict. */
 function commitsAfterTheVerdict(backend: ScriptedBackend): Plugin {

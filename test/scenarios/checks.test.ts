@@ -142,7 +142,7 @@ describe("scenarios: the harness's own checks", () => {
     expect(retryPrompt).toMatch(/^## Noisy\nE+\n\[\.\.\. \d+ characters cut \.\.\.\]\nE+/);
   });
 
-  it("a validator whose command does not exist (exit 127) ends the run with a configuration error", async () => {
+  it("a validator whose command does not exist (exit 127) ends the run at the baseline with a configuration error, before any query", async () => {
     const setup = await makeTaskRepo({
       files: FIXED_PROJECT,
       validators: {
@@ -159,8 +159,15 @@ describe("scenarios: the harness's own checks", () => {
     const { result, log } = await runTask(setup, backend);
 
     expect(result).toMatchObject({ status: "error", success: false, errorCode: "config_error" });
-    expect(result.reason).toContain("closer-no-such-linter");
-    expect(log.of("validator-end")[0]?.configError).toBeTruthy();
+    expect(result.reason).toContain('the check "lint-clean" cannot run on the untouched tree');
+    expect(result.reason).toContain(
+      "install closer-no-such-linter or fix the command in steps_registry.json validators.lint-clean.command",
+    );
+    expect(backend.calls).toEqual([]);
+    expect(log.of("validator-end")).toEqual([]);
+    expect(log.of("baseline")[0]?.checks).toEqual([
+      expect.objectContaining({ validator: "lint-clean", valid: false }),
+    ]);
     expect(log.of("retry-select")).toEqual([]);
   });
 });

@@ -1,10 +1,19 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { CloserError } from "../../errors.js";
 import { explainBadWord } from "../../prompts/c3l.js";
 import { chooseChecks } from "../scaffold/choose-checks.js";
+import {
+  describeJsonStyle,
+  detectFormatters,
+  type ProjectFormat,
+  promptsIgnoreLine,
+  withPromptsIgnored,
+} from "../scaffold/detect-formatters.js";
 import { detectProject } from "../scaffold/detect-project.js";
+import { detectSetup } from "../scaffold/detect-setup.js";
 import { initBackend } from "../scaffold/init-backend.js";
+import { insideGitRepository, missingPrograms } from "../scaffold/init-warnings.js";
 import { makeScaffoldFiles } from "../scaffold/scaffold-files.js";
 import {
   type BackendSettings,
@@ -56,11 +65,19 @@ export async function runInit(agent: string, options: InitOptions): Promise<void
     });
   }
   const findings = await detectProject(cwd);
+  const setup = await detectSetup((path) =>
+    readFile(join(cwd, path), "utf8").catch(() => undefined),
+  );
   const { chosen, skipped } = chooseChecks(findings, options.testCommand);
+  const format = await detectFormatters((path) =>
+    readFile(join(cwd, path), "utf8").catch(() => undefined),
+  );
   const packageRoot = await runningPackageRoot();
   const plan: ScaffoldPlan = {
     checks: chosen,
+    json: format.json,
     backend,
+    ...(setup.length === 0 ? {} : { setup }),
     ...(options.backendSettings === undefined ? {} : { backendSettings: options.backendSettings }),
     ...(options.withEvidence === true ? { withEvidence: true } : {}),
     schemas: {
@@ -68,20 +85,57 @@ export async function runInit(agent: string, options: InitOptions): Promise<void
       registry: await schemaReference(agentDir, SCHEMA_FILES.registry, packageRoot),
     },
   };
-  printPlan(findings.found, plan, skipped);
+  printPlan(findings.found, plan, skipped, format);
+  await printWarnings(cwd, plan);
   for (const file of makeScaffoldFiles(agent, plan)) {
     const path = join(agentDir, file.path);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, file.text);
     process.stdout.write(`${exists ? "wrote  " : "created"} ${relative(cwd, path)}\n`);
   }
-  printNextSteps(agent, shownDir, plan);
+  const ignoreFile = format.prettier ? await ignorePromptsInPrettier(cwd, agent) : undefined;
+  printNextSteps(agent, [shownDir, ...(ignoreFile === undefined ? [] : [ignoreFile])], plan);
+}
+
+/**
+ * prettier formats markdown, and the prompts are templates read as written: their folder goes
+ * into .prettierignore (docs/cli.md#init-formatters). Returns the file when it was changed.
+ */
+async function ignorePromptsInPrettier(cwd: string, agent: string): Promise<string | undefined> {
+  const file = ".prettierignore";
+  const existing = await readFile(join(cwd, file), "utf8").catch(() => undefined);
+  const text = withPromptsIgnored(existing, agent);
+  if (text === undefined) return undefined;
+  await writeFile(join(cwd, file), text);
+  process.stdout.write(
+    `ignored ${promptsIgnoreLine(agent)} in ${file}${existing === undefined ? " (created)" : ""}: ` +
+      "prettier would reformat the prompt templates\n",
+  );
+  return file;
+}
+
+/** One line for each chosen program not on PATH, and one for a project outside git. */
+async function printWarnings(cwd: string, plan: ScaffoldPlan): Promise<void> {
+  const checks = plan.checks.map((check) => ({
+    check,
+    validator: ROLE_SCAFFOLD[check.role].validator,
+  }));
+  const lines = (await missingPrograms(checks)).map(
+    ({ program, validators }) =>
+      `warning ${program} is not on PATH: the ${validators.join(" and ")} ` +
+      `check${validators.length > 1 ? "s" : ""} will fail until it is installed`,
+  );
+  if (!(await insideGitRepository(cwd))) {
+    lines.push("warning not a git repository: closer runs need git; run `git init` first");
+  }
+  process.stdout.write(lines.map((line) => `${line}\n`).join(""));
 }
 
 function printPlan(
   found: readonly string[],
   plan: ScaffoldPlan,
   skipped: readonly { what: string; why: string }[],
+  format: ProjectFormat,
 ): void {
   const lines = [
     ...(found.length === 0 ? ["found   nothing closer knows how to check"] : []),
@@ -91,7 +145,11 @@ function printPlan(
       (check) =>
         `chose   ${ROLE_SCAFFOLD[check.role].validator}: ${check.command} (${check.source})`,
     ),
+    ...(plan.setup ?? []).map(({ command, source }) => `chose   setup: ${command} (${source})`),
     ...skipped.map((skip) => `skipped ${skip.what}: ${skip.why}`),
+    ...(format.jsonSource === undefined
+      ? []
+      : [`format  JSON the way ${format.jsonSource}: ${describeJsonStyle(format.json)}`]),
     `backend ${plan.backend}`,
     `schema  ${plan.schemas.agent ?? "none: no closer package with its schemas was found"}`,
     "",
@@ -99,7 +157,7 @@ function printPlan(
   process.stdout.write(lines.join("\n"));
 }
 
-function printNextSteps(agent: string, shownDir: string, plan: ScaffoldPlan): void {
+function printNextSteps(agent: string, paths: readonly string[], plan: ScaffoldPlan): void {
   const noTests = !plan.checks.some((check) => check.role === "test");
   const hint = noTests
     ? [
@@ -114,7 +172,7 @@ function printNextSteps(agent: string, shownDir: string, plan: ScaffoldPlan): vo
       "",
       "Next steps:",
       `  closer validate ${agent}`,
-      `  git add ${shownDir} && git commit -m "Add the ${agent} agent"   (the git-clean check needs a clean tree)`,
+      `  git add ${paths.join(" ")} && git commit -m "Add the ${agent} agent"   (the git-clean check needs a clean tree)`,
       `  closer run ${agent} --task "…"   (or --issue N)`,
       "",
     ].join("\n"),

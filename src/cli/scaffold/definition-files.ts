@@ -48,6 +48,9 @@ export function makeAgentJson(name: string, plan: ScaffoldPlan): unknown {
     },
     runner: {
       backend: makeBackendConfig(plan.backend, plan.backendSettings),
+      ...(plan.setup === undefined || plan.setup.length === 0
+        ? {}
+        : { setup: plan.setup.map((finding) => finding.command) }),
       systemPrompt: "prompts/system.md",
       registry: "steps_registry.json",
       maxIterations: 20,

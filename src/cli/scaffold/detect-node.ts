@@ -24,11 +24,15 @@ function runScript(manager: PackageManager, script: string): string {
   return `${manager} run ${script}`;
 }
 
+/**
+ * Runs a binary the project installed, never one fetched by name: bare `npx`
+ * and `bunx` would download an unrelated package called `tsc` on a fresh clone.
+ */
 const EXECUTE: Readonly<Record<PackageManager, string>> = {
-  npm: "npx",
+  npm: "npx --no-install",
   pnpm: "pnpm exec",
   yarn: "yarn",
-  bun: "bunx",
+  bun: "bun run",
 };
 
 /** Scripts that type-check, best first. */
@@ -112,7 +116,7 @@ async function packageManager(
   return { manager: "npm", reason: "no lockfile" };
 }
 
-/** `tsc --noEmit` for a TypeScript project that has no type-check script of its own. */
+/** The project's own `tsc --noEmit` for a TypeScript project that has no type-check script of its own. */
 async function tscCheck(
   manifest: PackageJson,
   read: ReadProjectFile,
@@ -128,7 +132,14 @@ async function tscCheck(
     return [];
   }
   const command = `${EXECUTE[manager]} tsc --noEmit`;
-  return [scriptCheck("typecheck", command, "tsconfig.json and typescript", "parseTypeErrors")];
+  return [
+    scriptCheck(
+      "typecheck",
+      command,
+      "tsconfig.json; the project's installed typescript",
+      "parseTypeErrors",
+    ),
+  ];
 }
 
 /** Scripts like `test:unit` when there is no `test`: named, not chosen, since which one is meant is a guess. */

@@ -76,13 +76,35 @@ describe("detectProject, package.json", () => {
     });
     expect((await chosen()).commands).toEqual({ typecheck: "npm run check" });
     await project({ "package.json": { devDependencies: { typescript: "5" } } });
-    expect((await chosen()).commands).toEqual({ typecheck: "npx tsc --noEmit" });
+    expect((await chosen()).commands).toEqual({ typecheck: "npx --no-install tsc --noEmit" });
     await project({ "package.json": { dependencies: {} } });
     const untyped = await chosen();
     expect(untyped.commands).toEqual({});
     expect(untyped.skipped).toContain(
       "tsc: tsconfig.json is there, but typescript is no dependency",
     );
+  });
+
+  it("runs the project's own tsc, never a package fetched by name (npx tsc would fetch `tsc`)", async () => {
+    const expected = {
+      npm: "npx --no-install tsc --noEmit",
+      pnpm: "pnpm exec tsc --noEmit",
+      yarn: "yarn tsc --noEmit",
+      bun: "bun run tsc --noEmit",
+    };
+    for (const [manager, command] of Object.entries(expected)) {
+      await project({
+        "package.json": {
+          packageManager: `${manager}@1.0.0`,
+          devDependencies: { typescript: "5" },
+        },
+        "tsconfig.json": "{}",
+      });
+      const { commands } = await chosen();
+      expect(commands).toEqual({ typecheck: command });
+      // Bare npx and bunx install what is missing; every other command runs what is installed.
+      expect(Object.values(commands).join("\n")).not.toMatch(/\bnpx (?!--no-install)|\bbunx\b/);
+    }
   });
 
   it("reports a package.json that is not JSON instead of guessing", async () => {
@@ -148,7 +170,7 @@ describe("detectProject, pytest", () => {
 describe("detectProject, toolchains", () => {
   it("reads go.mod, Cargo.toml and deno.jsonc", async () => {
     await project({ "go.mod": "module example.com/app\n" });
-    expect((await chosen()).commands).toEqual({ test: "go test ./...", lint: "go vet ./..." });
+    expect((await chosen()).commands).toEqual({ test: "go test -v ./...", lint: "go vet ./..." });
     await rm(join(dir, "go.mod"));
     await project({ "Cargo.toml": "[package]\nname = 'app'\n" });
     const cargo = await chosen();

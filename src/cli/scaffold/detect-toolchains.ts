@@ -1,12 +1,12 @@
 import { NO_FINDINGS, type ProjectFindings, type ReadProjectFile } from "./project-check.js";
 
-/** go.mod: the module's tests and `go vet`, both over every package. */
+/** go.mod: the module's tests (`-v`, which names each test: plain `go test` counts none) and `go vet`, over every package. */
 export async function detectGo(read: ReadProjectFile): Promise<ProjectFindings> {
   if ((await read("go.mod")) === undefined) return NO_FINDINGS;
   return {
     found: ["go.mod"],
     checks: [
-      { role: "test", command: "go test ./...", source: "go.mod", parser: "parseTestOutput" },
+      { role: "test", command: "go test -v ./...", source: "go.mod", parser: "parseTestOutput" },
       { role: "lint", command: "go vet ./...", source: "go.mod" },
     ],
     skipped: [],

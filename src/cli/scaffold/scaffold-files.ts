@@ -1,4 +1,5 @@
 import { makeAgentJson, makeIssueSchemaJson, makeRegistryJson } from "./definition-files.js";
+import { formatJson } from "./json-text.js";
 import { makePromptFiles } from "./prompt-files.js";
 import type { ScaffoldPlan } from "./scaffold-plan.js";
 
@@ -10,7 +11,7 @@ export interface ScaffoldFile {
 
 /** Every file of a working issue agent named `name` that checks what `plan` says. */
 export function makeScaffoldFiles(name: string, plan: ScaffoldPlan): ScaffoldFile[] {
-  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  const json = (value: unknown) => formatJson(value, plan.json);
   return [
     { path: "agent.json", text: json(makeAgentJson(name, plan)) },
     { path: "steps_registry.json", text: json(makeRegistryJson(name, plan)) },

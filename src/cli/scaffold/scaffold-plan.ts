@@ -1,4 +1,5 @@
 import type { BackendKind } from "../../ports/runner-config.js";
+import type { JsonStyle } from "./json-text.js";
 import type { CheckRole, ProjectCheck } from "./project-check.js";
 
 /** Everything the scaffold depends on besides the agent's name. */
@@ -12,6 +13,10 @@ export interface ScaffoldPlan {
   readonly schemas: { readonly agent?: string; readonly registry?: string };
   /** The answer also reports each check's result and output (docs/cli.md#init-evidence). */
   readonly withEvidence?: boolean;
+  /** The layout of the JSON files, the project's formatter's (docs/cli.md#init-formatters); absent: two spaces. */
+  readonly json?: JsonStyle;
+  /** `runner.setup`: the commands that make a tree ready, and what each was chosen from (docs/definition.md#setup). */
+  readonly setup?: readonly { readonly command: string; readonly source: string }[];
 }
 
 /** The backend settings init writes as given: agent.json's `runner.backend` keys. */

@@ -79,7 +79,7 @@ const PROJECTS: readonly InitProject[] = [
   {
     kind: "go",
     files: { "go.mod": "module example.com/calc\n\ngo 1.21\n" },
-    checks: { "tests-pass": "go test ./...", lint: "go vet ./..." },
+    checks: { "tests-pass": "go test -v ./...", lint: "go vet ./..." },
   },
   {
     kind: "cargo",

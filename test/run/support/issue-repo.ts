@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadAgent } from "../../../src/definition/load-agent.js";
 import type { ResolvedAgent } from "../../../src/ports/agent.js";
+import type { RunEvent, RunEventOf, RunEventType } from "../../../src/ports/events.js";
 import { runCommand } from "../../../src/process/shell-command.js";
 import {
   type AgentFixture,
@@ -113,6 +114,18 @@ export async function makeIssueRepo(options: IssueAgentOptions = {}): Promise<Is
       await repo.cleanup();
       await rm(remoteDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The events of a run, by type. */
+export function eventLog() {
+  const events: RunEvent[] = [];
+  return {
+    onEvent: (event: RunEvent) => {
+      events.push(event);
+    },
+    of: <T extends RunEventType>(type: T) =>
+      events.filter((event): event is RunEventOf<T> => event.type === type),
   };
 }
 
