@@ -2,6 +2,8 @@
  * The formatters a project runs over the files `closer init` writes: biome and prettier
  * (docs/cli.md#init-formatters). It only reads files, and changes nothing.
  */
+
+import { importModule } from "../../import-module.js";
 import { DEFAULT_JSON_STYLE, type JsonStyle } from "./json-text.js";
 import type { ReadProjectFile } from "./project-check.js";
 
@@ -92,7 +94,8 @@ async function prettierOptions(
   for (const file of PRETTIER_DATA_CONFIGS) {
     const text = await read(file);
     if (text === undefined) continue;
-    const { parse } = await import("yaml");
+    // Loaded only for a prettier config to read, outside the command bundle (docs/cli.md#code-cache).
+    const { parse } = await importModule<typeof import("yaml")>("yaml");
     let options: Options = {};
     try {
       // YAML reads JSON as well.

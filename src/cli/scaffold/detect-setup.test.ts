@@ -20,6 +20,8 @@ describe("detectSetup", () => {
     [{ "package-lock.json": "{}", "go.mod": "" }, ["npm ci", "go mod download"]],
     [{ Makefile: "setup:\n\tnpm ci\n", "package-lock.json": "{}" }, ["make setup"]],
     [{ Makefile: "install:\n\tcp x /usr/local/bin\n" }, []],
+    [{ "package.json": '{"devDependencies":{"ava":"^3"}}' }, ["npm install"]],
+    [{ "package.json": '{"name":"bare"}' }, []],
     [{}, []],
   ])("%j → %j", async (files, commands) => {
     expect(await setupOf(files as Record<string, string>)).toEqual(commands);

@@ -66,5 +66,21 @@ async function nodeInstall(read: ReadProjectFile): Promise<SetupFinding | undefi
       ? { command: "yarn install --immutable", source: "yarn.lock, .yarnrc.yml" }
       : { command: "yarn install --frozen-lockfile", source: file };
   }
-  return undefined;
+  // Some projects keep no lockfile on purpose (`package-lock=false` in .npmrc): their
+  // dependencies are still theirs to install.
+  return declaresDependencies(await read("package.json"))
+    ? { command: "npm install", source: "package.json, no lockfile" }
+    : undefined;
+}
+
+function declaresDependencies(packageJson: string | undefined): boolean {
+  if (packageJson === undefined) return false;
+  try {
+    const parsed = JSON.parse(packageJson) as Record<string, unknown>;
+    return ["dependencies", "devDependencies", "optionalDependencies"].some(
+      (field) => Object.keys((parsed[field] as object | undefined) ?? {}).length > 0,
+    );
+  } catch {
+    return false;
+  }
 }
