@@ -46,6 +46,19 @@ describe("a write the sandbox reported", () => {
     expect(isRefusal("deny network-outbound example.com:443 (host)", rules())).toBe(true);
     expect(isRefusal(`deny mkdir ${outside}`, rules())).toBe(false);
     expect(isRefusal(`deny mkdir ${join(outside, "new")}`, rules())).toBe(true);
+    // The folders an ignored place needs first: `mkdir -p` of outside/cache makes outside too.
+    expect(
+      isRefusal(`deny mkdir ${join(outside, "missing")}`, {
+        ...rules(),
+        ignoredPaths: [join(outside, "missing/cache")],
+      }),
+    ).toBe(false);
+    expect(
+      isRefusal(`deny openat ${join(outside, "missing")}`, {
+        ...rules(),
+        ignoredPaths: [join(outside, "missing/cache")],
+      }),
+    ).toBe(true);
   });
 
   it("is judged where it lands: through a symlink in the tree to outside it, refused; making the link, not", async () => {

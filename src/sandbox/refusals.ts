@@ -34,6 +34,10 @@ export function isRefusal(line: string, judge: RefusalJudge): boolean {
   if (operation === "mkdir" && existsSync(path)) return false;
   if (isPackFreshening(operation, path)) return false;
   if (judge.ignoredPaths.some((place) => isIgnoredAt(path, place))) return false;
+  // Making an ignored place makes its folders first (`mkdir -p ~/.config/configstore`).
+  if (operation === "mkdir" && judge.ignoredPaths.some((place) => place.startsWith(`${path}/`))) {
+    return false;
+  }
   const denied = withRealPaths(judge.denyWrite);
   const writable = withRealPaths(judge.allowWrite);
   // A write through a symlink lands where the link points, which the report does not name.

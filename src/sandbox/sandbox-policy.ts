@@ -34,10 +34,18 @@ export type SandboxPolicy = Readonly<Record<ProcessKind, KindPolicy>> & {
 
 /**
  * Refused writes that shells and tools make on their own at every start, whatever the model
- * does: pyenv's and rbenv's rehash from a sourced ~/.bashrc, tools' caches, npm's own files.
+ * does: pyenv's and rbenv's rehash from a sourced ~/.bashrc, tools' caches, npm's own files,
+ * the update check many command-line tools run (update-notifier's `~/.config/configstore`).
  * They stay refused.
  */
-const IGNORED_BY_DEFAULT = ["~/.pyenv/shims", "~/.rbenv/shims", "~/.cache", "~/.npm", "/sys"];
+const IGNORED_BY_DEFAULT = [
+  "~/.pyenv/shims",
+  "~/.rbenv/shims",
+  "~/.cache",
+  "~/.npm",
+  "~/.config/configstore",
+  "/sys",
+];
 
 /**
  * What each agent CLI does on its own at every start, whatever the model asks: codex looks
