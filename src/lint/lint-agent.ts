@@ -2,6 +2,7 @@ import { dirname } from "node:path";
 import type { ResolvedAgent } from "../ports/agent.js";
 import { lintApiKeyEnv } from "./lint-api-key.js";
 import { lintCostBudget } from "./lint-cost-budget.js";
+import { lintDeclarationSchemas } from "./lint-declaration-schemas.js";
 import { lintPrompts } from "./lint-prompts.js";
 import {
   lintCustomModules,
@@ -51,6 +52,7 @@ export async function runLints(
   await lintSystemPrompt(agent, problems);
   await lintCustomModules(agent, problems);
   await lintSchemas(agent, problems);
+  await lintDeclarationSchemas(agent, problems);
   await lintPrompts(agent, problems);
   const { registry } = agent;
   return {

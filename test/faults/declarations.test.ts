@@ -362,4 +362,36 @@ console.log(JSON.stringify({ status: "COMPLETED", summary: "done", next_action: 
     },
     60_000,
   );
+
+  fault(
+    {
+      what: "the model answers in prose and declares complete in the JSON decision file, with a completion step whose schema asks for JSON",
+      does: "the decision file's declaration is read and the stdout format check does not refute it (docs/completion.md#decision-file-over-format): no format retry, the checks pass and the run completes in 1 iteration (exit 0)",
+    },
+    async () => {
+      repo = await makeFaultRepo({
+        completionStep: { outputSchemaRef: { file: "issue.schema.json", schema: "step" } },
+        program: `import { writeFileSync } from "node:fs";
+${READ_PROMPT}
+${DECISION_PATH}
+writeFileSync(decisionFile, JSON.stringify({ decision: "complete", check_id: process.env.CLOSER_CHECK_ID, reasons: ["the check passes"] }));
+console.log("I fixed the widgets; my decision is in the decision file.");
+`,
+      });
+      const before = await takeUserState(repo.dir);
+      const result = await cli("run", repo.agent, "--task", "do it", "--cwd", repo.dir, "--json");
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ status: "completed", iterations: 1 });
+      const runDir = await onlyRunFolder(repo.dir);
+      const events = await readRecordedEvents(runDir);
+      expect(decisionsOf(events)).toEqual([
+        expect.objectContaining({ decision: "complete", source: "file-json", checkIdMatch: true }),
+      ]);
+      expect(events.filter((event) => event.type === "format-check")).toEqual([]);
+      expect(result.stderr).not.toContain("could not be read");
+      expect((await readRunJson(runDir)).status).toBe("completed");
+      await expectUserStateKept(repo.dir, before);
+    },
+    60_000,
+  );
 });

@@ -64,7 +64,32 @@ export function mapSteps(source: Json, validators: Set<string>, mapping: FileMap
     if (next !== undefined) step.next = next;
     steps[entry.id] = step;
   }
+  askInClosurePrompt(steps, completionSteps, closureIds);
   return { steps, completionSteps, flow: { steps: hasFlow ? flowSteps : [], closureIds } };
+}
+
+/**
+ * A work step that hands off to a closure step declares against that closure's completion step;
+ * in climpt the model then answers the closure step's prompt in the closure's schema. So a
+ * completion step with a schema of its own asks the closure step's prompt
+ * (docs/completion.md#completion-prompt): the work step's answer could never match that schema
+ * (docs/completion.md#unsatisfiable-completion-schema).
+ */
+function askInClosurePrompt(steps: Json, completionSteps: Json, closureIds: Set<string>): void {
+  for (const [id, step] of Object.entries(steps)) {
+    const target = isPlainObject(step) ? step.completionStep : undefined;
+    if (typeof target !== "string" || target === id || !closureIds.has(target)) continue;
+    const completion = completionSteps[target];
+    const closure = steps[target];
+    if (!isPlainObject(completion) || !isPlainObject(closure)) continue;
+    if (completion.outputSchemaRef === undefined || completion.prompt !== undefined) continue;
+    if (typeof closure.c2 !== "string" || typeof closure.c3 !== "string") continue;
+    completion.prompt = {
+      c2: closure.c2,
+      c3: closure.c3,
+      ...(typeof closure.edition === "string" ? { edition: closure.edition } : {}),
+    };
+  }
 }
 
 function sectionEntries(source: Json, section: string): Source[] {
