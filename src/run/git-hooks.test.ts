@@ -82,18 +82,22 @@ describe("the user's hooks around closer's merge and push (docs/worktrees-and-gi
     return { worktree, commit, hooks };
   }
 
+  /** Finishes the prepared worktree as a verified run would: push (with the token) or merge. */
+  function finish(onSuccess: "push" | "merge", prepared: Awaited<ReturnType<typeof prepare>>) {
+    return finishWorktree({
+      repoRoot: repo.dir,
+      outcome: "success",
+      onSuccess,
+      ...(onSuccess === "push" ? { pushToken: PUSH_TOKEN } : {}),
+      ...prepared,
+    });
+  }
+
   it("runs pre-push as git would, without any credential, and the token reaches the server through the helper alone", async () => {
     await installHook("pre-push");
-    const { worktree, commit, hooks } = await prepare("sandboxed");
-    const end = await finishWorktree({
-      repoRoot: repo.dir,
-      worktree,
-      outcome: "success",
-      onSuccess: "push",
-      pushToken: PUSH_TOKEN,
-      commit,
-      hooks,
-    });
+    const prepared = await prepare("sandboxed");
+    const { commit } = prepared;
+    const end = await finish("push", prepared);
     expect(end).toMatchObject({ action: "pushed", branch: "feature" });
     expect(remote.passwords).toContain(PUSH_TOKEN);
     const onRemote = await repo.git("--git-dir", remote.dir, "rev-parse", "refs/heads/feature");
@@ -122,16 +126,8 @@ describe("the user's hooks around closer's merge and push (docs/worktrees-and-gi
 
   it("a failing pre-push refuses the push: nothing reaches the remote, the worktree is kept", async () => {
     await installHook("pre-push", 1);
-    const { worktree, commit, hooks } = await prepare("sandboxed");
-    const end = await finishWorktree({
-      repoRoot: repo.dir,
-      worktree,
-      outcome: "success",
-      onSuccess: "push",
-      pushToken: PUSH_TOKEN,
-      commit,
-      hooks,
-    });
+    const prepared = await prepare("sandboxed");
+    const end = await finish("push", prepared);
     expect(end).toMatchObject({ action: "kept" });
     expect(end.action === "kept" && end.reason).toContain("pre-push hook refused the push");
     expect(remote.passwords).toEqual([]);
@@ -141,15 +137,8 @@ describe("the user's hooks around closer's merge and push (docs/worktrees-and-gi
 
   it("runs post-merge with 0 in the checkout the merge moved, without credentials", async () => {
     await installHook("post-merge");
-    const { worktree, commit, hooks } = await prepare("sandboxed");
-    const end = await finishWorktree({
-      repoRoot: repo.dir,
-      worktree,
-      outcome: "success",
-      onSuccess: "merge",
-      commit,
-      hooks,
-    });
+    const prepared = await prepare("sandboxed");
+    const end = await finish("merge", prepared);
     expect(end).toMatchObject({ action: "merged", merge: "fast-forward" });
     expect(await dumped("post-merge", "args")).toBe("args: 0\n");
     const environ = (await dumped("post-merge", "environ")) ?? "";
@@ -170,16 +159,8 @@ describe("the user's hooks around closer's merge and push (docs/worktrees-and-gi
 
   it('with runner.git.hooks "skip" runs none, and says so for each', async () => {
     await installHook("pre-push", 1);
-    const { worktree, commit, hooks } = await prepare("skip");
-    const end = await finishWorktree({
-      repoRoot: repo.dir,
-      worktree,
-      outcome: "success",
-      onSuccess: "push",
-      pushToken: PUSH_TOKEN,
-      commit,
-      hooks,
-    });
+    const prepared = await prepare("skip");
+    const end = await finish("push", prepared);
     expect(end).toMatchObject({ action: "pushed" });
     expect(await dumped("pre-push", "args")).toBeUndefined();
     expect(events).toEqual([
@@ -190,16 +171,8 @@ describe("the user's hooks around closer's merge and push (docs/worktrees-and-gi
   it("a hook that is not executable is no hook, as in git: nothing runs, nothing is said", async () => {
     await installHook("pre-push");
     await chmod(path.join(repo.dir, ".git", "hooks", "pre-push"), 0o644);
-    const { worktree, commit, hooks } = await prepare("sandboxed");
-    await finishWorktree({
-      repoRoot: repo.dir,
-      worktree,
-      outcome: "success",
-      onSuccess: "push",
-      pushToken: PUSH_TOKEN,
-      commit,
-      hooks,
-    });
+    const prepared = await prepare("sandboxed");
+    await finish("push", prepared);
     expect(await dumped("pre-push", "args")).toBeUndefined();
     expect(events).toEqual([]);
   });

@@ -10,7 +10,7 @@ import type { BackendKind } from "../ports/runner-config.js";
 import { readGitLayout } from "../sandbox/git-layout.js";
 import { prepareRunSandbox, SANDBOX_OFF, type SandboxState } from "../sandbox/run-sandbox.js";
 import { removeLeftStandIns } from "../sandbox/stand-ins.js";
-import { packLooseObjects } from "../workspace/git.js";
+import { packLooseObjects } from "../workspace/git-objects.js";
 import { getMainWorktreeRoot } from "../workspace/prepare-worktree.js";
 import type { RunBase } from "./run-base.js";
 import { backendEnvironment } from "./run-environments.js";

@@ -8,7 +8,8 @@
 import { lstat, open } from "node:fs/promises";
 import path from "node:path";
 import type { FileChange, TreeChanges } from "../ports/files.js";
-import { type GitRunOptions, isInsideGitRepository, readGit, rehashBlobs, runGit } from "./git.js";
+import { type GitRunOptions, isInsideGitRepository, readGit, runGit } from "./git.js";
+import { rehashBlobs } from "./git-objects.js";
 import type { GitRepository } from "./git-repository.js";
 
 const NO_CHANGES: TreeChanges = { stat: "", files: [] };

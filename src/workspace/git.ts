@@ -59,7 +59,7 @@ export const NO_HOOKS_PATH = "/dev/null";
  * no hook. Given as `-c`, they come after any `GIT_CONFIG_PARAMETERS` or
  * `GIT_CONFIG_COUNT` of closer's environment, and the last value wins.
  */
-const PINNED_CONFIG: readonly string[] = [
+export const PINNED_CONFIG: readonly string[] = [
   "core.fsmonitor=false",
   "core.pager=cat",
   `core.hooksPath=${NO_HOOKS_PATH}`,
@@ -120,41 +120,6 @@ export async function runGit(
     });
   }
   return result;
-}
-
-/**
- * What each blob of `ids` hashes to now, in order ("" where it cannot be read): every object is
- * read as git stores it and hashed again, so an object file rewritten in place — git never
- * re-hashes a loose object it reads — shows as an id that differs (docs/integrity.md#git-state).
- * One shell runs the pairs of git commands, so the content never passes through closer as text.
- */
-export async function rehashBlobs(
-  cwd: string,
-  ids: readonly string[],
-  options: GitRunOptions = {},
-): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const git = ["git", ...PINNED_CONFIG.flatMap((entry) => ["-c", entry])].join(" ");
-  const script = `for id in $OBJECT_IDS; do { ${git} cat-file blob "$id" | ${git} hash-object --no-filters -t blob --stdin; } 2>/dev/null || echo; done`;
-  const result = await runCommand({
-    command: script,
-    cwd,
-    env: gitEnvironment({ ...repositoryVariables(options.repository), OBJECT_IDS: ids.join(" ") }),
-    inheritEnv: false,
-    timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  const hashes = result.stdout.split("\n");
-  return ids.map((_, index) => (hashes[index] ?? "").trim());
-}
-
-/**
- * Packs the repository's loose objects (`git repack -d`: the loose objects reachable from refs,
- * reflogs and the index go into one new pack and leave the loose store), so every object the
- * repository holds is in a pack the OS sandbox holds read-only (docs/sandbox.md#git).
- */
-export async function packLooseObjects(cwd: string): Promise<void> {
-  await runGit(cwd, ["repack", "-d", "-q"], { timeoutMs: 600_000 });
 }
 
 /** stdout of `git <args>` with the trailing newline removed. */
