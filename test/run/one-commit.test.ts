@@ -1,23 +1,12 @@
 import { mkdtemp, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Plugin } from "../../src/ports/plugin.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { runIssue } from "../../src/run/index.js";
 import { makeScriptedBackend, type ScriptedBackend } from "../../src/testing/index.js";
-import { type FakeGithub, startFakeGithub } from "../doubles/fake-github/index.js";
-import {
-  baseOptions,
-  DONE,
-  doneTurn,
-  eventLog,
-  exists,
-  git,
-  type IssueRepo,
-  makeIssueRepo,
-  TOKEN,
-} from "./support/issue-repo.js";
+import { DONE, doneTurn, eventLog, exists, git, useIssueRun } from "./support/issue-repo.js";
 
 const ISSUES = [
   { number: 5, title: "Add epsilon", body: "Please add epsilon.", labels: ["ready"], comments: [] },
@@ -44,20 +33,7 @@ async function newMarks(): Promise<string> {
 }
 
 describe("docs/integrity.md#one-commit: an issue run merges or pushes the commit its checks verified", () => {
-  let setup: IssueRepo | undefined;
-  let github: FakeGithub | undefined;
-  afterEach(async () => {
-    await github?.close();
-    await setup?.cleanup();
-    setup = undefined;
-    github = undefined;
-  });
-
-  async function start(options: Parameters<typeof makeIssueRepo>[0] = {}) {
-    setup = await makeIssueRepo(options);
-    github = await startFakeGithub({ token: TOKEN, issues: ISSUES });
-    return { setup, github, options: baseOptions(setup, github.url) };
-  }
+  const start = useIssueRun(ISSUES);
 
   it("the checks start on autoCommit's commit; completion keeps it and the merge brings exactly it", async () => {
     const { setup, options } = await start({ worktree: { autoCommit: true } });

@@ -1,21 +1,19 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isCloserError } from "../../src/errors.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { exitCodeOfError, resumeRun, runIssue } from "../../src/run/index.js";
 import { makeScriptedBackend } from "../../src/testing/index.js";
 import { acquireLock, issueLockKey } from "../../src/workspace/index.js";
-import { type FakeGithub, startFakeGithub } from "../doubles/fake-github/index.js";
+import type { FakeGithub } from "../doubles/fake-github/index.js";
 import {
   BROKEN_TURN,
-  baseOptions,
   DONE,
   doneTurn,
   exists,
   git,
-  type IssueRepo,
-  makeIssueRepo,
   readTree,
   TOKEN,
+  useIssueRun,
 } from "./support/issue-repo.js";
 
 const ISSUE = {
@@ -27,20 +25,7 @@ const ISSUE = {
 };
 
 describe("runIssue", () => {
-  let setup: IssueRepo | undefined;
-  let github: FakeGithub | undefined;
-  afterEach(async () => {
-    await github?.close();
-    await setup?.cleanup();
-    setup = undefined;
-    github = undefined;
-  });
-
-  async function start(options: Parameters<typeof makeIssueRepo>[0] = {}) {
-    setup = await makeIssueRepo(options);
-    github = await startFakeGithub({ token: TOKEN, issues: [ISSUE] });
-    return { setup, github, options: baseOptions(setup, github.url) };
-  }
+  const start = useIssueRun([ISSUE]);
 
   it("gives the issue's title, body, labels and comments to the templates", async () => {
     const { options } = await start({

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, realpath, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 import { loadAgent } from "../../../src/definition/load-agent.js";
 import type { ResolvedAgent } from "../../../src/ports/agent.js";
 import type { RunEvent, RunEventOf, RunEventType } from "../../../src/ports/events.js";
@@ -12,6 +13,11 @@ import {
   makeTestClock,
   type ScriptedTurn,
 } from "../../../src/testing/index.js";
+import {
+  type FakeGithub,
+  type FakeIssueSeed,
+  startFakeGithub,
+} from "../../doubles/fake-github/index.js";
 import { makeTestAgent, type TestAgentOptions } from "../../support/test-agent.js";
 
 /** The repository the fake GitHub serves, and the token it wants. */
@@ -126,6 +132,25 @@ export function eventLog() {
     },
     of: <T extends RunEventType>(type: T) =>
       events.filter((event): event is RunEventOf<T> => event.type === type),
+  };
+}
+
+/**
+ * An issue-run fixture per test: the repository of `makeIssueRepo` and a fake GitHub serving
+ * `issues`, both closed after each test of the suite that calls this.
+ */
+export function useIssueRun(issues: readonly FakeIssueSeed[]) {
+  let current: { setup: IssueRepo; github: FakeGithub } | undefined;
+  afterEach(async () => {
+    await current?.github.close();
+    await current?.setup.cleanup();
+    current = undefined;
+  });
+  return async (options: IssueAgentOptions = {}) => {
+    const setup = await makeIssueRepo(options);
+    const github = await startFakeGithub({ token: TOKEN, issues });
+    current = { setup, github };
+    return { setup, github, options: baseOptions(setup, github.url) };
   };
 }
 
