@@ -58,13 +58,15 @@ const MARK_MIN_CHARS = 3;
  * at 300 characters; at most `maxLines` are returned.
  */
 export function meaningfulLines(text: string, maxLines = MEANINGFUL_LINES): string[] {
-  const lines = splitOutputLines(readable(text), LINE_MAX_CHARS).map((line) => line.trimEnd());
+  // Only the head and the tail are read: a check may print megabytes.
+  const shown = readable(text);
+  const lines = splitOutputLines(shown, LINE_MAX_CHARS).map((line) => line.trimEnd());
   const said = lines.filter(
     (line) => !DECORATION.test(line) && !BANNER.some((banner) => banner.test(line)),
   );
   const own = said.filter((line) => !TRAILER.some((trailer) => trailer.test(line)));
   if (own.length === 0) return unique(said.filter(saysMore)).slice(0, maxLines);
-  const marks = findingMarks(text);
+  const marks = findingMarks(shown);
   const recognised = own.filter(
     (line) => ERROR_WORD.test(line) || marks.some((mark) => line.includes(mark)),
   );
