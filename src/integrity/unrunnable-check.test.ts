@@ -48,6 +48,24 @@ describe("unrunnableReason", () => {
     expect(reason).toContain("Fix: make ./run-tests.sh executable or fix the command");
   });
 
+  it("stops a check the OS sandbox refused, naming the refusals and the setting that allows them", () => {
+    const refusals = [
+      "deny openat /home/u/.cargo/.package-cache",
+      "deny openat /home/u/.cargo/.package-cache",
+      "deny openat /home/u/.cargo/.global-cache",
+      "deny mkdir /home/u/.cache/x",
+      "deny mkdir /home/u/.cache/y",
+      "deny mkdir /home/u/.cache/z",
+    ];
+    const reason = unrunnableReason(
+      command("tests", "cargo test"),
+      outcome({ validator: "tests", exitCode: 0, sandboxRefusals: refusals }),
+    );
+    expect(reason).toBe(
+      'the check "tests" cannot run on the untouched tree: the OS sandbox refused it: deny openat /home/u/.cargo/.package-cache; deny openat /home/u/.cargo/.global-cache; deny mkdir /home/u/.cache/x (and 2 more). Fix: add the place it writes to runner.sandbox.allowWrite in agent.json (docs/sandbox.md#widening), or set the tool\'s own variable to a writable place',
+    );
+  });
+
   it("lets a check run on whose missing program is a file of the project's (the task may be to make it)", () => {
     const reason = unrunnableReason(
       command("lint", "npm test"),

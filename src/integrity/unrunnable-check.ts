@@ -24,7 +24,8 @@ const SHELL_REFUSAL =
  * 126 or 127; a missing program named by a path is the project's own file, which the
  * task may be to make, and does not stop the run), or it printed what its extractor cannot read: a test check that passed
  * with output naming no test and no summary, a lint or type check that failed
- * with output naming no problem. A check that merely fails is the task's, and
+ * with output naming no problem, or the OS sandbox refused what it does (a write to the
+ * machine's toolchain folders). A check that merely fails is the task's, and
  * runs after every declaration.
  */
 export function unrunnableReason(
@@ -39,6 +40,8 @@ export function unrunnableReason(
   if (definition?.type === "custom") return undefined;
   if (outcome.configError !== undefined && (command === undefined || !notRunnable(outcome)))
     return `${cannotRun(name)}: ${outcome.configError}`;
+  const refused = refusedBySandbox(name, outcome);
+  if (refused !== undefined) return refused;
   if (command === undefined) return undefined;
   const printed = quoteOutput(joinOutput(outcome.stdout ?? "", outcome.stderr ?? ""), QUOTED_LINES);
   const said = printed === "" ? "it printed nothing" : `it printed: ${printed}`;
@@ -58,6 +61,26 @@ export function unrunnableReason(
   if (unread === undefined) return undefined;
   const fix = `make the command print what ${unread} reads (docs/completion.md#extract-params), or ${fixCommand}`;
   return `${cannotRun(name)}: ${unread} reads nothing from its output (${exit}); ${said}. Fix: ${fix}`;
+}
+
+/** Refusals the message names; the rest are counted. */
+const QUOTED_REFUSALS = 3;
+
+/**
+ * A check the OS sandbox refused on the untouched tree fails after every declaration too, for
+ * the same reason: the place it writes (a toolchain's lock or cache folder) is the machine's,
+ * and only the agent's sandbox settings can open it (docs/sandbox.md#refusals).
+ */
+function refusedBySandbox(name: string, outcome: ValidatorOutcome): string | undefined {
+  const refusals = [...new Set(outcome.sandboxRefusals ?? [])];
+  if (refusals.length === 0) return undefined;
+  const more = refusals.length - QUOTED_REFUSALS;
+  const named =
+    refusals.slice(0, QUOTED_REFUSALS).join("; ") + (more > 0 ? ` (and ${more} more)` : "");
+  const fix =
+    "add the place it writes to runner.sandbox.allowWrite in agent.json (docs/sandbox.md#widening), " +
+    "or set the tool's own variable to a writable place";
+  return `${cannotRun(name)}: the OS sandbox refused it: ${named}. Fix: ${fix}`;
 }
 
 /** Exit 127 (not found) or 126 (not executable): the shell could not start a program. */

@@ -53,6 +53,29 @@ const COMMON_NAMES = new Set([
   "GIT_COMMITTER_NAME",
   "GIT_COMMITTER_EMAIL",
   "EMAIL",
+  // Where the user's toolchains live (docs/backends.md#environment): without them rustup, pyenv
+  // or nvm look under HOME and find nothing. Locations, never credentials.
+  "RUSTUP_HOME",
+  "RUSTUP_TOOLCHAIN",
+  "CARGO_HOME",
+  "GOROOT",
+  "GOPATH",
+  "PYENV_ROOT",
+  "PYENV_VERSION",
+  "VIRTUAL_ENV",
+  "CONDA_PREFIX",
+  "JAVA_HOME",
+  "NVM_DIR",
+  "NVM_BIN",
+  "VOLTA_HOME",
+  "ASDF_DIR",
+  "ASDF_DATA_DIR",
+  "RBENV_ROOT",
+  "GEM_HOME",
+  "GEM_PATH",
+  "DENO_DIR",
+  "BUN_INSTALL",
+  "PNPM_HOME",
 ]);
 
 const COMMON_PREFIXES = ["LC_", "XDG_"];

@@ -46,6 +46,24 @@ function escapingModel(attempt: string): string {
   ].join("\n");
 }
 
+/** The model's program: writes work.txt, commits it (once) and declares done. */
+const WORKING_MODEL = [
+  'import { execSync } from "node:child_process";',
+  'import { writeFileSync } from "node:fs";',
+  READ_PROMPT,
+  'writeFileSync("work.txt", "done\\n");',
+  "try { execSync('git add work.txt && git commit --quiet -m work', { stdio: 'ignore' }); } catch {}",
+  DONE_ANSWER,
+].join("\n");
+
+/**
+ * A check that does `deed` only once the model's work.txt is there: on the untouched tree it
+ * passes, so the baseline does not stop the run (docs/integrity.md#cannot-run).
+ */
+function checkOfTheWork(deed: string) {
+  return checkRunning(`if [ -f work.txt ]; then ${deed}; fi; exit 0`);
+}
+
 /** The shell's word for the common git dir, as the model finds it from its tree. */
 const COMMON_DIR = '"$(git rev-parse --path-format=absolute --git-common-dir)"';
 
@@ -500,6 +518,32 @@ describe("The OS sandbox", () => {
 
     fault(
       {
+        what: "a check the sandbox refuses on the untouched tree (it writes a file of the user's elsewhere, as a toolchain writes its lock or cache folder)",
+        does: "the run stops at the baseline with exit 2 before any query: the reason names the check, the refused write and runner.sandbox.allowWrite; the file is not made",
+      },
+      async () => {
+        const target = join(outside, "toolchain.lock");
+        repo = await makeFaultRepo({
+          program: WORKING_MODEL,
+          validators: { "tests-pass": checkRunning(`echo locked > ${target}; exit 0`) },
+          conditions: ["tests-pass"],
+        });
+        const result = await runSandboxed(repo.dir, "--json");
+        const run = await recordOf(repo.dir);
+        expect(result.code, result.stderr).toBe(2);
+        await expect(stat(target)).rejects.toThrow();
+        const reason = String(run.runJson.reason);
+        expect(reason).toContain('the check "tests-pass" cannot run on the untouched tree');
+        expect(reason).toContain(`the OS sandbox refused it: deny`);
+        expect(reason).toContain(target);
+        expect(reason).toContain("runner.sandbox.allowWrite");
+        expect(ofType(run.events, "backend-start")).toEqual([]);
+        await expect(stat(join(repo.dir, "work.txt"))).rejects.toThrow();
+      },
+    );
+
+    fault(
+      {
         what: "a check writes outside the working tree (a command validator that writes a file of the user's elsewhere and exits 0)",
         does: "the write is refused, so the check fails whatever its exit: its stderr names the refusal, a sandbox-refused event names the validator; the file is not made and the run is not completed",
       },
@@ -507,10 +551,11 @@ describe("The OS sandbox", () => {
         const target = join(outside, "from-check.txt");
         repo = await makeFaultRepo({
           runner: { maxIterations: 2 },
+          program: WORKING_MODEL,
           validators: {
             // Runs beside the refused check (docs/completion.md#concurrency): not refused itself.
             honest: { ...checkRunning("sleep 1; exit 0"), cache: false },
-            "tests-pass": checkRunning(`echo checked > ${target}; exit 0`),
+            "tests-pass": checkOfTheWork(`echo checked > ${target}`),
           },
           conditions: ["honest", "tests-pass"],
         });
@@ -598,13 +643,16 @@ describe("The OS sandbox", () => {
             runner: { maxIterations: 1, sandbox: { allowedDomains: [listener.hostPort] } },
             program: [
               'import { execSync } from "node:child_process";',
+              'import { writeFileSync } from "node:fs";',
               READ_PROMPT,
               `execSync("curl --silent --max-time 5 ${listener.url}backend > scratch/answer.txt");`,
+              'writeFileSync("work.txt", "done\\n");',
+              "execSync('git add work.txt && git commit --quiet -m work');",
               DONE_ANSWER,
             ].join("\n"),
             validators: {
-              "tests-pass": checkRunning(
-                `env -u NO_PROXY -u no_proxy curl --silent --max-time 5 ${listener.url}check; exit 0`,
+              "tests-pass": checkOfTheWork(
+                `env -u NO_PROXY -u no_proxy curl --silent --max-time 5 ${listener.url}check`,
               ),
             },
             conditions: ["tests-pass"],
@@ -630,9 +678,10 @@ describe("The OS sandbox", () => {
         async () => {
           repo = await makeFaultRepo({
             runner: { maxIterations: 2 },
+            program: WORKING_MODEL,
             validators: {
-              "tests-pass": checkRunning(
-                `env -u NO_PROXY -u no_proxy curl --silent --max-time 5 ${listener.url}; exit 0`,
+              "tests-pass": checkOfTheWork(
+                `env -u NO_PROXY -u no_proxy curl --silent --max-time 5 ${listener.url}`,
               ),
             },
             conditions: ["tests-pass"],

@@ -20,7 +20,7 @@ describe("detectSetup", () => {
     [{ "package-lock.json": "{}", "go.mod": "" }, ["npm ci", "go mod download"]],
     [{ Makefile: "setup:\n\tnpm ci\n", "package-lock.json": "{}" }, ["make setup"]],
     [{ Makefile: "install:\n\tcp x /usr/local/bin\n" }, []],
-    [{ "package.json": '{"devDependencies":{"ava":"^3"}}' }, ["npm install"]],
+    [{ "package.json": '{"devDependencies":{"ava":"^3"}}' }, ["npm install --no-package-lock"]],
     [{ "package.json": '{"name":"bare"}' }, []],
     [{}, []],
   ])("%j → %j", async (files, commands) => {

@@ -67,9 +67,9 @@ async function nodeInstall(read: ReadProjectFile): Promise<SetupFinding | undefi
       : { command: "yarn install --frozen-lockfile", source: file };
   }
   // Some projects keep no lockfile on purpose (`package-lock=false` in .npmrc): their
-  // dependencies are still theirs to install.
+  // dependencies are still theirs to install, and without writing one into the tree.
   return declaresDependencies(await read("package.json"))
-    ? { command: "npm install", source: "package.json, no lockfile" }
+    ? { command: "npm install --no-package-lock", source: "package.json, no lockfile" }
     : undefined;
 }
 
