@@ -33,12 +33,12 @@ describe("docs/github-action.md the GitHub Action", () => {
     expect(valid).toBe(true);
   });
 
-  it("is a composite action on Node 20 that installs closer, runs the issue, writes the report and uploads the run folder", async () => {
+  it("is a composite action on Node 22 that installs closer, runs the issue, writes the report and uploads the run folder", async () => {
     const action = await actionMetadata();
     const runs = action.runs as { using: string; steps: Record<string, unknown>[] };
     expect(runs.using).toBe("composite");
     const node = runs.steps.find((step) => String(step.uses).startsWith("actions/setup-node@"));
-    expect((node?.with as { "node-version"?: unknown } | undefined)?.["node-version"]).toBe(20);
+    expect((node?.with as { "node-version"?: unknown } | undefined)?.["node-version"]).toBe(22);
     const scripts = runs.steps.map((step) => String(step.run ?? "")).join("\n");
     expect(scripts).toContain('closer run "$CLOSER_AGENT" --issue "$CLOSER_ISSUE"');
     expect(scripts).toContain("closer report");
