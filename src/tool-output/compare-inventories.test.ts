@@ -78,6 +78,26 @@ describe("compareInventories by names", () => {
     expect(loss).toMatchObject({ lost: true, missing: ["divides", "later"], ranNow: 3 });
   });
 
+  it("knows a test named from a random number, a timestamp or a date under its new number (is-number's tests)", () => {
+    const named = (random: string, now: string, date: string) =>
+      listed({
+        [`is a number > ${random} should be a number`]: "passed",
+        [`is a number > ${now} should be a number`]: "passed",
+        [`is not a number > "${date}" should not be a number`]: "passed",
+      });
+    const before = named("0.09770327253273381", "1795909311494", "2026-11-28T23:41:51.495Z");
+    const again = named("0.5512", "1795909399001", "2026-11-29T00:02:07.100Z");
+    expect(compareInventories(before, again)).toMatchObject({ lost: false, missing: [] });
+    const gone = listed({ "is a number > 0.5512 should be a number": "passed" });
+    expect(compareInventories(before, gone)).toMatchObject({
+      lost: true,
+      missing: [
+        "is a number > 1795909311494 should be a number",
+        'is not a number > "2026-11-28T23:41:51.495Z" should not be a number',
+      ],
+    });
+  });
+
   it("does not count an honestly added test, even a skipped one, as a loss", () => {
     const now = listed({
       ...Object.fromEntries(BASELINE.tests.map((t) => [t.name, t.state])),
