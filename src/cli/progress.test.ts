@@ -304,3 +304,40 @@ describe("a plugin's failure (docs/plugins.md#failures)", () => {
     );
   });
 });
+
+describe("the project's setup as it runs (docs/observe.md#setup-progress)", () => {
+  const start = { type: "setup-start", command: "npm ci", index: 1, count: 2 } as const;
+
+  it("a line as each command starts and one as it ends; a failure quotes its meaningful line", () => {
+    const { reporter, output } = capture();
+    reporter(event(start));
+    expect(output()).toBe("  setup npm ci … (1/2)\n");
+    reporter(event({ type: "setup", command: "npm ci", exitCode: 0, durationMs: 41_000 }));
+    reporter(
+      event({
+        type: "setup",
+        command: "npm run codegen",
+        exitCode: 1,
+        durationMs: 2100,
+        stdout: "\n> proj@1.0.0 codegen\n> node gen.js\n\n",
+        stderr: "Error: Cannot find module './schema.json'\nnpm error code 1\n",
+      }),
+    );
+    expect(output().split("\n").slice(1)).toEqual([
+      "  setup npm ci ✓ 41s",
+      "  setup npm run codegen ✗ exit 1 2.1s · Error: Cannot find module './schema.json'",
+      "",
+    ]);
+  });
+
+  it("counts the running command's seconds on a terminal, and clears it when it ends", () => {
+    let now = 0;
+    const { reporter, output } = capture({ live: true, now: () => now });
+    reporter(event(start));
+    now = 1500;
+    reporter(event({ type: "setup", command: "npm ci", exitCode: 0, durationMs: 1500 }));
+    expect(output()).toBe(
+      "  setup npm ci … (1/2)\n\r\u001b[2K  … setup npm ci 0.0s\r\u001b[2K  setup npm ci ✓ 1.5s\n",
+    );
+  });
+});

@@ -1,6 +1,7 @@
 import type { EventListener, RunEvent, RunEventOf } from "../ports/events.js";
 import type { Redactor } from "../record/secret-redactor.js";
 import { formatUsd, type ShownRunEnd } from "../run/outcome-report.js";
+import { meaningfulLines } from "../tool-output/meaningful-lines.js";
 import { joinOutput } from "../tool-output/output-lines.js";
 import { countTests, parseTestInventory } from "../tool-output/test-inventory.js";
 
@@ -104,6 +105,10 @@ export function makeProgressReporter(settings: ProgressOptions): ProgressReporte
         () => `  … ${label} ${seconds(now() - startedAt)} · ${formatUsd(totalCostUsd)} so far`,
       );
     }
+    if (event.type === "setup-start") {
+      const startedAt = now();
+      startLive(() => `  … setup ${event.command} ${seconds(now() - startedAt)}`);
+    }
     if (event.type === "backend-wait") {
       const until = now() + event.waitMs;
       startLive(() => `  … next try in ${seconds(Math.max(0, until - now()))} (${event.reason})`);
@@ -125,15 +130,10 @@ function queryLine(event: RunEvent, { paint, verbose, live }: LineStyle): string
       return `${paint("bold", "closer")} ${event.agent} · ${event.task} · up to ${event.maxIterations} iterations${event.resumed ? " (resumed)" : ""}`;
     case "baseline":
       return baselineLine(event, paint);
-    case "setup": {
-      const mark = event.exitCode === 0 ? paint("green", "✓") : paint("red", "✗");
-      const how = event.timedOut
-        ? " timed out"
-        : event.exitCode === 0
-          ? ""
-          : ` exit ${event.exitCode}`;
-      return `  setup ${event.command} ${mark}${how} ${paint("dim", seconds(event.durationMs))}`;
-    }
+    case "setup-start":
+      return `  setup ${event.command} … ${paint("dim", `(${event.index}/${event.count})`)}`;
+    case "setup":
+      return setupLine(event, paint);
     case "definition-snapshot":
       return verbose
         ? paint("dim", `  definition: ${event.files} files, sha256 ${event.hash.slice(0, 12)}`)
@@ -239,6 +239,21 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
     default:
       return undefined;
   }
+}
+
+/**
+ * How a setup command ended (docs/observe.md#setup-progress): its exit and time, and for a
+ * failure the first of its meaningful lines (docs/completion.md#quoted-output).
+ */
+function setupLine(event: RunEventOf<"setup">, paint: LineStyle["paint"]): string {
+  const failed = event.exitCode !== 0 || event.timedOut === true;
+  const mark = failed ? paint("red", "✗") : paint("green", "✓");
+  const how = event.timedOut ? " timed out" : failed ? ` exit ${event.exitCode}` : "";
+  const [said] = failed
+    ? meaningfulLines(joinOutput(event.stdout ?? "", event.stderr ?? ""), 1)
+    : [];
+  const quoted = said === undefined ? "" : ` · ${said}`;
+  return `  setup ${event.command} ${mark}${how} ${paint("dim", seconds(event.durationMs))}${quoted}`;
 }
 
 /** What the checks found on the untouched tree (docs/integrity.md#baseline). */

@@ -18,12 +18,18 @@ export async function checkLimits(run: RunContext): Promise<Terminal | undefined
   const spent = recordBudget(run, exhausted);
   if (spent !== undefined) return spent;
   if (run.state.iteration >= run.agent.runner.maxIterations) {
-    return stopped(
-      "max_iterations",
-      `no verified completion within ${run.agent.runner.maxIterations} iterations`,
-    );
+    const within = `no verified completion within ${run.agent.runner.maxIterations} iterations`;
+    return stopped("max_iterations", `${within}${lastFailedCheck(run)}`);
   }
   return undefined;
+}
+
+/** What the last iteration's failed check found, as the end reason quotes it (docs/completion.md#quoted-output). */
+function lastFailedCheck(run: RunContext): string {
+  const failed = run.state.previousSummary?.failedCheck;
+  return failed === undefined
+    ? ""
+    : `; last failed: ${failed.validator} (${failed.pattern}): ${failed.detail}`;
 }
 
 /** What is left of the budgets for the query about to be sent: it ends the query when spent. */

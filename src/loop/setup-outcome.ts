@@ -4,6 +4,8 @@
  * baseline and any query.
  */
 import type { RunEventOf } from "../ports/events.js";
+import { meaningfulLines } from "../tool-output/meaningful-lines.js";
+import { joinOutput } from "../tool-output/output-lines.js";
 import { emit, type RunContext } from "./run-context.js";
 import { failed, type Terminal } from "./terminal-state.js";
 
@@ -26,7 +28,12 @@ export function setupFailure(outcomes: readonly SetupOutcome[]): Terminal | unde
     failure.timedOut === true
       ? `timed out after ${Math.round(failure.durationMs / 1000)} s`
       : `exited ${failure.exitCode}`;
-  const output = lastLines(`${failure.stdout ?? ""}\n${failure.stderr ?? ""}`, QUOTED_LINES);
+  // Its meaningful lines: the errors, not the package manager's banner or log trailer
+  // (docs/completion.md#quoted-output).
+  const output = meaningfulLines(
+    joinOutput(failure.stdout ?? "", failure.stderr ?? ""),
+    QUOTED_LINES,
+  ).join("\n");
   return failed(
     "config_error",
     [
@@ -35,9 +42,4 @@ export function setupFailure(outcomes: readonly SetupOutcome[]): Terminal | unde
       "fix: fix runner.setup in agent.json or the project's install",
     ].join("\n"),
   );
-}
-
-function lastLines(text: string, count: number): string {
-  const lines = text.split("\n").filter((line) => line.trim() !== "");
-  return lines.slice(-count).join("\n");
 }

@@ -16,8 +16,10 @@ import type {
   IterationView,
   PromptView,
   Receipt,
+  SetupView,
   TokenUsage,
 } from "./run-view.js";
+import { setupCommand } from "./setup-command.js";
 import { validatorCheck } from "./validator-check.js";
 
 interface MutableIteration {
@@ -36,6 +38,7 @@ interface MutableIteration {
 }
 
 export interface Folded {
+  readonly setup: SetupView[];
   readonly timeline: IterationView[];
   readonly receipts: Receipt[];
   readonly attempts: number;
@@ -48,6 +51,7 @@ export interface Folded {
 
 /** What the walk over the events holds between one event and the next. */
 interface Fold {
+  readonly setup: SetupView[];
   readonly timeline: MutableIteration[];
   readonly receipts: Receipt[];
   readonly sideEffects: Folded["sideEffects"];
@@ -70,6 +74,7 @@ type Handler = (fold: Fold, event: Json, at: MutableIteration | undefined) => vo
 /** Walks the events once, in order, into iterations and receipts. */
 export async function foldEvents(events: readonly Json[], runDir: string): Promise<Folded> {
   const fold: Fold = {
+    setup: [],
     timeline: [],
     receipts: [],
     sideEffects: [],
@@ -82,8 +87,10 @@ export async function foldEvents(events: readonly Json[], runDir: string): Promi
     const handler = HANDLERS[String(event.type)];
     if (handler) await handler(fold, event, iterationOf(fold, event.iteration));
   }
-  const { timeline, receipts, attempts, runEnd, baselineEvent, sideEffects, warnings } = fold;
+  const { setup, timeline, receipts, attempts, runEnd, baselineEvent, sideEffects, warnings } =
+    fold;
   return {
+    setup,
     timeline: timeline.map(({ signalStatus: _, ...iteration }) => iteration),
     receipts,
     attempts,
@@ -109,6 +116,9 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   },
   "run-end": (fold, event) => {
     fold.runEnd = event;
+  },
+  setup: async (fold, event) => {
+    fold.setup.push(await setupCommand(event, fold.runDir));
   },
   baseline: (fold, event) => {
     fold.baselineEvent = event;

@@ -63,6 +63,7 @@ export async function readRunView(runDir: string): Promise<RunView> {
     costUsd: num(totals?.costUsd) ?? receiptsCost,
     usage: usageOf(totals?.usage) ?? sumUsage(folded.receipts.map((receipt) => receipt.usage)),
     ...(worktree === undefined ? {} : { worktree }),
+    setup: folded.setup,
     ...(baseline === undefined ? {} : { baseline }),
     timeline: folded.timeline,
     end,

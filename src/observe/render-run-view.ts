@@ -1,7 +1,7 @@
 import { formatCost, formatDuration, formatStarted, lastLines, shorten } from "./format-run.js";
-import type { CheckView, IterationView, Receipt, RunView } from "./run-view.js";
+import type { CheckView, IterationView, Receipt, RunView, SetupView } from "./run-view.js";
 
-/** Lines of a check's output `closer show` prints: a runner prints its failures last. */
+/** Lines of a guard's detail or a review's pending actions `closer show` prints. */
 const OUTPUT_LINES = 12;
 
 /** How a text is styled on a terminal that takes colour. */
@@ -42,6 +42,13 @@ export function renderRunView(view: RunView, paint: Paint = PLAIN): string {
   out.push("", paint("bold", "Task"), `  ${view.task.title}${issueOf(view)}`);
   for (const line of lastLines(view.task.body, 6).split("\n")) {
     if (line.trim() !== "") out.push(`  ${paint("dim", line)}`);
+  }
+  if (view.setup.length > 0) {
+    out.push(
+      "",
+      paint("bold", "Setup"),
+      ...view.setup.flatMap((command) => renderSetup(command, paint)),
+    );
   }
   if (view.baseline) {
     const { commit, checks, dirtyFiles, protectedFiles } = view.baseline;
@@ -122,12 +129,32 @@ function renderCheck(check: CheckView, mark: (valid: boolean) => string, paint: 
   const out = [
     `  ${mark(check.valid)} ${check.kind} ${check.name}${facts.length === 0 ? "" : ` (${facts.join(", ")})`}`,
   ];
-  if (check.output !== undefined && (!check.valid || check.kind !== "validator")) {
-    for (const line of lastLines(check.output, OUTPUT_LINES).split("\n")) {
-      out.push(`      ${paint("dim", `| ${line}`)}`);
-    }
+  // A validator is quoted by its meaningful lines (docs/completion.md#quoted-output); a guard's
+  // detail and a review's pending actions are the check's own words.
+  if (check.kind === "validator") out.push(...quote(check.quoted ?? [], paint));
+  else if (check.output !== undefined) {
+    out.push(...quote(lastLines(check.output, OUTPUT_LINES).split("\n"), paint));
   }
   return out;
+}
+
+/** `✗ npm ci (exit 1, 12.3s)` and, for a failure, its meaningful lines. */
+function renderSetup(command: SetupView, paint: Paint): string[] {
+  const failed = command.exitCode !== 0 || command.timedOut === true;
+  const facts = [
+    command.timedOut === true ? "timed out" : undefined,
+    `exit ${command.exitCode}`,
+    formatDuration(command.durationMs),
+  ].filter((fact) => fact !== undefined);
+  const mark = failed ? paint("red", "✗") : paint("green", "✓");
+  return [
+    `  ${mark} ${command.command} (${facts.join(", ")})`,
+    ...quote(command.quoted ?? [], paint),
+  ];
+}
+
+function quote(lines: readonly string[], paint: Paint): string[] {
+  return lines.map((line) => `      ${paint("dim", `| ${line}`)}`);
 }
 
 function renderEnd(view: RunView, paint: Paint): string[] {

@@ -28,6 +28,8 @@ export interface RunView {
     readonly branch: string;
     readonly baseBranch: string;
   };
+  /** The project's setup, one entry per command that ran before the run (docs/observe.md#setup-progress). */
+  readonly setup: readonly SetupView[];
   readonly baseline?: BaselineView;
   readonly timeline: readonly IterationView[];
   readonly end: EndView;
@@ -50,6 +52,18 @@ export interface TokenUsage {
   readonly outputTokens: number;
   readonly cacheReadTokens: number;
   readonly cacheCreationTokens: number;
+}
+
+/** One command of the project's setup (docs/definition.md#setup). */
+export interface SetupView {
+  readonly command: string;
+  readonly exitCode: number;
+  readonly durationMs: number;
+  readonly timedOut?: boolean;
+  /** What it printed: its last 64 KiB, whole from its payload files when the event holds it cut. */
+  readonly output?: string;
+  /** A failed command's meaningful lines (docs/completion.md#quoted-output). */
+  readonly quoted?: readonly string[];
 }
 
 export interface BaselineView {
@@ -113,6 +127,11 @@ export interface CheckView {
   readonly cached?: boolean;
   /** What the check found: its output, the guard's detail, the review's pending actions. */
   readonly output?: string;
+  /**
+   * A failed validator's quote: what it extracted, then its output's meaningful lines — never a
+   * package manager's banner (docs/completion.md#quoted-output).
+   */
+  readonly quoted?: readonly string[];
 }
 
 export interface RetryView {

@@ -1,9 +1,16 @@
 import { type Json, obj, optionalNumber, optionalString, str } from "../record/loose-json.js";
 import { readPayload } from "../record/run-folder-reader.js";
+import { meaningfulLines, quoteOutput } from "../tool-output/meaningful-lines.js";
 import type { CheckView } from "./run-view.js";
 
 /** What a check found is kept as its last characters: a runner prints its failures last. */
-const OUTPUT_TAIL_CHARS = 64 * 1024;
+export const OUTPUT_TAIL_CHARS = 64 * 1024;
+
+/** Meaningful lines the view quotes of a failed check's output (docs/completion.md#quoted-output). */
+export const QUOTED_LINES = 12;
+
+/** Lines a string param is quoted by (`errorOutput`): the output's own lines follow. */
+const PARAM_LINES = 3;
 
 /** A `validator-end` event as a check of the run view: its output whole from its payload, and what it extracted. */
 export async function validatorCheck(event: Json, runDir: string): Promise<CheckView> {
@@ -14,8 +21,12 @@ export async function validatorCheck(event: Json, runDir: string): Promise<Check
     .filter((text): text is string => text !== undefined && text.trim() !== "")
     .join("\n")
     .slice(-OUTPUT_TAIL_CHARS);
+  const extracted = describeParams(obj(event.params), output);
   // What the check extracted (failed tests, changed files) goes last, where a reader of the tail looks.
-  const found = [output, ...describeParams(obj(event.params))].filter(Boolean).join("\n");
+  const found = [output, ...extracted].filter(Boolean).join("\n");
+  // Its quote names what it extracted first, then the output's meaningful lines, never a banner.
+  const quoted =
+    event.valid === true ? [] : [...extracted, ...meaningfulLines(output, QUOTED_LINES)];
   return {
     kind: "validator",
     name: str(event.validator) ?? "validator",
@@ -25,13 +36,22 @@ export async function validatorCheck(event: Json, runDir: string): Promise<Check
     ...optionalNumber("exitCode", event.exitCode),
     ...(event.cached === true ? { cached: true } : {}),
     ...(found === "" ? {} : { output: found }),
+    ...(quoted.length === 0 ? {} : { quoted }),
   };
 }
 
-/** `failedTests: adds two numbers, adds zero`: one line per parameter a check extracted. */
-function describeParams(params: Json | undefined): string[] {
+/**
+ * `failedTests: adds two numbers, adds zero`: one line per parameter a check extracted. A text
+ * param is quoted by its meaningful lines, and left out when it is part of the output beside it.
+ */
+function describeParams(params: Json | undefined, output: string): string[] {
   return Object.entries(params ?? {}).flatMap(([key, value]) => {
-    const items = Array.isArray(value) ? value.map(describeItem) : [describeItem(value)];
+    if (typeof value === "string" && output.includes(value.trim())) return [];
+    const items = Array.isArray(value)
+      ? value.map(describeItem)
+      : typeof value === "string"
+        ? [quoteOutput(value, PARAM_LINES)]
+        : [describeItem(value)];
     const text = items.filter(Boolean).join(", ");
     return text === "" ? [] : [`${key}: ${text.length > 500 ? `${text.slice(0, 499)}…` : text}`];
   });

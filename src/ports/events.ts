@@ -43,6 +43,12 @@ export type RunEventBody =
   /** The names (never the values) of the variables each kind of process starts with (docs/backends.md#environment). */
   | { type: "environment"; backend: string[]; validators: string[] }
   /**
+   * A command of the project's setup starting (the `index`th of `count`): handed to the
+   * run's listener as it happens, never written, since the run folder does not exist yet
+   * (docs/observe.md#setup-progress).
+   */
+  | { type: "setup-start"; command: string; index: number; count: number }
+  /**
    * One command of the project's setup, run in the tree before the run started
    * (docs/definition.md#setup); its output bounded like a check's.
    */

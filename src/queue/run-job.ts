@@ -15,6 +15,7 @@ import {
   runTask,
   type Serializer,
 } from "../run/index.js";
+import { lastFailedCheck } from "./failed-check.js";
 import type { QueueJobData } from "./job-data.js";
 import { prepareClone } from "./repository-clone.js";
 
@@ -38,6 +39,8 @@ export type JobResult = Record<string, unknown> & {
   readonly status: string;
   /** True when this attempt continued the run from its record. */
   readonly resumed: boolean;
+  /** A run that did not succeed: the check that failed in its last iteration, quoted (docs/queue.md#worker). */
+  readonly failedCheck?: string;
 };
 
 /**
@@ -116,6 +119,13 @@ export async function runJob(
   }
 }
 
-function resultOf(outcome: RunOutcome, resumed: boolean): JobResult {
-  return { ...outcomeJson(outcome), success: outcome.success, status: outcome.status, resumed };
+async function resultOf(outcome: RunOutcome, resumed: boolean): Promise<JobResult> {
+  const failedCheck = outcome.success ? undefined : await lastFailedCheck(outcome.runDir);
+  return {
+    ...outcomeJson(outcome),
+    success: outcome.success,
+    status: outcome.status,
+    resumed,
+    ...(failedCheck === undefined ? {} : { failedCheck }),
+  };
 }

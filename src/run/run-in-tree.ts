@@ -2,8 +2,10 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import {
   type BackendCredentials,
+  NO_CREDENTIALS,
   startBackendCredentials,
 } from "../credentials/backend-credentials.js";
+import { providerVariables, readProviderSettings } from "../credentials/provider-settings.js";
 import { type RunStart, runAgent } from "../loop/index.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { SandboxPort } from "../ports/loop-ports.js";
@@ -25,6 +27,7 @@ import { backendEnvironment, runEnvironments } from "./run-environments.js";
 import type { RunOutcome } from "./run-options.js";
 import { backendKindsOf, sandboxForRun, standInsLeftBy } from "./run-sandbox-place.js";
 import { runSetup } from "./run-setup.js";
+import { reportSetupLive, withoutSetupRepeats } from "./setup-progress.js";
 
 /** One task in its working tree. */
 export interface TreeJob {
@@ -93,12 +96,21 @@ export async function runInTree(treeBase: RunBase, job: TreeJob): Promise<RunOut
       () => undefined,
     );
     // The project's setup, before the clean room links the tree's ignored entries
-    // (docs/definition.md#setup); a resumed run's tree has it already.
+    // (docs/definition.md#setup); a resumed run's tree has it already. Its progress is
+    // heard as it happens (docs/observe.md#setup-progress).
+    const report = reportSetupLive(base, runId);
     const setup =
       resumed === undefined
-        ? await runSetup(agent, { tree: tree.workTree, env: base.env, signal: base.signal })
+        ? await runSetup(agent, {
+            tree: tree.workTree,
+            env: base.env,
+            signal: base.signal,
+            ...(report === undefined ? {} : { report }),
+          })
         : [];
-    credentials = await credentialsForRun(base, agent, runId);
+    const listener = withoutSetupRepeats(base.onEvent);
+    if (listener !== undefined) base = { ...base, onEvent: listener };
+    credentials = await credentialsForRun(base, agent, { runId, tree: tree.workTree });
     base = { ...base, credentials };
     checksRoom = await checksRoomForRun(base, agent, {
       tree: tree.workTree,
@@ -168,18 +180,25 @@ export async function runInTree(treeBase: RunBase, job: TreeJob): Promise<RunOut
 
 /**
  * The model keys of the run's backends behind closer's key proxy, and their state folders the
- * run's own (docs/integrity.md#credentials).
+ * run's own (docs/integrity.md#credentials); the keys their own provider settings name among
+ * them (docs/backends.md#provider-settings).
  */
 async function credentialsForRun(
   base: RunBase,
   agent: ResolvedAgent,
-  runId: string,
+  run: { readonly runId: string; readonly tree: string },
 ): Promise<BackendCredentials> {
+  const kinds = backendKindsOf(agent);
+  const home = base.env.HOME ?? homedir();
+  const providers = await readProviderSettings(kinds, { env: base.env, home, project: run.tree });
+  const variables = kinds.flatMap((kind) => providerVariables(providers, kind));
+  const granted = { ...NO_CREDENTIALS, providerVariables: () => variables };
   return startBackendCredentials({
-    runId,
-    kinds: backendKindsOf(agent),
-    env: backendEnvironment(base.env, agent, agent.runner.backend),
-    home: base.env.HOME ?? homedir(),
+    runId: run.runId,
+    kinds,
+    env: backendEnvironment(base.env, agent, agent.runner.backend, granted),
+    home,
+    providers,
   });
 }
 

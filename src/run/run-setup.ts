@@ -7,6 +7,7 @@
  */
 import type { SetupOutcome } from "../loop/index.js";
 import type { ResolvedAgent } from "../ports/agent.js";
+import type { RunEventBody } from "../ports/events.js";
 import { COMMAND_OUTPUT_BYTES, runCommand } from "../process/shell-command.js";
 import { runEnvironments } from "./run-environments.js";
 import type { Environment } from "./run-options.js";
@@ -41,10 +42,14 @@ const PACKAGE_MANAGER_PREFIXES = [
   "RUSTUP_",
 ];
 
+/** What the setup says as it goes: a command starts, a command ended. */
+export type SetupEventBody = Extract<RunEventBody, { type: "setup-start" | "setup" }>;
+
 /**
  * Runs the setup's commands in `tree` until one fails; the outcomes of those that ran. An
  * abort stops the command running and the rest. A prefix ending in `_` matches the names it
- * starts; others match a name whole or as a prefix (`PYTHONPATH`).
+ * starts; others match a name whole or as a prefix (`PYTHONPATH`). `report` hears each
+ * command start and end as it happens (docs/observe.md#setup-progress).
  */
 export async function runSetup(
   agent: ResolvedAgent,
@@ -52,14 +57,16 @@ export async function runSetup(
     readonly tree: string;
     readonly env: Environment;
     readonly signal: AbortSignal;
+    readonly report?: (event: SetupEventBody) => void;
   },
 ): Promise<SetupOutcome[]> {
   const { commands, timeoutMs } = agent.runner.setup;
   const outcomes: SetupOutcome[] = [];
   if (commands.length === 0) return outcomes;
   const env = setupEnvironment(where.env, agent);
-  for (const command of commands) {
+  for (const [index, command] of commands.entries()) {
     if (where.signal.aborted) break;
+    where.report?.({ type: "setup-start", command, index: index + 1, count: commands.length });
     const result = await runCommand({
       command,
       cwd: where.tree,
@@ -72,14 +79,16 @@ export async function runSetup(
     // An aborted setup is no failure of it: the run ends `aborted` when the loop starts.
     if (result.aborted) break;
     const exitCode = result.timedOut ? Math.max(result.exitCode, 1) : result.exitCode;
-    outcomes.push({
+    const outcome: SetupOutcome = {
       command,
       exitCode,
       durationMs: Math.round(result.durationMs),
       ...(result.timedOut ? { timedOut: true } : {}),
       ...(result.stdout === "" ? {} : { stdout: result.stdout }),
       ...(result.stderr === "" ? {} : { stderr: result.stderr }),
-    });
+    };
+    outcomes.push(outcome);
+    where.report?.({ type: "setup", ...outcome });
     if (exitCode !== 0) break;
   }
   return outcomes;

@@ -146,6 +146,31 @@ describe("docs/loop.md#rule-6: terminal states are distinct", () => {
     expect(result).toMatchObject({ status: "max_iterations", success: false, iterations: 2 });
   });
 
+  it("docs/completion.md#quoted-output: the max_iterations reason names the last check that failed and what it found", async () => {
+    const setup = await makeTaskRepo({
+      files: FIXED_PROJECT,
+      runner: { maxIterations: 1 },
+      validators: {
+        "lint-clean": {
+          type: "command",
+          command:
+            "echo '> proj@1.0.0 lint'; echo 'src/a.js:3:5 error no-undef x is not defined'; exit 1",
+          failurePattern: "lint-error",
+          extractParams: { errorOutput: "output" },
+        },
+      },
+      conditions: ["lint-clean"],
+    });
+    cleanup = setup.repo.cleanup;
+    const { result } = await runTask(setup, makeScriptedBackend([{ structuredOutput: DONE }]));
+
+    expect(result.status).toBe("max_iterations");
+    expect(result.reason).toMatch(
+      /^no verified completion within 1 iterations; last failed: lint-clean \(lint-error\): .*x is not defined/,
+    );
+    expect(result.reason).not.toContain("> proj@1.0.0 lint");
+  });
+
   it("docs/loop.md#rule-6: a completion verified on the last allowed iteration is completed", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT, runner: { maxIterations: 1 } });
     cleanup = setup.repo.cleanup;

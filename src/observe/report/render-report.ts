@@ -2,11 +2,12 @@
  * `closer report`'s page: one self-contained HTML document of a run
  * (docs/report.md#report), every text of the record escaped (docs/report.md#escaping).
  */
-import type { BaselineView, EndView, ReasonTotal, RunView } from "../run-view.js";
+import type { BaselineView, EndView, ReasonTotal, RunView, SetupView } from "../run-view.js";
 import { type Html, html, trustedHtml } from "./html.js";
 import { makeContentSecurityPolicy, REPORT_SCRIPT, REPORT_STYLE } from "./report-assets.js";
 import { renderCostByReasonChart, renderCostOverIterationsChart } from "./report-charts.js";
 import { formatCost, formatDuration, formatTokens } from "./report-format.js";
+import { renderQuote } from "./report-quote.js";
 import { type PromptTexts, renderTimeline } from "./report-timeline.js";
 
 /** The run folder's texts the report shows beside the view. */
@@ -29,6 +30,7 @@ export function renderReport(view: RunView, texts: ReportTexts): string {
 <body>
 <main>
 ${renderHeader(view)}
+${renderSetup(view.setup)}
 <h2 id="baseline">Baseline</h2>
 ${renderBaseline(view.baseline)}
 <h2 id="cost">Cost</h2>
@@ -84,6 +86,17 @@ function renderLink(url: string): Html {
   return /^https?:\/\//i.test(url)
     ? html`<a href="${url}" rel="noreferrer">${url}</a>`
     : html`${url}`;
+}
+
+/** The project's setup, when it ran: each command, how it ended, what a failure printed. */
+function renderSetup(setup: readonly SetupView[]): Html {
+  if (setup.length === 0) return html``;
+  const commands = setup.map((command) => {
+    const failed = command.exitCode !== 0 || command.timedOut === true;
+    const how = command.timedOut === true ? "timed out" : `exit ${command.exitCode}`;
+    return html`<li class="${failed ? "bad" : "ok"}" data-setup="${command.command}"><span class="mark">${failed ? "✗" : "✓"}</span><code>${command.command}</code> <span class="meta">${how} · ${formatDuration(command.durationMs)}</span>${failed ? renderQuote(command.quoted, command.output, "All it printed") : html``}</li>`;
+  });
+  return html`<h2 id="setup">Setup</h2><ul class="checks">${commands}</ul>`;
 }
 
 function renderBaseline(baseline: BaselineView | undefined): Html {

@@ -9,6 +9,7 @@ import type {
 } from "../run-view.js";
 import { type Html, html } from "./html.js";
 import { formatCost, formatCount, formatDuration, formatTokens } from "./report-format.js";
+import { renderQuote } from "./report-quote.js";
 
 /** The prompts as sent, by their path in the run folder (`prompts/iteration-003.md`). */
 export type PromptTexts = Readonly<Record<string, string>>;
@@ -99,10 +100,11 @@ function renderCheck(check: CheckView): Html {
       ? undefined
       : formatDuration(check.durationMs),
   ].filter((fact) => fact !== undefined);
-  const output =
-    check.output === undefined || check.output === ""
-      ? html``
-      : html`<details class="check-output"><summary>What it found</summary><pre>${check.output}</pre></details>`;
+  const output = renderQuote(
+    check.quoted,
+    check.output,
+    check.quoted === undefined ? "What it found" : "All it printed",
+  );
   return html`<li class="check ${check.valid ? "ok" : "bad"}" data-check="${check.name}" data-valid="${String(check.valid)}"><span class="mark">${check.valid ? "✓" : "✗"}</span>${check.name} <span class="meta">${facts.join(" · ")}</span>${output}</li>`;
 }
 

@@ -36,6 +36,7 @@ export function makeEmptyRunView(): RunView {
     attempts: 1,
     costUsd: 0,
     usage: NO_TOKENS,
+    setup: [],
     timeline: [],
     end: {
       status: "error",
