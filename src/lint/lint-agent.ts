@@ -4,6 +4,7 @@ import { lintApiKeyEnv } from "./lint-api-key.js";
 import { lintCostBudget } from "./lint-cost-budget.js";
 import { lintDeclarationSchemas } from "./lint-declaration-schemas.js";
 import { lintPrompts } from "./lint-prompts.js";
+import { lintProviderSettings } from "./lint-provider-settings.js";
 import {
   lintCustomModules,
   lintParameterNames,
@@ -47,6 +48,7 @@ export async function runLints(
   lintPatternParams(agent, problems);
   lintCostBudget(agent, problems);
   lintApiKeyEnv(agent, problems);
+  await lintProviderSettings(agent, problems, { env: process.env, project: projectDirOf(agent) });
   lintLabels(agent, problems);
   lintPassedNames(agent, problems);
   await lintSystemPrompt(agent, problems);

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { makeBackendError } from "../backends/backend-errors.js";
 import type { BackendRequest, BackendResponse } from "../ports/backend.js";
 import type { SandboxEntry } from "../ports/loop-ports.js";
 import { addReceipt, repeatReason } from "../ports/receipt-reason.js";
@@ -33,8 +34,14 @@ export async function queryBackend(run: RunContext, asked: Query): Promise<Query
   let reason = query.reason;
   const repeats = makeRepeats(run, query);
   for (;;) {
-    const { response, budgetSpent } = await queryOnce(run, query, { prompt, sessionId, reason });
+    const { response, budgetSpent, refused } = await queryOnce(run, query, {
+      prompt,
+      sessionId,
+      reason,
+    });
     if (run.signal.aborted) return { terminal: abortedWhen(run, `during ${queryName(query)}`) };
+    // Stopped for a refused connection: the guard after the query fails the attempt for it.
+    if (refused) return { response };
     if (budgetSpent !== undefined) return { terminal: budgetSpentInQuery(run, budgetSpent) };
     const error = response.error;
     if (error === undefined) return { response };
@@ -96,7 +103,11 @@ interface Sending {
   readonly reason: string;
 }
 
-async function queryOnce(run: RunContext, query: Query, sending: Sending): Promise<DeadlineAnswer> {
+async function queryOnce(
+  run: RunContext,
+  query: Query,
+  sending: Sending,
+): Promise<DeadlineAnswer & { readonly refused: boolean }> {
   const { prompt, sessionId } = sending;
   const backend = query.backend?.backend ?? run.ports.backend;
   // The query carries its step's model (stepModel); a review's own backend, its own.
@@ -115,14 +126,16 @@ async function queryOnce(run: RunContext, query: Query, sending: Sending): Promi
     sandbox?.leave(),
   );
   // A query stopped mid-way may not know its cost: what it reported while running still counts.
+  const refused = sandbox?.refused?.aborted === true;
   const response = {
     ...answer.response,
     costUsd: Math.max(answer.response.costUsd, answer.runningCostUsd),
+    ...(refused ? { error: makeBackendError("aborted", String(sandbox?.refused?.reason)) } : {}),
   };
   addToTotals(run, response, continues(run, query), sending.reason);
   if (query.backend === undefined) warnOfUnreportedCost(run, query.iteration, response);
   recordAnswer(run, query, { backendName: backend.name, reason: sending.reason }, response);
-  return { ...answer, response };
+  return { ...answer, response, refused };
 }
 
 /** The backend request of one query: the runner's tools unless the query brings its own. */
@@ -152,7 +165,9 @@ function requestFor(
       CLOSER_RUN_ID: run.runId,
     },
     timeoutMs: runner.budgets.queryTimeoutMs,
-    signal: run.signal,
+    // A refused connection stops the query (docs/sandbox.md#refused-connection).
+    signal:
+      sandbox?.refused === undefined ? run.signal : AbortSignal.any([run.signal, sandbox.refused]),
     ...(sandbox === undefined ? {} : { sandbox: sandbox.wrapper, tempDir: sandbox.tempDir }),
   };
 }

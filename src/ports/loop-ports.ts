@@ -118,6 +118,12 @@ export interface SandboxEntry {
   readonly tempDir: string;
   /** Called once the processes ended: what the sandbox refused them is judged and kept. */
   leave(): Promise<void>;
+  /**
+   * Aborted once the sandbox refused the entry's processes a connection that counts, its reason
+   * naming the host and the setting that allows it: the query under way is stopped
+   * (docs/sandbox.md#refused-connection).
+   */
+  readonly refused?: AbortSignal;
 }
 
 /** What the integrity guards read from the working tree. */

@@ -54,10 +54,11 @@ const COMMON_NAMES = new Set([
   "GIT_COMMITTER_EMAIL",
   "EMAIL",
   // Where the user's toolchains live (docs/backends.md#environment): without them rustup, pyenv
-  // or nvm look under HOME and find nothing. Locations, never credentials.
+  // or nvm look under HOME and find nothing. Locations, never credentials. Not CARGO_HOME: it
+  // holds cargo's credentials and is where cargo writes its locks; the sandbox gives each kind
+  // one of its own (docs/sandbox.md#caches).
   "RUSTUP_HOME",
   "RUSTUP_TOOLCHAIN",
-  "CARGO_HOME",
   "GOROOT",
   "GOPATH",
   "PYENV_ROOT",

@@ -15,10 +15,21 @@ import {
 } from "../process/child-environment.js";
 import type { Environment } from "./run-options.js";
 
-/** What `agent` passes on purpose: `runner.env` and, for `backend`, its `passGithubToken`. */
-export function grantOf(agent: ResolvedAgent, backend: BackendConfig): EnvironmentGrant {
+/**
+ * What `agent` passes on purpose: `runner.env` and, for `backend`, its `passGithubToken`; and the
+ * variables `backend`'s own provider settings read its key from (docs/backends.md#provider-settings).
+ */
+export function grantOf(
+  agent: ResolvedAgent,
+  backend: BackendConfig,
+  credentials: BackendCredentials = NO_CREDENTIALS,
+): EnvironmentGrant {
   const { env } = agent.runner;
-  return { ...env, passGithubToken: backend.passGithubToken === true };
+  return {
+    ...env,
+    backend: [...env.backend, ...credentials.providerVariables(backend.kind)],
+    passGithubToken: backend.passGithubToken === true,
+  };
 }
 
 /** Every kind's environment for a run of `agent`. */
@@ -27,7 +38,10 @@ export function runEnvironments(
   agent: ResolvedAgent,
   credentials: BackendCredentials = NO_CREDENTIALS,
 ): ChildEnvironments {
-  const environments = makeChildEnvironments(env, grantOf(agent, agent.runner.backend));
+  const environments = makeChildEnvironments(
+    env,
+    grantOf(agent, agent.runner.backend, credentials),
+  );
   const backend = credentials.envFor(agent.runner.backend.kind, environments.backend);
   return { backend: withoutAutoGc(backend), validators: withoutAutoGc(environments.validators) };
 }
@@ -57,6 +71,9 @@ export function backendEnvironment(
   credentials: BackendCredentials = NO_CREDENTIALS,
 ): Record<string, string> {
   return withoutAutoGc(
-    credentials.envFor(backend.kind, makeChildEnvironment("backend", env, grantOf(agent, backend))),
+    credentials.envFor(
+      backend.kind,
+      makeChildEnvironment("backend", env, grantOf(agent, backend, credentials)),
+    ),
   );
 }

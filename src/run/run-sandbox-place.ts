@@ -6,9 +6,10 @@ import { homedir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { RunState } from "../ports/run-state.js";
-import type { BackendKind } from "../ports/runner-config.js";
+import type { BackendKind, SandboxConfig } from "../ports/runner-config.js";
 import { readGitLayout } from "../sandbox/git-layout.js";
 import { prepareRunSandbox, SANDBOX_OFF, type SandboxState } from "../sandbox/run-sandbox.js";
+import { urlHost } from "../sandbox/sandbox-policy.js";
 import { removeLeftStandIns } from "../sandbox/stand-ins.js";
 import { packLooseObjects } from "../workspace/git-objects.js";
 import { getMainWorktreeRoot } from "../workspace/prepare-worktree.js";
@@ -52,7 +53,7 @@ export async function sandboxForRun(
         ...backendEnvironment(base.env, agent, runner.backend, base.credentials),
         ...base.credentials?.stateFolders,
       },
-      config: runner.sandbox,
+      config: withProviderHosts(runner.sandbox, base.credentials?.providerUrls ?? []),
       passGithubToken: runner.backend.passGithubToken === true,
       closerHosts: base.credentials?.proxyHosts ?? [],
     },
@@ -77,6 +78,16 @@ export async function standInsLeftBy(
   return [
     `removed the OS sandbox's empty stand-ins the killed run left in the tree: ${removed.join(", ")}`,
   ];
+}
+
+/**
+ * The sandbox's settings with the model endpoints the backend CLIs' own configuration names
+ * allowed to the backend's processes, as `host:port` (docs/backends.md#provider-settings).
+ */
+function withProviderHosts(config: SandboxConfig, urls: readonly string[]): SandboxConfig {
+  const hosts = urls.flatMap((url) => urlHost(url) ?? []);
+  if (hosts.length === 0) return config;
+  return { ...config, allowedDomains: [...new Set([...config.allowedDomains, ...hosts])] };
 }
 
 async function gitLayoutOf(tree: string) {

@@ -4,7 +4,7 @@
  * each query and each validator for what it refused.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CloserError } from "../errors.js";
@@ -12,6 +12,7 @@ import type { SandboxEntry, SandboxPort } from "../ports/loop-ports.js";
 import { PROCESS_KINDS, type ProcessKind } from "../ports/process.js";
 import type { SandboxConfig } from "../ports/runner-config.js";
 import { makeHeldPlaces, removeMadePlaces } from "./held-places.js";
+import { type RefusalWatch, watchRefusedConnections } from "./refusal-watch.js";
 import { isRefusal, type RefusalJudge } from "./refusals.js";
 import {
   isLoopbackHost,
@@ -23,7 +24,12 @@ import {
 } from "./sandbox-policy.js";
 import { PROCESS_SANDBOX, type SandboxManager } from "./sandbox-runtime.js";
 import { makeSandboxedLaunch, TRAMPOLINE } from "./sandboxed-launch.js";
-import { hideStandIns, readUserExcludes, standInsIn } from "./stand-ins.js";
+import {
+  cacheVariables,
+  makeCacheFolder,
+  removeCacheFolder,
+  type UserToolchain,
+} from "./tool-caches.js";
 
 /** A run's sandbox while it is on. */
 export interface RunSandbox extends SandboxPort {
@@ -48,8 +54,8 @@ export const SANDBOX_OFF: SandboxState = {
 export interface PrepareSandboxOptions {
   readonly config: SandboxConfig;
   readonly runId: string;
-  /** Where the run works; the scratch folder is made here. */
-  readonly place: Omit<SandboxPlace, "scratchDir">;
+  /** Where the run works; the scratch folder and the caches' folders are made here. */
+  readonly place: Omit<SandboxPlace, "scratchDir" | "caches">;
   /** agent.json, named in a refusal to start. */
   readonly agentFile: string;
 }
@@ -93,33 +99,48 @@ async function startRunSandbox(
   manager: SandboxManager,
   options: PrepareSandboxOptions,
 ): Promise<RunSandbox> {
-  // A neutral name: what the checks see of it says nothing of closer (docs/integrity.md#toolchain).
+  // Neutral names: what the checks see of them says nothing of closer (docs/integrity.md#toolchain).
   const scratchDir = await mkdtemp(join(tmpdir(), "tmp-"));
-  const place = { ...options.place, scratchDir };
+  const cachesDir = await mkdtemp(join(tmpdir(), "tmp-"));
+  const caches = { model: join(cachesDir, "a"), checks: join(cachesDir, "b") };
+  const user: UserToolchain = { home: options.place.home, env: options.place.backendEnv };
+  await makeCacheFolder(caches.model, user);
+  await mkdir(caches.checks);
+  const place = { ...options.place, scratchDir, caches };
   const policy = sandboxPolicyFor(place);
   const made = await makeHeldPlaces(placesToMake(place, policy));
   const reported = new Map<string, string[]>();
-  const unsubscribe = subscribeToRefusals(manager, reported);
+  const watches = new Map<string, RefusalWatch>();
+  const unsubscribe = manager.onRefusal((command, line) => {
+    reported.get(command)?.push(line);
+    watches.get(command)?.see(line);
+  });
+  const removeFolders = async () => {
+    await rm(scratchDir, { recursive: true, force: true });
+    await removeCacheFolder(cachesDir);
+    await removeMadePlaces(made, options.place.git?.commonDir);
+  };
   try {
-    assertHosts(manager, policy, options.agentFile);
+    await assertHosts(manager, policy, options.agentFile);
   } catch (error) {
     unsubscribe();
-    await rm(scratchDir, { recursive: true, force: true });
-    await removeMadePlaces(made, options.place.git?.commonDir);
+    await removeFolders();
     throw error;
   }
-  const alwaysWritable = [...PROCESS_SANDBOX.defaultWritePaths(), "/dev", "/proc"];
+  const alwaysWritable = [...manager.defaultWritePaths, "/dev", "/proc"];
   const run: RunSandboxContext = {
     manager,
     options,
     scratchDir,
-    userExcludes: await readUserExcludes(options.place.tree),
+    caches,
+    user,
     reported,
+    watches,
     made,
     refused: { backend: [], validators: [] },
-    judgeOf: (rules) => ({
+    judgeOf: (rules, unheld) => ({
       allowWrite: [...rules.allowWrite, ...alwaysWritable],
-      denyWrite: rules.denyWrite,
+      denyWrite: [...rules.denyWrite, ...unheld],
       ignoredPaths: policy.ignored.paths,
       ignoredHosts: policy.ignored.hosts,
     }),
@@ -134,8 +155,7 @@ async function startRunSandbox(
     },
     async release() {
       unsubscribe();
-      await rm(scratchDir, { recursive: true, force: true });
-      await removeMadePlaces(made, options.place.git?.commonDir);
+      await removeFolders();
       await PROCESS_SANDBOX.release();
     },
   };
@@ -146,15 +166,19 @@ interface RunSandboxContext {
   readonly manager: SandboxManager;
   readonly options: PrepareSandboxOptions;
   readonly scratchDir: string;
-  /** The user's global git excludes, kept in the excludes file that hides the stand-ins. */
-  readonly userExcludes: string;
+  /** The toolchains' caches: the model's folder, and the folder of each check's own. */
+  readonly caches: { readonly model: string; readonly checks: string };
+  /** Where the user's toolchains keep what the caches are seeded from. */
+  readonly user: UserToolchain;
   /** What the library reported, by the label of the entry it came from. */
   readonly reported: Map<string, string[]>;
+  /** The watch of each entry's refused connections, by its label (docs/sandbox.md#refused-connection). */
+  readonly watches: Map<string, RefusalWatch>;
   /** The read-only places closer made where they were missing, removed when the run ends where safe. */
   readonly made: string[];
   /** What was refused and counts, by kind, until the loop takes it. */
   readonly refused: Record<ProcessKind, string[]>;
-  readonly judgeOf: (rules: KindPolicy) => RefusalJudge;
+  readonly judgeOf: (rules: KindPolicy, unheld: readonly string[]) => RefusalJudge;
 }
 
 /**
@@ -167,27 +191,44 @@ async function enterSandbox(
   kind: ProcessKind,
   entry: number,
 ): Promise<SandboxEntry> {
-  const { manager, options, scratchDir } = run;
-  const place = { ...options.place, scratchDir };
+  const { manager, options, scratchDir, caches } = run;
+  const place = { ...options.place, scratchDir, caches };
   const policy = sandboxPolicyFor(place);
   run.made.push(...(await makeHeldPlaces(placesToMake(place, policy))));
-  const rules = policy[kind];
+  // Each check's caches are its own, empty when it starts and gone when it ends (docs/sandbox.md#caches).
+  const cacheFolder = kind === "backend" ? caches.model : join(caches.checks, String(entry));
+  if (kind === "validators") await makeCacheFolder(cacheFolder, run.user);
+  const rules: KindPolicy =
+    kind === "backend"
+      ? policy.backend
+      : { ...policy.validators, allowWrite: [...policy.validators.allowWrite, cacheFolder] };
   const commandId = randomBytes(16).toString("base64url");
   const label = `closer ${options.runId} ${kind} ${entry}`;
   run.reported.set(label, []);
-  registerHosts(manager, commandId, { hosts: rules.hosts, kind, agentFile: options.agentFile });
+  const watch = watchRefusedConnections(kind, run.judgeOf(rules, policy.unheld));
+  run.watches.set(label, watch);
+  const forget = async () => {
+    manager.unregisterHosts(commandId);
+    run.reported.delete(label);
+    run.watches.delete(label);
+    if (kind === "validators") await removeCacheFolder(cacheFolder);
+  };
   const leave = async () => {
-    await reportsDelivered();
-    manager.unregisterCommandNetworkLists(commandId);
+    await manager.refusalsDelivered();
     manager.cleanupAfterCommand();
     const lines = run.reported.get(label) ?? [];
-    run.reported.delete(label);
-    run.refused[kind].push(...lines.filter((line) => isRefusal(line, run.judgeOf(rules))));
+    await forget();
+    const judge = run.judgeOf(rules, policy.unheld);
+    run.refused[kind].push(...lines.filter((line) => isRefusal(line, judge)));
   };
   try {
-    const wrapped = await manager.wrapWithSandboxArgv(
+    await registerHosts(manager, commandId, {
+      hosts: rules.hosts,
+      kind,
+      agentFile: options.agentFile,
+    });
+    const argv = await manager.wrap(
       TRAMPOLINE,
-      undefined,
       {
         filesystem: filesystemOf(rules),
         // The environment policy's second layer (docs/sandbox.md#policy).
@@ -195,30 +236,34 @@ async function enterSandbox(
           envVars: rules.deniedVariables.map((name) => ({ name, mode: "deny" as const })),
         },
       },
-      undefined,
-      options.place.tree,
-      { commandId, commandText: label },
+      { cwd: options.place.tree, commandId, commandText: label },
     );
     const clearNoProxy = rules.hosts.some(isLoopbackHost);
-    const env = await hideStandIns(standInsIn(options.place.tree), {
-      userExcludes: run.userExcludes,
-      file: join(scratchDir, `.git-excludes-${entry}`),
-    });
-    const launch = makeSandboxedLaunch(wrapped, { tmpDir: scratchDir, clearNoProxy, env });
-    return { wrapper: launch, tempDir: scratchDir, leave };
+    const launch = makeSandboxedLaunch(
+      { argv },
+      {
+        tmpDir: scratchDir,
+        clearNoProxy,
+        defaults: cacheVariables(kind, cacheFolder, run.user),
+      },
+    );
+    return { wrapper: launch, tempDir: scratchDir, leave, refused: watch.signal };
   } catch (error) {
-    manager.unregisterCommandNetworkLists(commandId);
-    run.reported.delete(label);
+    await forget();
     throw error;
   }
 }
 
 /** A host the library cannot read is the agent's mistake: said before the first query. */
-function assertHosts(manager: SandboxManager, policy: SandboxPolicy, agentFile: string): void {
+async function assertHosts(
+  manager: SandboxManager,
+  policy: SandboxPolicy,
+  agentFile: string,
+): Promise<void> {
   for (const kind of PROCESS_KINDS) {
     const probeId = randomBytes(16).toString("base64url");
-    registerHosts(manager, probeId, { hosts: policy[kind].hosts, kind, agentFile });
-    manager.unregisterCommandNetworkLists(probeId);
+    await registerHosts(manager, probeId, { hosts: policy[kind].hosts, kind, agentFile });
+    manager.unregisterHosts(probeId);
   }
 }
 
@@ -230,13 +275,13 @@ function filesystemOf(rules: KindPolicy) {
   };
 }
 
-function registerHosts(
+async function registerHosts(
   manager: SandboxManager,
   commandId: string,
   { hosts, kind, agentFile }: { hosts: readonly string[]; kind: ProcessKind; agentFile: string },
-): void {
+): Promise<void> {
   try {
-    manager.registerCommandNetworkLists(commandId, { allowedDomains: [...hosts] });
+    await manager.registerHosts(commandId, hosts);
   } catch (error) {
     const field = kind === "backend" ? "allowedDomains" : "validatorDomains";
     throw new CloserError("config_error", `a host the sandbox cannot allow: ${String(error)}`, {
@@ -246,28 +291,4 @@ function registerHosts(
       fix: "write each host as example.com, *.example.com or 127.0.0.1, with an optional :port",
     });
   }
-}
-
-/**
- * The sandbox reports a refused write over a socket as it happens, before the process goes on;
- * two turns of the event loop let what is already sent be read.
- */
-async function reportsDelivered(): Promise<void> {
-  for (let turn = 0; turn < 2; turn += 1) await new Promise((done) => setImmediate(done));
-}
-
-/** Routes every refusal the library records to the run and kind it was made for. */
-function subscribeToRefusals(manager: SandboxManager, refusals: Map<string, string[]>) {
-  const store = manager.getSandboxViolationStore();
-  let seen = store.getTotalCount();
-  return store.subscribe((violations) => {
-    const total = store.getTotalCount();
-    const count = Math.min(total - seen, violations.length);
-    seen = total;
-    if (count <= 0) return;
-    for (const violation of violations.slice(-count)) {
-      if (violation.command === undefined) continue;
-      refusals.get(violation.command)?.push(violation.line);
-    }
-  });
 }

@@ -154,20 +154,58 @@ describe("the sandbox policy of a run", () => {
     expect(sandboxPolicyFor(place).backend.denyWrite).toContain(join(common, "shallow"));
   });
 
-  it("in a worktree, closer makes only the missing places the model could write: the alternates, its config.worktree, the agent's copy in the tree", async () => {
+  it("in a worktree, closer makes only the missing places the model could write outside what its tools see: the alternates, its config.worktree; the agent's missing copy in the tree is judged, not held", async () => {
     const tree = join(root, "wt");
     git(repo, "worktree", "add", "-q", "-b", "closer/issue-7", tree);
     const common = join(repo, ".git");
     await rm(join(common, "hooks"), { recursive: true, force: true });
     const place = await placeOf(tree, { agentDirs: [join(tree, ".agent/fixer")] });
-    expect(sandboxPolicyFor(place).backend.denyWrite).toEqual(
-      expect.arrayContaining([join(common, "hooks"), join(tree, ".agent/fixer")]),
-    );
+    const policy = sandboxPolicyFor(place);
+    expect(policy.backend.denyWrite).toContain(join(common, "hooks"));
+    expect(policy.backend.denyWrite).not.toContain(join(tree, ".agent/fixer"));
+    expect(policy.unheld).toEqual([join(tree, ".agent/fixer")]);
     expect(placesToMake(place)).toEqual([
       { path: join(common, "objects/info/alternates"), make: "file" },
       { path: join(common, "worktrees/wt/config.worktree"), make: "file" },
-      { path: join(tree, ".agent/fixer"), make: "folder" },
     ]);
+    await mkdir(join(tree, ".agent/fixer"), { recursive: true });
+    expect(sandboxPolicyFor(place).backend.denyWrite).toContain(join(tree, ".agent/fixer"));
+    expect(sandboxPolicyFor(place).unheld).toEqual([]);
+  });
+
+  it("holds the tree's own shell, git and editor settings where they exist, a few folders down, and stands in for none", async () => {
+    await mkdir(join(repo, ".vscode"));
+    await writeFile(join(repo, ".mcp.json"), "{}");
+    await mkdir(join(repo, "pkg/deep"), { recursive: true });
+    await writeFile(join(repo, "pkg/.bashrc"), "");
+    await writeFile(join(repo, "pkg/deep/.gitconfig"), "");
+    await mkdir(join(repo, "pkg/deep/deeper"), { recursive: true });
+    await writeFile(join(repo, "pkg/deep/deeper/.profile"), "");
+    await mkdir(join(repo, "node_modules/x"), { recursive: true });
+    await writeFile(join(repo, "node_modules/x/.bashrc"), "");
+    await mkdir(join(repo, "vendor/lib/.git/hooks"), { recursive: true });
+    await writeFile(join(repo, "vendor/lib/.git/config"), "");
+    await mkdir(join(repo, "pkg/.claude/agents"), { recursive: true });
+    const place = await placeOf(repo);
+    const { denyWrite } = sandboxPolicyFor(place).backend;
+    expect(denyWrite).toEqual(
+      expect.arrayContaining([
+        join(repo, ".vscode"),
+        join(repo, ".mcp.json"),
+        join(repo, "pkg/.bashrc"),
+        join(repo, "pkg/deep/.gitconfig"),
+        join(repo, "pkg/.claude/agents"),
+      ]),
+    );
+    for (const absent of [".bashrc", ".idea", ".claude/commands", ".gitmodules"]) {
+      expect(denyWrite).not.toContain(join(repo, absent));
+    }
+    expect(denyWrite).not.toContain(join(repo, "pkg/deep/deeper/.profile"));
+    expect(denyWrite).not.toContain(join(repo, "node_modules/x/.bashrc"));
+    expect(denyWrite).not.toContain(join(repo, "vendor/lib/.git/hooks"));
+    expect(placesToMake(place).filter(({ path }) => !path.startsWith(join(repo, ".git/")))).toEqual(
+      [],
+    );
   });
 
   it("a URL without a port allows only its scheme's default port; the agent's own hosts stay as written", async () => {

@@ -12,6 +12,8 @@ import { GITHUB_TOKEN_VARIABLES } from "../process/child-environment.js";
 import type { GitLayout } from "./git-layout.js";
 import { gitRules, type HeldPlace } from "./git-rules.js";
 import { registryHostsOf } from "./registry-hosts.js";
+import { treeSettings } from "./tree-settings.js";
+import { baseUrlHosts } from "./url-hosts.js";
 
 /** The sandbox's rules for one kind of process. */
 export interface KindPolicy {
@@ -30,6 +32,11 @@ export interface KindPolicy {
 export type SandboxPolicy = Readonly<Record<ProcessKind, KindPolicy>> & {
   /** Refusals that do not fail an attempt (docs/sandbox.md#refusals): places and hosts. */
   readonly ignored: { readonly paths: readonly string[]; readonly hosts: readonly string[] };
+  /**
+   * Read-only places missing in the part of the tree the model's tools see: nothing stands in
+   * for them there (docs/sandbox.md#held-whether-or-not); a write at one is judged a refusal.
+   */
+  readonly unheld: readonly string[];
 };
 
 /**
@@ -44,6 +51,8 @@ const IGNORED_BY_DEFAULT = [
   "~/.cache",
   "~/.npm",
   "~/.config/configstore",
+  // Go's telemetry counters (Go 1.23 and later), written by every go command.
+  "~/.config/go/telemetry",
   "/sys",
 ];
 
@@ -86,6 +95,11 @@ export interface SandboxPlace {
   readonly passGithubToken: boolean;
   /** closer's own servers on loopback the backend reaches: its key proxies (docs/integrity.md#credentials). */
   readonly closerHosts?: readonly string[];
+  /**
+   * The toolchains' caches of the run (docs/sandbox.md#caches): the model's, writable by the
+   * backend alone, and the folder of the checks' own, which the backend may never write.
+   */
+  readonly caches?: { readonly model: string; readonly checks: string };
 }
 
 /** Credential stores of the user's: never readable by a process of the model's. */
@@ -162,41 +176,7 @@ function allBackendState(home: string): string[] {
   ];
 }
 
-/** The port a URL of each scheme reaches when it names none. */
-const DEFAULT_PORTS: Readonly<Record<string, string>> = {
-  "http:": "80",
-  "https:": "443",
-  "ws:": "80",
-  "wss:": "443",
-};
-
-/**
- * `host:port` of a URL: its own port, or its scheme's default. An entry without a port would
- * let every port of the host through; a scheme without a known default allows nothing.
- */
-export function urlHost(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return undefined;
-  }
-  const port = url.port === "" ? DEFAULT_PORTS[url.protocol] : url.port;
-  return url.hostname === "" || port === undefined ? undefined : `${url.hostname}:${port}`;
-}
-
-/** `host:port` of every `*_BASE_URL` / `*_API_BASE` in the backend's environment. */
-export function baseUrlHosts(env: Readonly<Record<string, string>>): string[] {
-  return Object.entries(env)
-    .filter(([name]) => /_BASE_URL$|_API_BASE$/.test(name))
-    .flatMap(([, value]) => urlHost(value) ?? []);
-}
-
-/** Whether a host pattern names this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const name = host.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
-  return name === "localhost" || name === "::1" || /^127\./.test(name);
-}
+export { baseUrlHosts, isLoopbackHost, urlHost } from "./url-hosts.js";
 
 function expandPath(path: string, place: SandboxPlace): string {
   if (path === "~") return place.home;
@@ -231,8 +211,19 @@ export function placesToMake(
   const writable = [...policy.backend.allowWrite, ...policy.validators.allowWrite];
   return heldPlacesFor(place).filter(
     ({ path, make }) =>
-      make !== undefined && !existsSync(path) && writable.some((top) => isInside(path, top)),
+      make !== undefined &&
+      !existsSync(path) &&
+      !inSeenTree(path, place.tree) &&
+      writable.some((top) => isInside(path, top)),
   );
+}
+
+/**
+ * Whether `path` lies where the model's tools see it: in the tree but not in its `.git`. A
+ * stand-in there, closer's or the library's, would be a file of the tree to them.
+ */
+function inSeenTree(path: string, tree: string): boolean {
+  return isInside(path, tree) && !isInside(path, join(tree, ".git"));
 }
 
 function isInside(path: string, folder: string): boolean {
@@ -244,7 +235,13 @@ export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
   const git = gitRules(place);
   const existing = (paths: readonly string[]) => paths.filter((path) => existsSync(path));
   const extraWrite = place.config.allowWrite.map((path) => expandPath(path, place));
-  const denyWrite = unique(heldPlacesFor(place).map(({ path }) => path));
+  const held = heldPlacesFor(place).map(({ path }) => path);
+  // A missing place where the tree is seen would get the library's stand-in: not held, judged.
+  const unheld = held.filter((path) => !existsSync(path) && inSeenTree(path, place.tree));
+  const denyWrite = unique([
+    ...held.filter((path) => !unheld.includes(path)),
+    ...treeSettings(place.tree),
+  ]);
   const denyRead = [
     ...CREDENTIAL_STORES.map((path) => join(place.home, path)),
     ...place.config.denyRead.map((path) => expandPath(path, place)),
@@ -264,9 +261,16 @@ export function sandboxPolicyFor(place: SandboxPlace): SandboxPolicy {
       paths: ignored.filter(isPath).map((path) => expandPath(path, place)),
       hosts: ignored.filter((entry) => !isPath(entry)),
     },
+    unheld,
     backend: {
-      allowWrite: unique([...common, ...existing(backendState)]),
-      denyWrite,
+      allowWrite: unique([
+        ...common,
+        ...existing(backendState),
+        ...(place.caches === undefined ? [] : [place.caches.model]),
+      ]),
+      // The checks' caches are never the model's, whatever allowWrite names (docs/sandbox.md#caches).
+      denyWrite:
+        place.caches === undefined ? denyWrite : unique([...denyWrite, place.caches.checks]),
       denyRead,
       deniedVariables: place.passGithubToken ? [] : GITHUB_TOKEN_VARIABLES,
       hosts: unique([

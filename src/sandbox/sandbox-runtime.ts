@@ -6,11 +6,12 @@
  * library's own dependency check passes on a machine without user
  * namespaces, where every sandboxed command then fails.
  */
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { importModule } from "../import-module.js";
+import { pathToFileURL } from "node:url";
+import { type HostStart, LibraryHost, type SandboxManager } from "./library-host.js";
 
-type SandboxLibrary = typeof import("@anthropic-ai/sandbox-runtime");
-export type SandboxManager = SandboxLibrary["SandboxManager"];
+export type { SandboxManager } from "./library-host.js";
 
 export type SandboxSupport =
   | { readonly works: true; readonly manager: SandboxManager }
@@ -40,17 +41,11 @@ export class SandboxHost {
   #support: Promise<SandboxSupport> | undefined;
   /** The last stop, which a new start waits for. */
   #stopping: Promise<void> = Promise.resolve();
-  #library: SandboxLibrary | undefined;
   /**
    * Runs that hold the sandbox: once none does, it stops (its proxy, its monitor, its mount
    * points), so nothing keeps the process alive; the next run starts it again.
    */
   #holders = 0;
-
-  /** The places the library keeps writable for every sandboxed process (its own temp folder, stdio). */
-  defaultWritePaths(): string[] {
-    return this.#library?.getDefaultWritePaths() ?? [];
-  }
 
   /** Whether the sandbox works here, found once until it is stopped. */
   support(): Promise<SandboxSupport> {
@@ -64,7 +59,7 @@ export class SandboxHost {
     this.#support = undefined;
     this.#stopping = (async () => {
       const started = await known;
-      if (started?.works === true) await started.manager.reset();
+      if (started?.works === true) await (started.manager as LibraryHost).end();
     })();
     await this.#stopping;
   }
@@ -82,9 +77,11 @@ export class SandboxHost {
 
   async #probe(): Promise<SandboxSupport> {
     await this.#stopping;
-    let library: SandboxLibrary;
+    let libraryUrl: string;
     try {
-      library = await importModule<SandboxLibrary>("@anthropic-ai/sandbox-runtime");
+      libraryUrl = pathToFileURL(
+        createRequire(import.meta.url).resolve("@anthropic-ai/sandbox-runtime"),
+      ).href;
     } catch (error) {
       return {
         works: false,
@@ -92,8 +89,11 @@ export class SandboxHost {
         fix: "reinstall closer's dependencies (npm ci)",
       };
     }
-    this.#library = library;
-    return probe(library.SandboxManager);
+    const host = await LibraryHost.start(libraryUrl);
+    const proved = await probe(host);
+    // Started but unusable: its proxy servers would only keep the process from exiting.
+    if (!proved.works) await host.end();
+    return proved;
   }
 }
 
@@ -110,43 +110,49 @@ export function stopSandbox(): Promise<void> {
   return PROCESS_SANDBOX.stop();
 }
 
-async function probe(manager: SandboxManager): Promise<SandboxSupport> {
-  if (!manager.isSupportedPlatform()) {
+async function probe(host: LibraryHost): Promise<SandboxSupport> {
+  let started: HostStart;
+  try {
+    started = await host.begin(BASE_CONFIG);
+  } catch (error) {
+    return {
+      works: false,
+      reason: `the sandbox library could not be loaded: ${String(error)}`,
+      fix: "reinstall closer's dependencies (npm ci)",
+    };
+  }
+  if (!started.supported) {
     return {
       works: false,
       reason: `the OS sandbox does not run on ${process.platform}`,
       fix: "run on Linux or macOS, or run with --sandbox off",
     };
   }
-  const dependencies = await manager.checkDependenciesAsync();
-  if (dependencies.errors.length > 0) {
-    return { works: false, reason: dependencies.errors.join("; "), fix: INSTALL_FIX };
+  if ((started.missing ?? []).length > 0) {
+    return { works: false, reason: (started.missing ?? []).join("; "), fix: INSTALL_FIX };
   }
-  try {
-    await manager.initialize(BASE_CONFIG, undefined, true);
-  } catch (error) {
+  if (started.failed !== undefined) {
     return {
       works: false,
-      reason: `the sandbox did not start: ${String(error)}`,
+      reason: `the sandbox did not start: ${started.failed}`,
       fix: NAMESPACES_FIX,
     };
   }
-  const proved = await proveWithTrue(manager);
-  // Started but unusable: its proxy servers would only keep the process from exiting.
-  if (!proved.works) await manager.reset();
-  return proved;
+  return proveWithTrue(host);
 }
 
 async function proveWithTrue(manager: SandboxManager): Promise<SandboxSupport> {
   const cwd = tmpdir();
   try {
-    const { argv } = await manager.wrapWithSandboxArgv("true", undefined, {
-      filesystem: { allowWrite: [], denyWrite: [], denyRead: [] },
-    });
+    const argv = await manager.wrap(
+      "true",
+      { filesystem: { allowWrite: [], denyWrite: [], denyRead: [] } },
+      { cwd },
+    );
     // Loaded here, not at the top: every command's entry stops the sandbox (docs/cli.md#start-up).
     const { runCommand } = await import("../process/shell-command.js");
     const result = await runCommand({
-      command: argv,
+      command: [...argv],
       cwd,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? cwd },
       inheritEnv: false,

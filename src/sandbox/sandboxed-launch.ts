@@ -7,6 +7,7 @@
  * synchronous, as the spawn hooks that call it require.
  */
 import type { Launch, LaunchWrapper } from "../ports/process.js";
+import { notSetIn } from "./tool-caches.js";
 
 /** The variable the sandboxed shell reads the program from; it is not passed on to the program. */
 export const SANDBOXED_COMMAND_VARIABLE = "CLOSER_SANDBOXED_COMMAND";
@@ -27,8 +28,11 @@ export interface SandboxedLaunchOptions {
    * loopback host (a model API on this machine) has NO_PROXY cleared so they go through it.
    */
   readonly clearNoProxy: boolean;
-  /** Variables the sandbox adds to every process (git's excludes for the stand-ins). */
-  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Variables every process gets unless its launch sets them already (in any case): the
+   * kind's own toolchain caches (docs/sandbox.md#caches).
+   */
+  readonly defaults?: Readonly<Record<string, string>>;
 }
 
 /** Quotes a word for a POSIX shell. */
@@ -61,13 +65,13 @@ export function makeSandboxedLaunch(
     file,
     args,
     env: {
+      ...notSetIn(options.defaults ?? {}, launch.env),
       ...launch.env,
       // bash takes a socket on stdin (as Node's pipes are) for an ssh session and reads the
       // user's ~/.bashrc unless it is nested: it must not put its PATH before the launch's.
       SHLVL: "1",
       // npm looks for a newer npm on the registry after a command; the check would only be refused.
       npm_config_update_notifier: "false",
-      ...options.env,
       [SANDBOXED_COMMAND_VARIABLE]: sandboxedCommandLine(launch, options),
     },
   });

@@ -619,7 +619,7 @@ describe("The OS sandbox", () => {
       fault(
         {
           what: "the model connects to a port on this machine it was not given (curl through the sandbox's proxy, plain curl, node's fetch)",
-          does: "no request reaches the port: the proxy refuses the host and a sandbox-refused event names 127.0.0.1:<port>; direct connections find no loopback in the sandbox; the declaration is refuted",
+          does: "no request reaches the port: the proxy refuses the host and a sandbox-refused event names 127.0.0.1:<port>; direct connections find no loopback in the sandbox; the query is stopped at the refusal, its attempt fails naming the host and runner.sandbox.allowedDomains, and the retry names it",
         },
         async () => {
           const curl = `curl --silent --max-time 5 ${listener.url}`;
@@ -629,7 +629,24 @@ describe("The OS sandbox", () => {
             "project",
           );
           expect(listener.requests).toEqual([]);
-          expectRefused(run, listener.hostPort);
+          // The query is stopped at the first refused connection (docs/sandbox.md#refused-connection):
+          // the attempt fails for it before any declaration, and the retry names it.
+          expect(run.result.code, run.result.stderr).toBe(0);
+          expect(JSON.parse(run.result.stdout)).toMatchObject({ success: true, iterations: 2 });
+          const [stopped] = ofType(run.events, "backend-end");
+          expect(stopped).toMatchObject({ iteration: 1, error: { kind: "aborted" } });
+          const message = String((stopped?.error as { message?: unknown } | undefined)?.message);
+          expect(message).toContain(`the OS sandbox refused a connection to ${listener.hostPort}`);
+          expect(message).toContain("runner.sandbox.allowedDomains");
+          expect(ofType(run.events, "sandbox-refused")[0]).toMatchObject({
+            iteration: 1,
+            kind: "backend",
+          });
+          expect(ofType(run.events, "retry-select")[0]).toMatchObject({
+            iteration: 1,
+            pattern: "sandbox-refused",
+          });
+          expect(run.retryPrompt).toContain(listener.hostPort);
         },
       );
 

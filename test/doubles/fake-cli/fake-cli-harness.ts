@@ -41,6 +41,8 @@ export interface FakeCliTurn {
     | "crash"
     | "hang";
   readonly retryAfterSeconds?: number;
+  /** The model call of the CLI's own configuration (provider-call.mjs). */
+  readonly callModel?: true | { readonly retries?: number; readonly url?: string };
   readonly exitCode?: number;
   readonly stderr?: string;
 }
@@ -56,6 +58,14 @@ export interface FakeCliLogEntry {
   readonly env: Record<string, string>;
   readonly schema?: unknown;
   readonly childPid?: number;
+  readonly modelCall?: {
+    readonly status?: number;
+    readonly body?: string;
+    readonly error?: string;
+    readonly attempts?: number;
+    readonly url?: string;
+    readonly failed?: string;
+  };
   readonly commands?: readonly { command: string; exitCode: number | null; stderr: string }[];
 }
 

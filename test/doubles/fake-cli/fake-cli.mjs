@@ -38,6 +38,10 @@
  *                    reports it once its own retries are spent
  *                    hang: starts a grandchild in the same process group, logs its
  *                    pid as `childPid`, and never exits
+ *   callModel        true, or { retries?, url? }: codex and opencode call the model
+ *                    endpoint of their own configuration first, as the real CLIs do
+ *                    (provider-call.mjs); the outcome goes to the log as `modelCall`,
+ *                    and a call that failed ends the process as the CLI would
  *   retryAfterSeconds  with rate_limit: the reset time the CLI reports; with
  *                    server_error (opencode): the Retry-After header
  *   exitCode, stderr  override what the process exits with / writes to stderr
@@ -49,6 +53,7 @@ import { answerClaude } from "./claude-output.mjs";
 import { answerCodex } from "./codex-output.mjs";
 import { crash, finalText } from "./fake-cli-output.mjs";
 import { answerOpencode } from "./opencode-output.mjs";
+import { callModel } from "./provider-call.mjs";
 
 export async function main(cli) {
   const argv = process.argv.slice(2);
@@ -61,7 +66,13 @@ export async function main(cli) {
   if (options.schemaText) logEntry.schema = readJsonOrText(undefined, options.schemaText);
   if (turn.commands) logEntry.commands = turn.commands.map(runShellCommand);
   if (turn.fail === "hang") logEntry.childPid = startGrandchild();
+  if (turn.callModel) logEntry.modelCall = await callModel(cli, turn.callModel, options);
   appendLog(logEntry);
+  if (logEntry.modelCall?.failed) {
+    process.stderr.write(`${logEntry.modelCall.failed}\n`);
+    process.exitCode = 1;
+    return;
+  }
 
   if (turn.delayMs) await sleep(turn.delayMs);
   if (turn.fail === "hang") return hangForever();
