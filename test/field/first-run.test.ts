@@ -39,6 +39,24 @@ function skipReason(project: FieldProject): string | undefined {
   return undefined;
 }
 
+/** How this machine reaches the network (its proxies and certificate authorities): a user's shell has them. */
+function networkSettings(): Record<string, string> {
+  const names = [
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+  ];
+  return Object.fromEntries(
+    names.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])),
+  );
+}
+
 /** Where this machine's toolchains live, which a fresh HOME would otherwise hide (rustup, pyenv). */
 function toolchainLocations(): Record<string, string> {
   const home = homedir();
@@ -118,6 +136,7 @@ async function startTrial(project: FieldProject, turns: (clone: string) => Anthr
   const env = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: home,
+    ...networkSettings(),
     ...toolchainLocations(),
     GIT_AUTHOR_NAME: "Field Tester",
     GIT_AUTHOR_EMAIL: "field@example.com",

@@ -34,7 +34,7 @@ export const REAL_PROJECTS: readonly RealProject[] = [
       "package.json": json({
         name: "calc",
         private: true,
-        scripts: { test: "node --test test/", typecheck: "tsc -p tsconfig.json" },
+        scripts: { test: "node --test", typecheck: "tsc -p tsconfig.json" },
         devDependencies: { typescript: "5.9" },
       }),
       "package-lock.json": json({ name: "calc", lockfileVersion: 3, packages: {} }),
