@@ -10,21 +10,12 @@ import { existsSync } from "node:fs";
 import { readdir, rm, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { readGit } from "../workspace/git.js";
+import { GUARDED_FILES, GUARDED_FOLDERS } from "./tree-settings.js";
 
-/** What the library guards in its working folder; `.claude` stands for `.claude/commands` and `.claude/agents`. */
+/** What the library guards in its working folder: the files, and the folders' top names (`.claude`). */
 const GUARDED_NAMES = [
-  ".gitconfig",
-  ".gitmodules",
-  ".bashrc",
-  ".bash_profile",
-  ".zshrc",
-  ".zprofile",
-  ".profile",
-  ".ripgreprc",
-  ".mcp.json",
-  ".vscode",
-  ".idea",
-  ".claude",
+  ...GUARDED_FILES,
+  ...new Set(GUARDED_FOLDERS.map((folder) => folder.split("/")[0] ?? folder)),
 ];
 
 function isInside(path: string, place: string): boolean {

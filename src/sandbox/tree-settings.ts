@@ -9,7 +9,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
 /** Settings files the library guards, wherever its scan finds them. */
-const GUARDED_FILES = [
+export const GUARDED_FILES = [
   ".gitconfig",
   ".gitmodules",
   ".bashrc",
@@ -22,7 +22,7 @@ const GUARDED_FILES = [
 ];
 
 /** Settings folders the library guards, as paths of folders. */
-const GUARDED_FOLDERS = [".vscode", ".idea", ".claude/commands", ".claude/agents"];
+export const GUARDED_FOLDERS = [".vscode", ".idea", ".claude/commands", ".claude/agents"];
 
 /** A nested repository's git files that run programs (the tree's own are in git-rules). */
 const NESTED_GIT = [".git/hooks", ".git/config"];
