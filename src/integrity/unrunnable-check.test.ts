@@ -66,6 +66,23 @@ describe("unrunnableReason", () => {
     );
   });
 
+  it("names runner.sandbox.validatorDomains for a check the sandbox refused a connection", () => {
+    const reason = unrunnableReason(
+      command("tests", "cargo test"),
+      outcome({
+        validator: "tests",
+        exitCode: 101,
+        sandboxRefusals: [
+          "deny network-outbound index.crates.io:443 (host is not on the allow list)",
+        ],
+      }),
+    );
+    expect(reason).toContain(
+      "the OS sandbox refused it: deny network-outbound index.crates.io:443",
+    );
+    expect(reason).toContain("Fix: add the host to runner.sandbox.validatorDomains in agent.json");
+  });
+
   it("lets a check run on whose missing program is a file of the project's (the task may be to make it)", () => {
     const reason = unrunnableReason(
       command("lint", "npm test"),

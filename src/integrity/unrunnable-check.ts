@@ -77,9 +77,11 @@ function refusedBySandbox(name: string, outcome: ValidatorOutcome): string | und
   const more = refusals.length - QUOTED_REFUSALS;
   const named =
     refusals.slice(0, QUOTED_REFUSALS).join("; ") + (more > 0 ? ` (and ${more} more)` : "");
-  const fix =
-    "add the place it writes to runner.sandbox.allowWrite in agent.json (docs/sandbox.md#widening), " +
-    "or set the tool's own variable to a writable place";
+  const connects = refusals.some((refusal) => refusal.startsWith("deny network-outbound"));
+  const fix = connects
+    ? "add the host to runner.sandbox.validatorDomains in agent.json (docs/sandbox.md#widening), or vendor what the check downloads"
+    : "add the place it writes to runner.sandbox.allowWrite in agent.json (docs/sandbox.md#widening), " +
+      "or set the tool's own variable to a writable place";
   return `${cannotRun(name)}: the OS sandbox refused it: ${named}. Fix: ${fix}`;
 }
 
