@@ -18,11 +18,40 @@ function readIndentedBlock(lines: readonly string[], start: number, indent: numb
 }
 
 export function parseNodeSpecOutput(lines: readonly string[]): FailedTest[] {
+  const summary = lines.findIndex((line) => SPEC_SUMMARY.test(line));
+  const listed = parseSpecListing(summary === -1 ? lines : lines.slice(0, summary));
+  return summary === -1 ? listed : withSummaryErrors(listed, lines.slice(summary + 1));
+}
+
+/**
+ * Node 24 prints a failure's error only in the closing `✖ failing tests:` section,
+ * each test under a `test at <file>:<line>` line: the errors the listing lacks are read there,
+ * in order, by the test's own name.
+ */
+function withSummaryErrors(listed: FailedTest[], summary: readonly string[]): FailedTest[] {
+  const errors: { name: string; error: string }[] = [];
+  for (let index = 0; index < summary.length; index++) {
+    const match = SPEC_LINE.exec(summary[index] as string);
+    if (match?.[2] !== "✖" || !SPEC_HAS_DURATION.test(match[3] as string)) continue;
+    const indent = (match[1] as string).length;
+    const error = summarizeError(readIndentedBlock(summary, index, indent));
+    errors.push({ name: stripDuration(match[3] as string), error });
+  }
+  return listed.map((test) => {
+    if (test.error !== "") return test;
+    const own = test.name.split(SUITE_SEPARATOR).at(-1);
+    const found = errors.findIndex((candidate) => candidate.name === own);
+    if (found === -1) return test;
+    const [{ error }] = errors.splice(found, 1) as [{ name: string; error: string }];
+    return { ...test, error };
+  });
+}
+
+function parseSpecListing(lines: readonly string[]): FailedTest[] {
   const failed: FailedTest[] = [];
   const suites: { indent: number; name: string }[] = [];
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
-    if (SPEC_SUMMARY.test(line)) break;
     const match = SPEC_LINE.exec(line);
     if (!match) continue;
     const indent = (match[1] as string).length;

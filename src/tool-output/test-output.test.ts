@@ -82,6 +82,9 @@ const expectations: Record<string, FailedTest[]> = {
   "mocha-color.txt": mocha,
   "node-test-spec-plain.txt": nodeSpec,
   "node-test-spec-color.txt": nodeSpec,
+  // Node 24: the spec reporter also without a terminal, the errors only in its closing summary.
+  "node24-test-spec-plain.txt": nodeSpec,
+  "node24-test-spec-color.txt": nodeSpec,
   "node-test-tap-plain.txt": nodeTap,
   "node-test-tap-color.txt": nodeTap,
   "pytest-plain.txt": pytest,
