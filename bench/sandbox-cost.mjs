@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { readGitLayout } from "../dist/sandbox/git-layout.js";
 import { prepareRunSandbox } from "../dist/sandbox/run-sandbox.js";
-import { sandboxSupport } from "../dist/sandbox/sandbox-runtime.js";
+import { sandboxSupport, stopSandbox } from "../dist/sandbox/sandbox-runtime.js";
 import { TRAMPOLINE } from "../dist/sandbox/sandboxed-launch.js";
 import { runValidator } from "../dist/validators/run-validator.js";
 import { median, round } from "./support.mjs";
@@ -83,22 +83,21 @@ export async function measureSandboxCost(agent, tree, validatorName) {
   const [initializeMs, support] = await timed(() => sandboxSupport());
   if (!support.works) return unavailable(support.reason, initializeMs);
   try {
-    return await measureWith(support.manager, agent, tree, validatorName, initializeMs);
+    return await measureWith(agent, tree, validatorName, initializeMs);
   } catch (error) {
     return unavailable(String(error), initializeMs);
   } finally {
-    await support.manager.reset();
+    await stopSandbox();
   }
 }
 
 /**
- * @param {import("../dist/sandbox/sandbox-runtime.js").SandboxManager} manager
  * @param {import("../dist/definition/types.js").ResolvedAgent} agent
  * @param {string} tree
  * @param {string} validatorName
  * @param {number} initializeMs
  */
-async function measureWith(manager, agent, tree, validatorName, initializeMs) {
+async function measureWith(agent, tree, validatorName, initializeMs) {
   const prepareMs = [];
   for (let index = 0; index < PREPARES; index += 1) {
     const [ms, state] = await timed(() => prepareFor(agent, tree, `bench-${index}`));
@@ -109,6 +108,9 @@ async function measureWith(manager, agent, tree, validatorName, initializeMs) {
   const state = await prepareFor(agent, tree, "bench");
   if (!state.on) return unavailable(state.reason, initializeMs);
   const { sandbox } = state;
+  // A run's release stops the sandbox's library when no run holds it: the prepare above started it again.
+  const current = await sandboxSupport();
+  if (!current.works) return unavailable(current.reason, initializeMs);
   try {
     const rules = sandbox.policy.validators;
     const filesystem = {
@@ -119,8 +121,9 @@ async function measureWith(manager, agent, tree, validatorName, initializeMs) {
     const wrapMs = [];
     for (let index = 0; index < WRAPS; index += 1) {
       const [ms] = await timed(() =>
-        manager.wrapWithSandboxArgv(TRAMPOLINE, undefined, { filesystem }, undefined, tree),
+        current.manager.wrap(TRAMPOLINE, { filesystem }, { cwd: tree }),
       );
+      current.manager.cleanupAfterCommand();
       wrapMs.push(ms);
     }
     const validator = timeValidator(agent, tree, validatorName);
