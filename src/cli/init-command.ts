@@ -18,13 +18,17 @@ interface InitFlags {
   readonly apiKeyEnv?: string;
 }
 
+/** The name `closer init` gives an agent when none is named: the scaffold iterates on an issue. */
+const DEFAULT_AGENT_NAME = "iterator";
+
 const EXAMPLES = `
 Examples:
-  $ closer init iterator                   create .agent/iterator/
+  $ closer init                            create .agent/iterator/ (the default name)
+  $ closer init iterator                   the same, named
   $ closer init iterator --cwd ~/project   create it in another project
   $ closer init iterator --test-command "npm run test:unit"
   $ closer init iterator --backend codex   an agent run by another backend
-  $ closer init iterator --backend openai-compatible --base-url http://localhost:11434/v1 \
+  $ closer init iterator --backend openai-compatible --base-url http://localhost:11434/v1 \\
       --model qwen2.5-coder                a local model through an OpenAI-compatible endpoint
   $ closer init iterator --with-evidence   the answer reports each check's result and output
   $ closer init iterator --force           rewrite the scaffold files of an existing agent
@@ -45,7 +49,11 @@ export function makeInitCommand(): Command {
         "steps_registry.json, an output schema, and the step, retry and closure review prompts. " +
         "Its checks are the ones the project has: its tests, type check and linter.",
     )
-    .argument("<agent>", "name of the new agent (lowercase letters, digits, '.', '_' or '-')")
+    .argument(
+      "[agent]",
+      "name of the new agent (lowercase letters, digits, '.', '_' or '-')",
+      DEFAULT_AGENT_NAME,
+    )
     .option(
       "--cwd <dir>",
       "project directory to create .agent/<agent>/ in (default: the current directory)",

@@ -75,6 +75,15 @@ describe("closer init on fixture projects of each kind", () => {
     await expect(readFile(join(retry, "f_failed_type-error.md"), "utf8")).rejects.toThrow();
   });
 
+  it("named nothing, makes the agent iterator, and its next steps name it", async () => {
+    repo = await makeFixtureRepo({ files: { "README.md": "notes\n" } });
+    const init = await cli("init", "--cwd", repo.dir);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain("created .agent/iterator/agent.json");
+    expect(init.stdout).toContain('closer run iterator --task "…"');
+    expect((await cli("validate", "iterator", "--cwd", repo.dir)).code).toBe(0);
+  });
+
   it("scaffolds git-clean alone in a project it cannot read, and says how to give a test command", async () => {
     repo = await makeFixtureRepo({ files: { "README.md": "notes\n" } });
     const init = await cli("init", "demo", "--cwd", repo.dir);

@@ -19,9 +19,9 @@ import { FIELD_PROJECTS, type FieldProject } from "./support/field-projects.js";
 /**
  * A new user's first hour, end to end: a fresh clone of a project with no dependencies
  * installed, a fresh HOME with no backend state folder, the git identity only in the
- * environment, `closer init` with no flags, the default sandbox, and the real Claude Code binary
- * driven by a scripted model on loopback that makes the real fix (docs/cli.md#init,
- * docs/definition.md#setup, docs/sandbox.md).
+ * environment, `closer init` with no name and no flags, the default sandbox, and the real
+ * Claude Code binary driven by a scripted model on loopback that makes the real fix
+ * (docs/cli.md#init, docs/definition.md#setup, docs/sandbox.md).
  */
 
 const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
@@ -112,7 +112,7 @@ afterEach(async () => {
   api = scratch = undefined;
 });
 
-/** The project pushed upstream, cloned fresh, and `closer init fixer` run in the clone. */
+/** The project pushed upstream, cloned fresh, and `closer init` run in the clone. */
 async function startTrial(project: FieldProject, turns: (clone: string) => AnthropicTurn[]) {
   scratch = await realpath(await mkdtemp(join(tmpdir(), "closer-field-")));
   const upstream = join(scratch, "upstream");
@@ -146,15 +146,16 @@ async function startTrial(project: FieldProject, turns: (clone: string) => Anthr
     ANTHROPIC_API_KEY: "sk-ant-scripted-0000",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
   };
-  const init = await closer(["init", "fixer"], clone, env);
+  // As a new user types it: no name, no flags (the agent is `iterator`).
+  const init = await closer(["init"], clone, env);
   await run("git", ["add", ".agent"], clone, env);
-  await run("git", ["commit", "--quiet", "-m", "Add the fixer agent"], clone, env);
+  await run("git", ["commit", "--quiet", "-m", "Add the iterator agent"], clone, env);
   return { clone, env, init } satisfies Trial;
 }
 
 async function runFixer(trial: Trial, project: FieldProject, ...flags: string[]) {
   const ran = await closer(
-    ["run", "fixer", "--task", project.task, "--json", ...flags],
+    ["run", "iterator", "--task", project.task, "--json", ...flags],
     trial.clone,
     trial.env,
   );
@@ -236,7 +237,7 @@ describe("A new user's first run on a real kind of project", () => {
         expect(code).toBe(1);
         expect(result).toMatchObject({ success: false, status: "max_iterations" });
         const log = await run("git", ["log", "--format=%s"], trial.clone, trial.env);
-        expect(log.stdout.trim().split("\n")).toEqual(["Add the fixer agent", "The project"]);
+        expect(log.stdout.trim().split("\n")).toEqual(["Add the iterator agent", "The project"]);
       });
     });
   }
