@@ -75,6 +75,13 @@ describe("closer init on fixture projects of each kind", () => {
     await expect(readFile(join(retry, "f_failed_type-error.md"), "utf8")).rejects.toThrow();
   });
 
+  it("--help prints its examples as written, a continued line included", async () => {
+    const help = await cli("init", "--help");
+    expect(help.stdout).toContain(
+      "--base-url http://localhost:11434/v1 \\\n      --model qwen2.5-coder",
+    );
+  });
+
   it("named nothing, makes the agent iterator, and its next steps name it", async () => {
     repo = await makeFixtureRepo({ files: { "README.md": "notes\n" } });
     const init = await cli("init", "--cwd", repo.dir);
