@@ -12,7 +12,7 @@ const LINT_PROGRAM = `console.log("");
 console.log("> proj@1.0.0 lint");
 console.log("> eslint .");
 console.log("");
-console.log("/work/proj/src/a.js");
+console.log("/repo/src/a.js");
 console.log("  3:5  error  'x' is not defined  no-undef");
 console.log("");
 console.log("✖ 1 problem (1 error, 0 warnings)");

@@ -5,6 +5,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type EnvironmentGrant, makeChildEnvironment } from "../process/child-environment.js";
 import { startNodeChild } from "../process/node-child.js";
 import { LIBRARY_HOST_PROGRAM } from "./library-host-program.js";
 
@@ -27,6 +28,25 @@ export interface SandboxManager {
   refusalsDelivered(): Promise<void>;
   /** The places the library keeps writable for every sandboxed process (its own temp folder, stdio). */
   readonly defaultWritePaths: readonly string[];
+}
+
+/** The library's own settings (`SRT_DEBUG`, where it keeps its temp files), beside the policy's. */
+const LIBRARY_SETTINGS: EnvironmentGrant = {
+  pass: ["SRT_*", "CLAUDE_TMPDIR", "CLAUDE_CODE_TMPDIR"],
+  backend: [],
+  validators: [],
+  passGithubToken: false,
+};
+
+/**
+ * The environment of the library's process: the one environment policy's, as a check's
+ * (docs/backends.md#environment), so neither closer's GitHub token nor a model key is in the
+ * process that runs the proxy the model's processes talk to.
+ */
+export function libraryHostEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  return makeChildEnvironment("validators", env, LIBRARY_SETTINGS);
 }
 
 /** What the library's host says of itself when it starts. */
@@ -77,7 +97,12 @@ export class LibraryHost implements SandboxManager {
     // A neutral name, like the scratch folder's (docs/integrity.md#toolchain).
     const cwd = await mkdtemp(join(tmpdir(), "tmp-"));
     return new LibraryHost(
-      startNodeChild({ source: LIBRARY_HOST_PROGRAM, args: [libraryUrl], cwd, env: process.env }),
+      startNodeChild({
+        source: LIBRARY_HOST_PROGRAM,
+        args: [libraryUrl],
+        cwd,
+        env: libraryHostEnvironment(process.env),
+      }),
     );
   }
 
