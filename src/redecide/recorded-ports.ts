@@ -15,6 +15,7 @@ import type { ResolvedAgent } from "../ports/agent.js";
 import type { Backend, BackendError, BackendResponse } from "../ports/backend.js";
 import type { FileSnapshot } from "../ports/files.js";
 import type { IntegrityProbe, SandboxPort } from "../ports/loop-ports.js";
+import type { JsonSchema } from "../ports/runner-config.js";
 import type { ValidatorOutcome, ValidatorRunner } from "../ports/validator.js";
 import { num } from "../record/loose-json.js";
 import { unknownValidatorOutcome } from "../validators/run-validator.js";
@@ -166,26 +167,44 @@ function makeRecordedBackend(
         durationMs,
         ...(typeof event.sessionId === "string" ? { sessionId: event.sessionId } : {}),
       };
-      if (isPlainObject(event.error)) {
-        return errorResponse(event.error as unknown as BackendError, facts);
-      }
-      const transcript = await recorded.transcript(iteration, query.label);
-      const turn = transcript === undefined ? {} : turnFromTranscript(transcript, recorded.cwd);
+      const error = isPlainObject(event.error)
+        ? (event.error as unknown as BackendError)
+        : undefined;
+      // A query out of turns answered all the same: the loop reads it (docs/loop.md#error-classes).
+      if (error !== undefined && error.kind !== "max_turns") return errorResponse(error, facts);
       if (query.label === undefined) {
         shared.cursor.checkId = request.env.CLOSER_CHECK_ID;
         shared.cursor.answeredUnread = iteration;
       }
-      const response: BackendResponse = {
-        ...(turn.structuredOutput === undefined ? {} : { structuredOutput: turn.structuredOutput }),
-        text:
-          turn.text ??
-          (turn.structuredOutput === undefined ? "" : JSON.stringify(turn.structuredOutput)),
-        toolsUsed: turn.toolsUsed ?? [],
-        transcript: [],
-        ...facts,
-      };
-      return response;
+      const answer = await recordedAnswer(recorded, query, request.schema);
+      return { ...answer, transcript: [], ...facts, ...(error === undefined ? {} : { error }) };
     },
+  };
+}
+
+/** The answer as the backend gave it, read from the query's transcript (docs/replay.md#backends). */
+async function recordedAnswer(
+  recorded: RecordedRun,
+  query: RecordedQuery,
+  schema: JsonSchema | undefined,
+): Promise<Pick<BackendResponse, "text" | "structuredOutput" | "toolsUsed">> {
+  const { event } = query;
+  const transcript = await recorded.transcript(num(event.iteration) ?? 0, query.label);
+  const turn =
+    transcript === undefined
+      ? {}
+      : turnFromTranscript(transcript, recorded.cwd, {
+          ...(typeof event.hasStructuredOutput === "boolean"
+            ? { hasStructuredOutput: event.hasStructuredOutput }
+            : {}),
+          ...(schema === undefined ? {} : { schema }),
+        });
+  return {
+    ...(turn.structuredOutput === undefined ? {} : { structuredOutput: turn.structuredOutput }),
+    text:
+      turn.text ??
+      (turn.structuredOutput === undefined ? "" : JSON.stringify(turn.structuredOutput)),
+    toolsUsed: turn.toolsUsed ?? [],
   };
 }
 

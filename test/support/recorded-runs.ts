@@ -31,18 +31,13 @@ import {
   type TaskAgentOptions,
   WORKING,
 } from "../scenarios/support/task-agent.js";
+import { BACKEND_RUNS } from "./recorded-backend-runs.js";
+import { type RecordedRunRecipe, runIdOf } from "./recorded-run-recipe.js";
+
+export type { RecordedRunRecipe } from "./recorded-run-recipe.js";
 
 /** Where the corpus lives, relative to the project folder. */
 export const CORPUS_DIR = "test/fixtures/recorded-runs";
-
-/** One recorded run of the corpus: its name, and how it is made. */
-export interface RecordedRunRecipe {
-  readonly name: string;
-  /** The terminal state the run ends in (of its last attempt). */
-  readonly status: string;
-  /** Makes the run with its runs folder at `runsDir`; returns its run id. */
-  record(runsDir: string): Promise<string>;
-}
 
 const FIX_TURN: ScriptedStep = {
   files: { "src/add.js": FIXED_ADD },
@@ -100,11 +95,6 @@ function simple(
       return runIdOf(name);
     },
   };
-}
-
-/** A stable run id per corpus run, so regenerating it changes no names. */
-export function runIdOf(name: string): string {
-  return `20300101-000000-${name.replaceAll("-", "").slice(0, 6)}`;
 }
 
 const REVIEW_PROMPT =
@@ -322,6 +312,7 @@ export const RECORDED_RUNS: readonly RecordedRunRecipe[] = [
       return runId;
     },
   },
+  ...BACKEND_RUNS,
 ];
 
 /** Records every run of the corpus into `<target>/<name>/`, replacing what was there. */

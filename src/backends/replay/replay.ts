@@ -82,7 +82,8 @@ export function makeReplayBackend(options: ReplayBackendOptions): Backend {
           const message = `the recorded session ${options.source} has ${recorded.length} answer(s) and query ${turnNumber + 1} asked for another; record a longer session or lower maxIterations`;
           return errorResponse(makeBackendError("config", message), { durationMs: elapsed() });
         }
-        if (turn.error !== undefined) {
+        // A query out of turns did its work and answered: the loop reads it (docs/loop.md#error-classes).
+        if (turn.error !== undefined && turn.error.kind !== "max_turns") {
           const transcript = [{ type: "replay-turn", turn }];
           return errorResponse(turn.error, { durationMs: elapsed(), transcript });
         }
@@ -116,5 +117,6 @@ function answer(
     toolsUsed: turn.toolsUsed ?? [],
     // Recorded whole, so a run made by replay can be replayed again.
     transcript: [{ type: "replay-turn", turn }],
+    ...(turn.error === undefined ? {} : { error: turn.error }),
   };
 }

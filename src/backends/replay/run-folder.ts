@@ -3,9 +3,10 @@
  * order of the run's successful `backend-end` events; each is matched with the
  * transcript the run kept for that query (`transcripts/iteration-NNN[-label].json`).
  *
- * From a transcript the replay takes the final text, the structured output,
- * and the file changes it can re-apply: Claude's `Write`/`Edit`/`MultiEdit`
- * tool uses, opencode's `write`/`edit`, and everything a replayed run
+ * From a transcript the replay takes the final text, the structured output
+ * (when the `backend-end` says the backend gave one), and the file changes it
+ * can re-apply: Claude's `Write`/`Edit`/`MultiEdit` tool uses, opencode's and
+ * the openai-compatible backend's `write`/`edit`, and everything a replayed run
  * recorded. Changes made by shell commands or by Codex patches are not in a
  * transcript and are not re-applied. Retryable failures of the recorded run
  * (rate limits, timeouts) are skipped; other failures are answered again.
@@ -41,7 +42,8 @@ export async function readRunFolderTurns(runDir: string): Promise<ReplayTurn[]> 
   for (const { iteration, event } of recordedQueries(events)) {
     const error = isPlainObject(event.error) ? event.error : undefined;
     if (error?.retryable === true) continue;
-    if (error !== undefined) {
+    // A query out of turns is answered as it ended: the loop reads its declaration (docs/loop.md#error-classes).
+    if (error !== undefined && error.kind !== "max_turns") {
       turns.push(withEventFacts({}, event, eventsFile));
       continue;
     }
@@ -49,8 +51,12 @@ export async function readRunFolderTurns(runDir: string): Promise<ReplayTurn[]> 
     const index = usedPerIteration.get(iteration) ?? 0;
     usedPerIteration.set(iteration, index + 1);
     const file = transcripts.get(iteration)?.[index];
+    const facts =
+      typeof event.hasStructuredOutput === "boolean"
+        ? { hasStructuredOutput: event.hasStructuredOutput }
+        : {};
     const fromTranscript =
-      file === undefined ? {} : turnFromTranscript(await readJson(file), recordedCwd);
+      file === undefined ? {} : turnFromTranscript(await readJson(file), recordedCwd, facts);
     turns.push(withEventFacts(fromTranscript, event, file ?? eventsFile));
   }
   if (turns.length === 0) {

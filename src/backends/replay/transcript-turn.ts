@@ -1,80 +1,32 @@
 /**
  * Reads one recorded transcript (whatever backend wrote it) as a replay turn:
  * the final text, the structured output, the tools used, and the file
- * changes that can be re-applied.
+ * changes that can be re-applied. Each backend's transcript is read the way
+ * that backend read it into its answer (docs/replay.md#backends).
  */
-import path from "node:path";
+import { lastJsonObject } from "../../completion/json-in-text.js";
 import { stringOr } from "../../json-values.js";
 import { isPlainObject } from "../../plain-object.js";
-import type { FileEdit, ReplayTurn } from "./session.js";
+import type { JsonSchema } from "../../ports/runner-config.js";
+import { takeUsageLine } from "../agent-cli/command-usage.js";
+import { dropNullOptionals } from "../agent-cli/strict-schema.js";
+import { failedToolCallIds, readModelMessage } from "./model-messages.js";
+import type { ReplayTurn } from "./session.js";
+import { ChangeCollector, emptyReading, type Reading } from "./transcript-reading.js";
 
-/** Collects a turn's file changes as whole files plus edits, relative to the recorded tree. */
-class ChangeCollector {
-  readonly files: Record<string, string | null> = {};
-  readonly edits: FileEdit[] = [];
-
-  constructor(private readonly recordedCwd: string) {}
-
-  write(file: unknown, content: unknown): void {
-    const relative = this.relative(file);
-    if (relative === undefined || typeof content !== "string") return;
-    this.files[relative] = content;
-    // Edits before a whole-file write are overwritten by it.
-    for (let index = this.edits.length - 1; index >= 0; index--) {
-      if (this.edits[index]?.path === relative) this.edits.splice(index, 1);
-    }
-  }
-
-  edit(file: unknown, oldText: unknown, newText: unknown, replaceAll: unknown): void {
-    const relative = this.relative(file);
-    if (relative === undefined || typeof oldText !== "string" || typeof newText !== "string")
-      return;
-    if (oldText === "") {
-      this.write(file, newText);
-      return;
-    }
-    const written = this.files[relative];
-    if (typeof written === "string") {
-      this.files[relative] =
-        replaceAll === true
-          ? written.split(oldText).join(newText)
-          : written.replace(oldText, () => newText);
-      return;
-    }
-    this.edits.push({
-      path: relative,
-      oldText,
-      newText,
-      ...(replaceAll === true ? { replaceAll: true } : {}),
-    });
-  }
-
-  private relative(file: unknown): string | undefined {
-    if (typeof file !== "string" || file === "") return undefined;
-    const relative = path.isAbsolute(file)
-      ? path.relative(this.recordedCwd, file)
-      : path.normalize(file);
-    // Changes outside the recorded working tree (scratch files) are not replayed.
-    if (
-      relative === "" ||
-      relative === ".." ||
-      relative.startsWith(`..${path.sep}`) ||
-      path.isAbsolute(relative)
-    ) {
-      return undefined;
-    }
-    return relative;
-  }
+/** What the record holds of an answer besides its transcript. */
+export interface RecordedAnswerFacts {
+  /** The `backend-end` event's `hasStructuredOutput`: whether the backend gave one. */
+  readonly hasStructuredOutput?: boolean;
+  /** The schema the query asked for: the nulls of a strict schema's answer are read against it. */
+  readonly schema?: JsonSchema;
 }
 
-interface Reading {
-  text?: string;
-  structuredOutput?: unknown;
-  toolsUsed: string[];
-  jsonText: boolean;
-}
-
-export function turnFromTranscript(value: unknown, recordedCwd: string): ReplayTurn {
+export function turnFromTranscript(
+  value: unknown,
+  recordedCwd: string,
+  facts: RecordedAnswerFacts = {},
+): ReplayTurn {
   const messages = Array.isArray(value)
     ? value.filter(isPlainObject)
     : isPlainObject(value)
@@ -85,27 +37,41 @@ export function turnFromTranscript(value: unknown, recordedCwd: string): ReplayT
   );
   if (replayed !== undefined) return replayed.turn as ReplayTurn;
   const changes = new ChangeCollector(recordedCwd);
-  const reading: Reading = { toolsUsed: [], jsonText: false };
-  const failedToolIds = failedClaudeToolIds(messages);
+  const reading = emptyReading();
+  const failedClaudeTools = failedClaudeToolIds(messages);
+  const failedModelTools = failedToolCallIds(messages);
   for (const message of messages) {
-    readClaudeMessage(message, reading, changes, failedToolIds);
+    readClaudeMessage(message, reading, changes, failedClaudeTools);
     readCodexEvent(message, reading);
     readOpencodeEvent(message, reading, changes);
+    readModelMessage(message, reading, changes, failedModelTools);
     readPlainMessage(message, reading);
+    readCloserNote(message, reading);
   }
-  if (reading.structuredOutput === undefined && reading.jsonText && reading.text !== undefined) {
-    reading.structuredOutput = parseObject(reading.text);
-  }
+  const structuredOutput = structuredOutputOf(reading, facts);
   const hasFiles = Object.keys(changes.files).length > 0;
   return {
     ...(reading.text === undefined ? {} : { text: reading.text }),
-    ...(reading.structuredOutput === undefined
-      ? {}
-      : { structuredOutput: reading.structuredOutput }),
+    ...(structuredOutput === undefined ? {} : { structuredOutput }),
     ...(hasFiles ? { files: changes.files } : {}),
     ...(changes.edits.length > 0 ? { edits: changes.edits } : {}),
     ...(reading.toolsUsed.length > 0 ? { toolsUsed: reading.toolsUsed } : {}),
   };
+}
+
+/**
+ * The structured output the backend answered with: none when the record says
+ * it gave none or it refused the one it got (it did not fit the schema).
+ */
+function structuredOutputOf(reading: Reading, facts: RecordedAnswerFacts): unknown {
+  if (facts.hasStructuredOutput === false || reading.refused) return undefined;
+  let value = reading.structuredOutput;
+  if (value === undefined && reading.jsonText && reading.text !== undefined) {
+    value = parseObject(reading.text);
+  }
+  if (value === undefined || !reading.strictSchema || facts.schema === undefined) return value;
+  // A null optional of the strict schema reads as absent (docs/backends.md#strict-schema).
+  return dropNullOptionals(value, facts.schema);
 }
 
 function readClaudeMessage(
@@ -121,7 +87,9 @@ function readClaudeMessage(
     }
     return;
   }
-  if (message.type !== "assistant" || !isPlainObject(message.message)) return;
+  // An assistant message with `error` is Claude Code's report of an API failure, not the model's words.
+  if (message.type !== "assistant" || message.error !== undefined) return;
+  if (!isPlainObject(message.message)) return;
   const content = Array.isArray(message.message.content)
     ? message.message.content.filter(isPlainObject)
     : [];
@@ -157,17 +125,20 @@ function failedClaudeToolIds(messages: readonly Record<string, unknown>[]): Set<
   return failed;
 }
 
+/** codex: the last agent message is the answer; asked in a strict schema, it is that JSON. */
 function readCodexEvent(message: Record<string, unknown>, reading: Reading): void {
   if (message.type !== "item.completed" || !isPlainObject(message.item)) return;
   const item = message.item;
   if (item.type === "agent_message") {
     reading.text = stringOr(item.text, reading.text);
     reading.jsonText = true;
+    reading.strictSchema = true;
   } else if (item.type !== "reasoning" && typeof item.type === "string") {
     reading.toolsUsed.push(item.type);
   }
 }
 
+/** opencode: the answer is the texts of the last message that said anything, a line apart. */
 function readOpencodeEvent(
   message: Record<string, unknown>,
   reading: Reading,
@@ -175,7 +146,13 @@ function readOpencodeEvent(
 ): void {
   if (typeof message.sessionID !== "string" || !isPlainObject(message.part)) return;
   const part = message.part;
-  if (message.type === "text" && typeof part.text === "string") reading.text = part.text;
+  if (message.type === "text" && typeof part.text === "string") {
+    const messageId = stringOr(part.messageID, "");
+    const said = reading.textsByMessage.get(messageId) ?? [];
+    reading.textsByMessage.delete(messageId);
+    reading.textsByMessage.set(messageId, [...said, part.text]);
+    reading.text = [...reading.textsByMessage.values()].at(-1)?.join("\n");
+  }
   if (message.type !== "tool_use" || typeof part.tool !== "string") return;
   reading.toolsUsed.push(part.tool);
   const state = isPlainObject(part.state) ? part.state : {};
@@ -186,21 +163,34 @@ function readOpencodeEvent(
     changes.edit(input.filePath, input.oldString, input.newString, input.replaceAll);
 }
 
-/** The scripted backend's `{role, content, structuredOutput}` and the command backend's `{stdout}`. */
+/**
+ * The scripted backend's `{role, content, structuredOutput}`, and the command
+ * backend's `{stdout}`, whose usage lines are not part of the answer
+ * (docs/backends.md#command-usage).
+ */
 function readPlainMessage(message: Record<string, unknown>, reading: Reading): void {
-  if (message.role === "assistant") {
-    reading.text = stringOr(message.content, reading.text);
+  if (message.role === "assistant" && typeof message.content === "string") {
+    reading.text = message.content;
     if (message.structuredOutput !== undefined) reading.structuredOutput = message.structuredOutput;
   }
   if (typeof message.stdout === "string" && message.type === undefined)
-    reading.text = message.stdout;
+    reading.text = takeUsageLine(message.stdout).text;
 }
 
+/** What closer noted in the transcript: a structured output that did not fit the schema. */
+function readCloserNote(message: Record<string, unknown>, reading: Reading): void {
+  if (message.type === "closer" && message.subtype === "structured_output_invalid") {
+    reading.refused = true;
+  }
+}
+
+/** The final text as JSON: all of it, or else the last JSON object in it. */
 function parseObject(text: string): unknown {
   try {
     const value: unknown = JSON.parse(text.trim());
-    return isPlainObject(value) ? value : undefined;
+    if (isPlainObject(value)) return value;
   } catch {
-    return undefined;
+    // not JSON as a whole
   }
+  return lastJsonObject(text);
 }
