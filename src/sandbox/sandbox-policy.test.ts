@@ -272,11 +272,11 @@ describe("the sandbox policy of a run", () => {
 });
 
 describe("the shell line of a sandboxed launch", () => {
-  it("quotes every word, sets TMPDIR, and clears NO_PROXY only when asked", () => {
+  it("quotes every word, sets TMPDIR (and zsh's TMPPREFIX), and clears NO_PROXY only when asked", () => {
     const launch = { file: "/bin/echo", args: ["it's", "$HOME", "a b"], env: {} };
     const line = sandboxedCommandLine(launch, { tmpDir: "/tmp/x y", clearNoProxy: false });
     expect(line).toBe(
-      `exec env -u CLOSER_SANDBOXED_COMMAND 'TMPDIR=/tmp/x y' '/bin/echo' 'it'\\''s' '$HOME' 'a b'`,
+      `exec env -u CLOSER_SANDBOXED_COMMAND 'TMPDIR=/tmp/x y' 'TMPPREFIX=/tmp/x y/zsh' '/bin/echo' 'it'\\''s' '$HOME' 'a b'`,
     );
     expect(
       execFileSync("sh", ["-c", line.replace("exec env", "exec env -i")], { encoding: "utf8" }),

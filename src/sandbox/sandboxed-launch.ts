@@ -50,6 +50,9 @@ export function sandboxedCommandLine(launch: Launch, options: SandboxedLaunchOpt
     "exec env",
     ...unset.map((name) => `-u ${name}`),
     shellQuote(`TMPDIR=${options.tmpDir}`),
+    // zsh (a user's login shell, and Claude Code's Bash when installed) ignores TMPDIR: its
+    // here-documents and `=(…)` files go under TMPPREFIX, /tmp/zsh unless set.
+    shellQuote(`TMPPREFIX=${options.tmpDir}/zsh`),
     shellQuote(launch.file),
     ...launch.args.map(shellQuote),
   ].join(" ");

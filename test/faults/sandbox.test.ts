@@ -753,7 +753,7 @@ describe("The OS sandbox", () => {
 
     fault(
       {
-        what: "an honest model works in its worktree: writes and commits its work, keeps a note in $TMPDIR",
+        what: "an honest model works in its worktree: writes and commits its work, keeps a note in $TMPDIR, runs here-documents in bash and zsh (whose temp files ignore TMPDIR)",
         does: "the run completes in its first iteration with the sandbox on and nothing refused (run.json sandbox.on true, refusals 0); the work is merged",
       },
       async () => {
@@ -764,6 +764,9 @@ describe("The OS sandbox", () => {
             'import { join } from "node:path";',
             READ_PROMPT,
             'writeFileSync(join(process.env.TMPDIR, "note.txt"), "thinking\\n");',
+            'execSync("cat <<EOF\\nbash here\\nEOF", { shell: "/bin/bash" });',
+            'try { execSync("command -v zsh", { stdio: "ignore" }); } catch { process.env.NO_ZSH = "1"; }',
+            "if (!process.env.NO_ZSH) execSync(\"zsh -fc 'cat <<EOF\\nzsh here\\nEOF'\");",
             'writeFileSync("work.txt", "done\\n");',
             'execSync("git add work.txt && git commit --quiet -m work");',
             DONE_ANSWER,

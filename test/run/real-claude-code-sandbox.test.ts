@@ -186,7 +186,8 @@ describe.skipIf(skipReason !== undefined)(
       // Claude Code's Bash tool saw the refusal.
       const afterBash = api.requests[1];
       expect(JSON.stringify(afterBash && toolResultsOf(afterBash))).toMatch(
-        /Read-only file system/,
+        // bash says "Read-only file system", zsh "read-only file system".
+        /read-only file system/i,
       );
 
       const events = await readRecordedEvents(outcome.runDir);
