@@ -10,6 +10,7 @@ const LAYERS = [
   "bounded-text.ts",
   "json-values.ts",
   "import-module.ts",
+  "optional-packages.ts",
   // The shared words: imports only itself and errors.ts.
   "ports/",
   // Readers of what tools print, for the validators and the guards alike.

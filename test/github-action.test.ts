@@ -40,6 +40,9 @@ describe("docs/github-action.md the GitHub Action", () => {
     const node = runs.steps.find((step) => String(step.uses).startsWith("actions/setup-node@"));
     expect((node?.with as { "node-version"?: unknown } | undefined)?.["node-version"]).toBe(22);
     const scripts = runs.steps.map((step) => String(step.run ?? "")).join("\n");
+    expect(scripts).toContain(
+      'npm install --global --no-audit --no-fund "closer-agent@$CLOSER_VERSION"',
+    );
     expect(scripts).toContain('closer run "$CLOSER_AGENT" --issue "$CLOSER_ISSUE"');
     expect(scripts).toContain("closer report");
     const upload = runs.steps.find((step) =>

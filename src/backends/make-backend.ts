@@ -3,6 +3,7 @@
  */
 import path from "node:path";
 import { CloserError } from "../errors.js";
+import { assertPackagesInstalled, OPENAI_COMPATIBLE_PACKAGES } from "../optional-packages.js";
 import type { Backend } from "../ports/backend.js";
 import { BACKEND_KINDS, type BackendConfig, type BackendKind } from "../ports/runner-config.js";
 import { makeChildEnvironment, NO_GRANT } from "../process/child-environment.js";
@@ -86,17 +87,18 @@ const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
       processes.env,
     ),
   // closer runs the tools itself: the bash tool vetoes GitHub side effects, the shim is the tripwire.
-  "openai-compatible": (config, { env, processes }) =>
-    withGhShim(
+  // The AI SDK is installed by those who use this backend: missing, it is said before any query.
+  "openai-compatible": (config, { env, processes }) => {
+    const endpoint = requiredEndpoint(config);
+    assertPackagesInstalled(OPENAI_COMPATIBLE_PACKAGES);
+    return withGhShim(
       withPricing(
-        makeOpenaiCompatibleBackend(
-          { ...config, ...requiredEndpoint(config) },
-          { env, processEnv: processes.env },
-        ),
+        makeOpenaiCompatibleBackend({ ...config, ...endpoint }, { env, processEnv: processes.env }),
         config.pricing,
       ),
       processes.env,
-    ),
+    );
+  },
   command: (config, { agentDir, processes }) =>
     agentCli(
       makeCommandBackend({
@@ -119,7 +121,7 @@ const FACTORIES: Readonly<Record<BackendKind, BackendFactory>> = {
     throw new CloserError("config_error", "the scripted backend needs a script", {
       jsonPath: "runner.backend.kind",
       found: "scripted",
-      fix: "pass `scripted` (see closer/testing makeScriptedBackend) when running the agent from code, or choose another backend kind",
+      fix: "pass `scripted` (see closer-agent/testing makeScriptedBackend) when running the agent from code, or choose another backend kind",
     });
   },
 };

@@ -37,7 +37,7 @@ describe("schemas/*.schema.json", () => {
   it("accept a valid agent.json and reject an unknown key", async () => {
     const validate = await compile("agent.schema.json");
     const agent = {
-      $schema: "../../node_modules/closer/schemas/agent.schema.json",
+      $schema: "../../node_modules/closer-agent/schemas/agent.schema.json",
       name: "iterator",
       description: "Works on an issue",
       parameters: { issue: { type: "number", required: true } },
@@ -71,8 +71,8 @@ describe("schemas/*.schema.json", () => {
       ],
       backend: "claude-sdk",
       schemas: {
-        agent: "../../node_modules/closer/schemas/agent.schema.json",
-        registry: "../../node_modules/closer/schemas/steps_registry.schema.json",
+        agent: "../../node_modules/closer-agent/schemas/agent.schema.json",
+        registry: "../../node_modules/closer-agent/schemas/steps_registry.schema.json",
       },
     };
     const scaffold = new Map(makeScaffoldFiles("demo", plan).map((file) => [file.path, file.text]));

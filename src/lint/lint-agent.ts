@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import type { ResolvedAgent } from "../ports/agent.js";
 import { lintApiKeyEnv } from "./lint-api-key.js";
+import { lintBackendPackages } from "./lint-backend-packages.js";
 import { lintCostBudget } from "./lint-cost-budget.js";
 import { lintDeclarationSchemas } from "./lint-declaration-schemas.js";
 import { lintPrompts } from "./lint-prompts.js";
@@ -48,6 +49,7 @@ export async function runLints(
   lintPatternParams(agent, problems);
   lintCostBudget(agent, problems);
   lintApiKeyEnv(agent, problems);
+  lintBackendPackages(agent, problems);
   await lintProviderSettings(agent, problems, { env: process.env, project: projectDirOf(agent) });
   lintLabels(agent, problems);
   lintPassedNames(agent, problems);

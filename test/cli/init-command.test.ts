@@ -178,18 +178,20 @@ describe("closer init on fixture projects of each kind", () => {
 });
 
 describe("the $schema closer init writes", () => {
-  it("points into the project's node_modules/closer when closer is a dependency", async () => {
+  it("points into the project's node_modules/closer-agent when closer is a dependency", async () => {
     repo = await makeFixtureRepo({});
-    const installed = join(repo.dir, "node_modules", "closer");
+    const installed = join(repo.dir, "node_modules", "closer-agent");
     await mkdir(installed, { recursive: true });
-    await writeFile(join(installed, "package.json"), '{"name":"closer"}');
+    await writeFile(join(installed, "package.json"), '{"name":"closer-agent"}');
     await cp(SCHEMAS, join(installed, "schemas"), { recursive: true });
     await cli("init", "demo", "--cwd", repo.dir);
     const agentDir = join(repo.dir, ".agent/demo");
     const agent = await readJson(join(agentDir, "agent.json"));
     const registry = await readJson(join(agentDir, "steps_registry.json"));
-    expect(agent.$schema).toBe("../../node_modules/closer/schemas/agent.schema.json");
-    expect(registry.$schema).toBe("../../node_modules/closer/schemas/steps_registry.schema.json");
+    expect(agent.$schema).toBe("../../node_modules/closer-agent/schemas/agent.schema.json");
+    expect(registry.$schema).toBe(
+      "../../node_modules/closer-agent/schemas/steps_registry.schema.json",
+    );
     expect((await readJson(resolve(agentDir, agent.$schema))).properties).toHaveProperty("runner");
   });
 

@@ -45,7 +45,7 @@ export function initBackend(name: string | undefined, settings: BackendSettings 
 
 /**
  * Whether `--backend` offers the kind: its scaffold loads, or flags can give what it lacks.
- * scripted is for agents run from code (closer/testing): it is accepted, not offered.
+ * scripted is for agents run from code (closer-agent/testing): it is accepted, not offered.
  */
 function isOffered(kind: BackendKind): boolean {
   if (kind === "scripted") return false;

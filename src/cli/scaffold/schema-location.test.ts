@@ -21,7 +21,10 @@ afterEach(async () => {
 /** A closer package with its schemas, as npm installs it. */
 async function closerPackage(dir: string): Promise<void> {
   await mkdir(join(dir, "schemas"), { recursive: true });
-  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "closer", version: "0.0.0" }));
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "closer-agent", version: "0.0.0" }),
+  );
   for (const file of Object.values(SCHEMA_FILES)) {
     await writeFile(join(dir, "schemas", file), JSON.stringify({ title: file }));
   }
@@ -37,32 +40,32 @@ async function follow(reference: string | undefined): Promise<string> {
 }
 
 describe("schemaReference", () => {
-  it("points into node_modules/closer relatively when closer is a dependency of the project", async () => {
-    await closerPackage(join(project, "node_modules", "closer"));
-    const global = join(root, "global", "lib", "node_modules", "closer");
+  it("points into node_modules/closer-agent relatively when closer is a dependency of the project", async () => {
+    await closerPackage(join(project, "node_modules", "closer-agent"));
+    const global = join(root, "global", "lib", "node_modules", "closer-agent");
     await closerPackage(global);
     for (const file of Object.values(SCHEMA_FILES)) {
       const reference = await schemaReference(agentDir, file, global);
-      expect(reference).toBe(`../../node_modules/closer/schemas/${file}`);
+      expect(reference).toBe(`../../node_modules/closer-agent/schemas/${file}`);
       expect(await follow(reference)).toBe(file);
     }
   });
 
   it("finds closer hoisted to a parent's node_modules, or linked into the project", async () => {
-    const workspace = join(root, "node_modules", "closer");
+    const workspace = join(root, "node_modules", "closer-agent");
     await closerPackage(workspace);
     const hoisted = await schemaReference(agentDir, SCHEMA_FILES.agent, undefined);
-    expect(hoisted).toBe("../../../node_modules/closer/schemas/agent.schema.json");
+    expect(hoisted).toBe("../../../node_modules/closer-agent/schemas/agent.schema.json");
     expect(await follow(hoisted)).toBe("agent.schema.json");
 
     await mkdir(join(project, "node_modules"));
-    await symlink(workspace, join(project, "node_modules", "closer"), "dir");
+    await symlink(workspace, join(project, "node_modules", "closer-agent"), "dir");
     const linked = await schemaReference(agentDir, SCHEMA_FILES.agent, undefined);
-    expect(linked).toBe("../../node_modules/closer/schemas/agent.schema.json");
+    expect(linked).toBe("../../node_modules/closer-agent/schemas/agent.schema.json");
   });
 
   it("gives the file URL of the running closer's schema when the project has none (global, npx)", async () => {
-    const global = join(root, "npx-cache", "node_modules", "closer");
+    const global = join(root, "npx-cache", "node_modules", "closer-agent");
     await closerPackage(global);
     const reference = await schemaReference(agentDir, SCHEMA_FILES.registry, global);
     expect(reference).toBe(pathToFileURL(join(global, "schemas", SCHEMA_FILES.registry)).href);
@@ -80,7 +83,7 @@ describe("runningPackageRoot", () => {
     const packageRoot = await runningPackageRoot();
     if (packageRoot === undefined) throw new Error("the running closer package was not found");
     const manifest = JSON.parse(await readFile(join(packageRoot, "package.json"), "utf8"));
-    expect(manifest.name).toBe("closer");
+    expect(manifest.name).toBe("closer-agent");
     const schema = JSON.parse(
       await readFile(join(packageRoot, "schemas", SCHEMA_FILES.agent), "utf8"),
     );
@@ -88,7 +91,7 @@ describe("runningPackageRoot", () => {
   });
 
   it("walks up from a file inside an installed package, and stops at the top", async () => {
-    const installed = join(root, "lib", "node_modules", "closer");
+    const installed = join(root, "lib", "node_modules", "closer-agent");
     await closerPackage(installed);
     await mkdir(join(installed, "dist", "bin"), { recursive: true });
     const bundle = pathToFileURL(join(installed, "dist", "bin", "closer.js")).href;

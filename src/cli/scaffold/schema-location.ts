@@ -2,6 +2,9 @@ import { access, readFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
+/** closer's name in the npm registry and in node_modules (docs/cli.md#install). */
+export const PACKAGE_NAME = "closer-agent";
+
 /** The JSON schemas closer ships, by the definition file they describe. */
 export const SCHEMA_FILES = {
   agent: "agent.schema.json",
@@ -14,6 +17,14 @@ const exists = (path: string) =>
     () => false,
   );
 
+function nameOf(manifest: string): unknown {
+  try {
+    return (JSON.parse(manifest) as { name?: unknown }).name;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The folder of the closer package this code runs from: the first one up with closer's package.json. */
 export async function runningPackageRoot(
   from: string = import.meta.url,
@@ -21,7 +32,7 @@ export async function runningPackageRoot(
   let dir = dirname(fileURLToPath(from));
   for (;;) {
     const manifest = await readFile(join(dir, "package.json"), "utf8").catch(() => undefined);
-    if (manifest !== undefined && /"name"\s*:\s*"closer"/.test(manifest)) return dir;
+    if (manifest !== undefined && nameOf(manifest) === PACKAGE_NAME) return dir;
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
@@ -30,7 +41,7 @@ export async function runningPackageRoot(
 
 /**
  * The `$schema` of a scaffolded definition file in `agentDir` (docs/cli.md#init-schema): a relative
- * path to `node_modules/closer/schemas/<file>` when Node's lookup from the agent folder finds one
+ * path to `node_modules/closer-agent/schemas/<file>` when Node's lookup from the agent folder finds one
  * (closer as a dependency of the project, or linked into it), so the reference holds on every clone;
  * else a `file://` URL of the schema in the closer package that runs (global or npx); undefined
  * when neither exists.
@@ -41,7 +52,7 @@ export async function schemaReference(
   packageRoot: string | undefined,
 ): Promise<string | undefined> {
   for (let dir = agentDir; ; dir = dirname(dir)) {
-    const candidate = join(dir, "node_modules", "closer", "schemas", file);
+    const candidate = join(dir, "node_modules", PACKAGE_NAME, "schemas", file);
     if (await exists(candidate)) return relative(agentDir, candidate).split(sep).join("/");
     if (dirname(dir) === dir) break;
   }
