@@ -78,14 +78,16 @@ describe("parseParameterFlags", () => {
     expect(errorOf(() => parse(["--flavour"])).message).toContain("--flavour needs a value");
   });
 
-  it("rejects an unknown flag, listing the agent's parameters and closer's options", () => {
+  it("rejects an unknown flag in one line, suggesting a known one and naming the agent's", () => {
     const error = errorOf(() => parse(["--flavor", "mint"]));
     expect(error.code).toBe("usage_error");
-    const text = error.describe();
-    expect(text).toContain("unknown option --flavor");
-    expect(text).toContain("--flavour <string>  the flavour");
-    expect(text).toContain("--dry-run  the dryRun");
-    expect(text).toContain("--task <text>  a written task");
+    expect(error.message).toBe("unknown option '--flavor' (did you mean --flavour?)");
+    expect(error.describe()).toContain(
+      'see closer run --help; agent "fixer" also takes --flavour <string>, --count <number>, --dry-run',
+    );
+    expect(errorOf(() => parse(["--tsak"])).message).toBe(
+      "unknown option '--tsak' (did you mean --task?)",
+    );
   });
 
   it("rejects a stray argument", () => {

@@ -315,7 +315,7 @@ describe("closer init, validate and list", () => {
     expect(result.stderr).toContain('"../escape"');
   });
 
-  it("lists agents with their descriptions, and broken ones with a short error", async () => {
+  it("lists agents valid with their descriptions, and invalid ones with their first problem", async () => {
     await cli("init", "demo", "--cwd", cwd);
     const description = JSON.parse(
       await readFile(join(cwd, ".agent/demo/agent.json"), "utf8"),
@@ -323,16 +323,26 @@ describe("closer init, validate and list", () => {
     const listed = await cli("list", "--cwd", cwd);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(
-      new RegExp(`^demo\\s+${description.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"),
+      new RegExp(
+        `^demo\\s+valid\\s+${description.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}( \\(\\d+ warning\\(s\\)\\))?$`,
+        "m",
+      ),
     );
 
     const broken = await cli("list", "--cwd", join(BROKEN, "unknown-key"));
-    expect(broken.stdout).toMatch(/^iterator\s+\(broken\) /m);
-    expect(broken.stdout).toContain("maxIteration");
+    expect(broken.code).toBe(0);
+    expect(broken.stdout).toMatch(
+      /^iterator\s+invalid\s+\.agent\/iterator\/agent\.json(:\d+)*: runner\.maxIteration: .*\(closer validate iterator\)$/m,
+    );
 
     const json = await cli("list", "--json", "--cwd", cwd);
     expect(JSON.parse(json.stdout)).toEqual([
-      expect.objectContaining({ name: "demo", description, dir: join(cwd, ".agent/demo") }),
+      expect.objectContaining({
+        name: "demo",
+        description,
+        dir: join(cwd, ".agent/demo"),
+        valid: true,
+      }),
     ]);
   });
 

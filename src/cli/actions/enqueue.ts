@@ -74,6 +74,7 @@ export async function enqueueFromCommandLine(
       closerValues: {},
       supplied: flags.taskFile === undefined ? ["issue"] : [],
       closerOptions: parameters.options,
+      command: "closer enqueue",
     });
     const repository = await repositoryOf(cwd, flags);
     const works = await worksOf(flags, { agent, cwd });

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { readCliOverrides, withCliOverrides } from "../../definition/apply-cli-overrides.js";
-import { loadAgent } from "../../definition/load-agent.js";
+import { CloserError, wholeNumberAtLeastOne } from "../../errors.js";
 import type { ResolvedAgent } from "../../ports/agent.js";
 import type { TaskInfo } from "../../ports/run-state.js";
 import { makeRedactor } from "../../record/secret-redactor.js";
@@ -21,6 +21,7 @@ import {
 } from "../../run/index.js";
 import { makeProgressReporter, shouldColor } from "../progress.js";
 import { withInterrupt } from "../run/interrupt.js";
+import { loadRunAgent } from "../run/load-run-agent.js";
 import { parseParameterFlags } from "../run/parameter-flags.js";
 import { RUN_OPTIONS } from "../run/run-help.js";
 import {
@@ -41,9 +42,11 @@ export async function runFromCommandLine(
   flags: RunFlags,
 ): Promise<number> {
   try {
-    const invocation = readRunInvocation(tokens, flags);
     const cwd = resolve(flags.cwd ?? process.cwd());
-    const loaded = await loadAgent(invocation.agentName, { cwd });
+    // The options are checked against the agent's own first (docs/cli.md#unknown-options).
+    const loaded = await loadRunAgent(tokens, flags, cwd);
+    const invocation = readRunInvocation(tokens, flags);
+    const progress = progressFlags(flags);
     const args = parseParameterFlags({
       tokens: invocation.parameterTokens,
       agent: loaded,
@@ -76,7 +79,7 @@ export async function runFromCommandLine(
       ...(flags.baseBranch === undefined ? {} : { baseBranch: flags.baseBranch }),
     };
     return await withInterrupt(
-      (signal) => execute(invocation, { ...base, signal }, { flags, task }),
+      (signal) => execute(invocation, { ...base, signal }, { flags, task, progress }),
       { write: writeError },
     );
   } catch (error) {
@@ -99,6 +102,27 @@ async function taskOf(invocation: RunInvocation): Promise<TaskInfo | undefined> 
 interface ExecuteContext {
   readonly flags: RunFlags;
   readonly task: TaskInfo | undefined;
+  readonly progress: ProgressFlags;
+}
+
+/** What `--quiet` and `--heartbeat` ask of the progress (docs/observe.md#live-view). */
+interface ProgressFlags {
+  readonly quiet: boolean;
+  readonly heartbeatMs?: number;
+}
+
+function progressFlags(flags: RunFlags): ProgressFlags {
+  if (flags.quiet === true && flags.verbose === true) {
+    throw new CloserError("usage_error", "--quiet and --verbose ask for opposite things", {
+      fix: "give one of them",
+    });
+  }
+  return {
+    quiet: flags.quiet === true,
+    ...(flags.heartbeat === undefined
+      ? {}
+      : { heartbeatMs: wholeNumberAtLeastOne("--heartbeat", flags.heartbeat) * 1000 }),
+  };
 }
 
 type ExecuteOptions = RunBaseOptions & { readonly signal: AbortSignal };
@@ -110,13 +134,14 @@ function execute(
 ): Promise<number> {
   const { mode } = invocation;
   return mode.kind === "batch"
-    ? executeBatch(mode, base, context.flags)
+    ? executeBatch(mode, base, context)
     : executeOne(mode, base, context);
 }
 
 /** How progress is shown; secrets are redacted as in the run record (docs/record.md#secrets). */
-function progressStyle(base: RunBaseOptions) {
+function progressStyle(base: RunBaseOptions, progress: ProgressFlags) {
   return {
+    ...progress,
     verbose: base.agent.runner.logging.verbose,
     color: shouldColor(process.stderr, process.env),
     redact: makeRedactor(base.env ?? process.env),
@@ -133,7 +158,7 @@ async function executeOne(
   const reporter = makeProgressReporter({
     write: writeError,
     live: Boolean(process.stderr.isTTY),
-    ...progressStyle(base),
+    ...progressStyle(base, context.progress),
   });
   const options = { ...base, onEvent: reporter };
   try {
@@ -161,9 +186,9 @@ async function executeOne(
 async function executeBatch(
   mode: Extract<RunMode, { kind: "batch" }>,
   base: ExecuteOptions,
-  flags: RunFlags,
+  { flags, progress }: ExecuteContext,
 ): Promise<number> {
-  const style = progressStyle(base);
+  const style = progressStyle(base, progress);
   const result = await runBatch({
     ...base,
     ...(flags.repo === undefined ? {} : { repo: flags.repo }),

@@ -1,5 +1,6 @@
 import { CloserError } from "../../errors.js";
 import type { ParameterDefinition, ResolvedAgent } from "../../ports/agent.js";
+import { assertKnownOptions, hintFor } from "./known-options.js";
 
 /** A closer option as the usage messages list it. */
 export interface OptionHelp {
@@ -17,13 +18,16 @@ export interface ParameterFlagsInput {
   readonly supplied: readonly string[];
   /** closer's options, for the message about an unknown flag. */
   readonly closerOptions: readonly OptionHelp[];
+  /** The command as typed, for the message about an unknown flag (default `closer run`). */
+  readonly command?: string;
 }
 
 /**
  * Reads the agent's parameters (agent.json `parameters.<name>.flag`) from the
  * command line, typed: `--flag value` or `--flag=value`; a boolean is
- * `--flag`, `--flag=false` or `--no-<flag>`. An unknown flag, a bad value or
- * a missing required parameter is a usage error.
+ * `--flag`, `--flag=false` or `--no-<flag>`. An unknown flag (with commander's
+ * suggestion: docs/cli.md#unknown-options), a bad value or a missing required
+ * parameter is a usage error.
  */
 export function parseParameterFlags(input: ParameterFlagsInput): Record<string, unknown> {
   const parameters = Object.values(input.agent.parameters);
@@ -98,28 +102,16 @@ function missingValue(parameter: ParameterDefinition, agent: ResolvedAgent): Clo
 }
 
 function unknownFlag(token: string, input: ParameterFlagsInput): CloserError {
-  const what = token.startsWith("-") ? `unknown option ${token}` : `unexpected argument "${token}"`;
-  return new CloserError("usage_error", `${what}\n${describeFlags(input)}`, {
-    found: token,
-    fix: `use one of the options above (agent parameters are declared in ${input.agent.files.agentJson})`,
-  });
-}
-
-/** The agent's parameters and closer's options, one per line, for a usage message. */
-function describeFlags(input: Pick<ParameterFlagsInput, "agent" | "closerOptions">): string {
-  const parameters = Object.values(input.agent.parameters).map((parameter) => {
-    const flags =
-      parameter.type === "boolean" ? parameter.flag : `${parameter.flag} <${parameter.type}>`;
-    const required = parameter.required ? " (required)" : "";
-    return `  ${flags}  ${parameter.description}${required}`.trimEnd();
-  });
-  const closer = input.closerOptions.map((option) => `  ${option.flags}  ${option.description}`);
-  return [
-    `parameters of agent "${input.agent.name}":`,
-    ...(parameters.length === 0 ? ["  (none)"] : parameters),
-    "closer's options:",
-    ...closer,
-  ].join("\n");
+  const known = {
+    command: input.command ?? "closer run",
+    options: input.closerOptions,
+    agent: input.agent,
+  };
+  if (token.startsWith("-")) assertKnownOptions([splitFlag(token)[0]], known);
+  const what = token.startsWith("-")
+    ? `unknown option '${token}'`
+    : `unexpected argument "${token}"`;
+  return new CloserError("usage_error", what, { found: token, fix: hintFor(known) });
 }
 
 function assertRequired(

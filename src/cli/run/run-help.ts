@@ -96,6 +96,15 @@ export const RUN_OPTIONS: readonly OptionHelp[] = [
     description: "print the result as one JSON line on stdout; progress stays on stderr",
   },
   { flags: "--verbose", description: "print more progress lines" },
+  {
+    flags: "--quiet",
+    description: "print no progress, only how the run ended (and --json's line)",
+  },
+  {
+    flags: "--heartbeat <seconds>",
+    description:
+      "without a terminal: print a line at least this often while the model or a check works (default 60)",
+  },
 ];
 
 /** What `closer run --help` shows after the options. */

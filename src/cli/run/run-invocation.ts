@@ -22,6 +22,8 @@ export interface RunFlags {
   readonly runsDir?: string;
   readonly json?: boolean;
   readonly verbose?: boolean;
+  readonly quiet?: boolean;
+  readonly heartbeat?: string;
   readonly label?: string;
   readonly project?: string;
   readonly concurrency?: string;
@@ -70,10 +72,7 @@ function usage(message: string, fix: string = USAGE_FIX): CloserError {
  * (when given as a positional), then what closer did not recognise.
  */
 export function readRunInvocation(tokens: readonly string[], flags: RunFlags): RunInvocation {
-  const firstOption = tokens.findIndex((token) => token.startsWith("-"));
-  const operands = firstOption === -1 ? [...tokens] : tokens.slice(0, firstOption);
-  const rest = firstOption === -1 ? [] : tokens.slice(firstOption);
-  const [positional, ...extra] = operands;
+  const { positional, extra, rest } = splitTokens(tokens);
   const agentName = agentNameOf(positional, flags.agent, rest.length > 0);
   const mode = modeOf(flags);
   assertModeOptions(mode, flags);
@@ -85,6 +84,26 @@ export function readRunInvocation(tokens: readonly string[], flags: RunFlags): R
       flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations },
     ),
   };
+}
+
+/** commander's leftovers: the operands before the first option (the agent first), and the rest. */
+function splitTokens(tokens: readonly string[]) {
+  const firstOption = tokens.findIndex((token) => token.startsWith("-"));
+  const operands = firstOption === -1 ? [...tokens] : tokens.slice(0, firstOption);
+  const rest = firstOption === -1 ? [] : tokens.slice(firstOption);
+  const [positional, ...extra] = operands;
+  return { positional, extra, rest };
+}
+
+/**
+ * The agent the command line names, when it names one (positional or `--agent`); two
+ * different names are a usage error. Read before the rest, so the agent's own options are
+ * known when the command line is checked (docs/cli.md#unknown-options).
+ */
+export function readRunAgentName(tokens: readonly string[], flags: RunFlags): string | undefined {
+  const { positional } = splitTokens(tokens);
+  if (positional === undefined && flags.agent === undefined) return undefined;
+  return agentNameOf(positional, flags.agent, false);
 }
 
 function agentNameOf(
@@ -100,7 +119,16 @@ function agentNameOf(
   }
   const name = positional ?? flag;
   if (name !== undefined) return name;
-  throw usage(
+  throw missingAgent(hasUnknownOptions);
+}
+
+/** No agent named: the usage error of a command line with (`tokens`) or without other options. */
+export function missingAgentError(tokens: readonly string[]): CloserError {
+  return missingAgent(splitTokens(tokens).rest.length > 0);
+}
+
+function missingAgent(hasUnknownOptions: boolean): CloserError {
+  return usage(
     hasUnknownOptions
       ? "name the agent before its own options"
       : "which agent? name it as closer run <agent> or with --agent <agent>",

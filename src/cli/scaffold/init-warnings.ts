@@ -38,7 +38,8 @@ export async function missingPrograms(
   return missing;
 }
 
-async function onPath(program: string, path: string): Promise<boolean> {
+/** Whether a folder of `path` (a PATH value) holds `program` as an executable file. */
+export async function onPath(program: string, path: string): Promise<boolean> {
   const extensions =
     process.platform === "win32"
       ? ["", ...(process.env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";")]
