@@ -3,7 +3,7 @@
  * verifiably done.
  *
  * ```ts
- * import { loadAgent, runTask } from "closer";
+ * import { loadAgent, runTask } from "closer-agent";
  * const agent = await loadAgent("iterator", { cwd });
  * const outcome = await runTask({ agent, cwd, task: { kind: "text", title, body } });
  * ```
@@ -54,6 +54,9 @@ export type {
   BackendErrorKind,
   BackendRequest,
   BackendResponse,
+  ToolAction,
+  ToolActivity,
+  ToolCall,
   Usage,
 } from "./ports/backend.js";
 export type { Declaration, ExternalCondition } from "./ports/declaration.js";
@@ -65,6 +68,7 @@ export type {
   RunEventType,
   TerminalStatus,
 } from "./ports/events.js";
+export { HEARD_ONLY_EVENTS } from "./ports/events.js";
 export type { GithubClient } from "./ports/github.js";
 export type { Clock, LoopPorts, RecordSink } from "./ports/loop-ports.js";
 export type { PluginHost } from "./ports/plugin-host.js";

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { EVENT_FORMAT_VERSION, type RunEvent, type RunEventBody } from "../ports/events.js";
 import { makeProgressReporter, shouldColor } from "./progress.js";
 
@@ -339,5 +339,167 @@ describe("the project's setup as it runs (docs/observe.md#setup-progress)", () =
     expect(output()).toBe(
       "  setup npm ci … (1/2)\n\r\u001b[2K  … setup npm ci 0.0s\r\u001b[2K  setup npm ci ✓ 1.5s\n",
     );
+  });
+});
+
+describe("the model's tool calls and the checks as they happen (docs/observe.md#live-view)", () => {
+  const toolCall = (target: string, extra: Partial<RunEventBody> = {}) =>
+    ({
+      type: "tool-call",
+      iteration: 1,
+      tool: "Bash",
+      action: "command",
+      target,
+      exitCode: 0,
+      failed: false,
+      durationMs: 40,
+      ...extra,
+    }) as RunEventBody;
+
+  it("prints a line per tool call with a command's exit, a failure, and a time of a second or more", () => {
+    const { reporter, output } = capture();
+    reporter(event(toolCall("npm test", { exitCode: 1, failed: true, durationMs: 2300 })));
+    reporter(
+      event({
+        type: "tool-call",
+        iteration: 1,
+        tool: "Write",
+        action: "write",
+        target: "src/a.ts",
+        failed: false,
+        durationMs: 5,
+      }),
+    );
+    reporter(
+      event({
+        type: "tool-call",
+        iteration: 1,
+        tool: "TodoWrite",
+        action: "other",
+        target: "",
+        failed: true,
+        durationMs: 5,
+      }),
+    );
+    reporter(event(toolCall("ls")));
+    expect(output().trimEnd().split("\n")).toEqual([
+      "    run npm test · exit 1 2.3s",
+      "    write src/a.ts",
+      "    TodoWrite ✗ failed",
+      "    run ls · exit 0",
+    ]);
+  });
+
+  it("in a terminal, the status line names the call under way, then the query again once it ended", () => {
+    let now = 0;
+    const { reporter, output } = capture({ live: true, now: () => now });
+    reporter(event({ type: "backend-start", iteration: 1, backend: "claude-sdk" }));
+    now = 1000;
+    reporter(
+      event({
+        type: "tool-start",
+        iteration: 1,
+        tool: "Bash",
+        action: "command",
+        target: "npm test",
+      }),
+    );
+    now = 3000;
+    reporter(event(toolCall("npm test", { durationMs: 2000 })));
+    reporter(
+      event({
+        type: "backend-end",
+        iteration: 1,
+        durationMs: 3000,
+        costUsd: 0,
+        totalCostUsd: 0,
+        hasStructuredOutput: true,
+      }),
+    );
+    reporter.stop();
+    const text = output();
+    expect(text).toContain("\r\x1b[2K  … claude-sdk working 0.0s · $0.0000 so far");
+    expect(text).toContain(
+      "\r\x1b[2K    run npm test · exit 0 2.0s\n\r\x1b[2K  … claude-sdk working 3.0s",
+    );
+    expect(text).not.toMatch(/working 3\.0s · \$0\.0000 so far · run npm test/);
+    expect(text.endsWith("structured output\n")).toBe(true);
+  });
+
+  it("without a terminal, a heartbeat names what is under way whenever nothing was written for the interval", () => {
+    vi.useFakeTimers();
+    try {
+      let now = 0;
+      const chunks: string[] = [];
+      const reporter = makeProgressReporter({
+        write: (text) => chunks.push(text),
+        live: false,
+        color: false,
+        verbose: false,
+        heartbeatMs: 60_000,
+        now: () => now,
+      });
+      const advance = (ms: number) => {
+        now += ms;
+        vi.advanceTimersByTime(ms);
+      };
+      reporter(event({ type: "backend-start", iteration: 1, backend: "claude-sdk" }));
+      reporter(
+        event({
+          type: "tool-start",
+          iteration: 1,
+          tool: "Bash",
+          action: "command",
+          target: "sleep 180",
+        }),
+      );
+      advance(59_000);
+      expect(chunks).toHaveLength(1);
+      advance(1_000);
+      advance(60_000);
+      advance(30_000);
+      reporter(event(toolCall("sleep 180", { durationMs: 150_000 })));
+      advance(59_000);
+      advance(1_000);
+      reporter(event({ type: "validator-start", iteration: 1, validator: "tests-pass" }));
+      advance(60_000);
+      reporter(
+        event({
+          type: "validator-end",
+          iteration: 1,
+          validator: "tests-pass",
+          valid: true,
+          durationMs: 60_000,
+          params: {},
+        }),
+      );
+      advance(300_000);
+      expect(chunks.join("").trimEnd().split("\n")).toEqual([
+        "  backend claude-sdk working…",
+        "  … claude-sdk working 60s · $0.0000 so far · run sleep 180 60s",
+        "  … claude-sdk working 120s · $0.0000 so far · run sleep 180 120s",
+        "    run sleep 180 · exit 0 150s",
+        "  … claude-sdk working 210s · $0.0000 so far",
+        "  checking tests-pass…",
+        "  … checking tests-pass 60s",
+        "  ✓ tests-pass 60s",
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("--quiet writes nothing, and says it showed no end (the caller prints it)", () => {
+    const chunks: string[] = [];
+    const reporter = makeProgressReporter({
+      write: (text) => chunks.push(text),
+      live: true,
+      color: false,
+      verbose: false,
+      quiet: true,
+    });
+    for (const body of arc) reporter(event(body));
+    expect(chunks).toEqual([]);
+    expect(reporter.shownEnd()).toBeUndefined();
   });
 });

@@ -1,9 +1,10 @@
-import type { EventListener, RunEvent, RunEventOf } from "../ports/events.js";
+import { toolCallText } from "../observe/tool-call-text.js";
+import type { EventListener, RunEvent } from "../ports/events.js";
 import type { Redactor } from "../record/secret-redactor.js";
 import { formatUsd, type ShownRunEnd } from "../run/outcome-report.js";
-import { meaningfulLines } from "../tool-output/meaningful-lines.js";
-import { joinOutput } from "../tool-output/output-lines.js";
-import { countTests, parseTestInventory } from "../tool-output/test-inventory.js";
+import { baselineLine, findingsOf, seconds, setupLine, testsRun } from "./progress-check-lines.js";
+import { DEFAULT_HEARTBEAT_MS, makeStatus } from "./progress-status.js";
+import { toolCallLine } from "./progress-tool-line.js";
 
 const ANSI = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39] };
 type Style = keyof typeof ANSI;
@@ -19,6 +20,10 @@ export interface ProgressOptions {
   readonly live: boolean;
   readonly color: boolean;
   readonly verbose: boolean;
+  /** Nothing but the run's end (`--quiet`): the caller prints that. */
+  readonly quiet?: boolean;
+  /** Without a terminal: the longest silence while something works (default 60 s). */
+  readonly heartbeatMs?: number;
   /** Injected for tests; defaults to Date.now. */
   readonly now?: () => number;
   /** Applied to every text before it is written: the run record's redactor (docs/record.md#secrets). */
@@ -30,25 +35,14 @@ export function shouldColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv)
   return Boolean(stream.isTTY) && (env.NO_COLOR ?? "") === "" && env.TERM !== "dumb";
 }
 
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`;
-}
-
-/** The names a failed check found (failed tests, dirty files, errors), in a few words. */
-function findingsOf(params: Record<string, unknown>): string {
-  const names: string[] = [];
-  for (const value of Object.values(params)) {
-    if (!Array.isArray(value)) continue;
-    for (const item of value) {
-      if (typeof item === "string") names.push(item);
-      else if (item && typeof item === "object" && "name" in item) names.push(String(item.name));
-      else if (item && typeof item === "object" && "file" in item) names.push(String(item.file));
-    }
-  }
-  if (names.length === 0) return "";
-  const shown = names.slice(0, 3).join(", ");
-  return ` · ${shown}${names.length > 3 ? ` and ${names.length - 3} more` : ""}`;
-}
+/** Events after which nothing the status line showed is under way any more. */
+const ENDS_WHAT_IS_UNDER_WAY: ReadonlySet<RunEvent["type"]> = new Set([
+  "backend-end",
+  "baseline",
+  "setup",
+  "validator-end",
+  "run-end",
+]);
 
 /** The progress listener; `shownEnd` tells whether (and how) it has shown the run's end. */
 export type ProgressReporter = EventListener & {
@@ -57,8 +51,9 @@ export type ProgressReporter = EventListener & {
 };
 
 /**
- * Turns run events into lines on stderr: one line per event, plus (in a
- * terminal) a status line that ticks while the backend is working.
+ * Turns run events into lines on stderr: one line per event and per tool call of the
+ * model, and what is under way kept in view (docs/observe.md#live-view): a status line
+ * in a terminal, a heartbeat line otherwise.
  */
 export function makeProgressReporter(settings: ProgressOptions): ProgressReporter {
   const { redact } = settings;
@@ -68,53 +63,74 @@ export function makeProgressReporter(settings: ProgressOptions): ProgressReporte
       : { ...settings, write: (text) => settings.write(redact(text)) };
   const paint = (style: Style, text: string) => (options.color ? styled(style, text) : text);
   const now = options.now ?? Date.now;
-  let ticker: NodeJS.Timeout | undefined;
+  const status = makeStatus({
+    write: options.write,
+    live: options.live,
+    heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    paint: (text) => paint("dim", text),
+  });
   let totalCostUsd = 0;
   let shownEnd: ShownRunEnd | undefined;
+  /** The query under way, and the tool call it is making. */
+  let query: { label: string; startedAt: number } | undefined;
+  let tool: { text: string; startedAt: number } | undefined;
 
-  const clearLive = () => {
-    if (ticker === undefined) return;
-    clearInterval(ticker);
-    ticker = undefined;
-    options.write("\r\x1b[2K");
+  const since = (startedAt: number) => seconds(now() - startedAt);
+  const queryStatus = () => {
+    if (query === undefined) return "";
+    const working = `  … ${query.label} ${since(query.startedAt)} · ${formatUsd(totalCostUsd)} so far`;
+    return tool === undefined ? working : `${working} · ${tool.text} ${since(tool.startedAt)}`;
   };
-  const line = (text: string) => {
-    clearLive();
-    options.write(`${text}\n`);
-  };
-  /** A status line that redraws itself until the next line is written. */
-  const startLive = (text: () => string) => {
-    if (!options.live) return;
-    clearLive();
-    const draw = () => options.write(`\r\x1b[2K${paint("dim", text())}`);
-    draw();
-    ticker = setInterval(draw, 250);
-    ticker.unref();
-  };
+  const until = (startedAt: number, text: string) => () => `  … ${text} ${since(startedAt)}`;
 
   const style: LineStyle = { paint, verbose: options.verbose, live: options.live };
   const listener = (event: RunEvent) => {
     if (event.type === "backend-end") totalCostUsd = event.totalCostUsd;
+    if (options.quiet === true) return;
     if (event.type === "run-end") shownEnd = { success: event.success, reason: event.reason };
-    const text = queryLine(event, style) ?? verdictLine(event, style);
-    if (text !== undefined) line(text);
-    if (event.type === "backend-start") {
-      const label = `${event.backend}${event.model ? ` (${event.model})` : ""} working`;
-      const startedAt = now();
-      startLive(
-        () => `  … ${label} ${seconds(now() - startedAt)} · ${formatUsd(totalCostUsd)} so far`,
-      );
+    const text =
+      event.type === "tool-call"
+        ? toolCallLine(event, paint, seconds)
+        : (queryLine(event, style) ?? verdictLine(event, style));
+    if (event.type === "tool-call") tool = undefined;
+    if (ENDS_WHAT_IS_UNDER_WAY.has(event.type)) {
+      query = undefined;
+      tool = undefined;
+      status.show(undefined);
     }
-    if (event.type === "setup-start") {
-      const startedAt = now();
-      startLive(() => `  … setup ${event.command} ${seconds(now() - startedAt)}`);
-    }
-    if (event.type === "backend-wait") {
-      const until = now() + event.waitMs;
-      startLive(() => `  … next try in ${seconds(Math.max(0, until - now()))} (${event.reason})`);
+    if (text !== undefined) status.line(text);
+    switch (event.type) {
+      case "backend-start":
+        query = {
+          label: `${event.backend}${event.model ? ` (${event.model})` : ""} working`,
+          startedAt: now(),
+        };
+        status.show(queryStatus);
+        break;
+      case "tool-start":
+        tool = { text: toolCallText(event), startedAt: now() };
+        break;
+      case "setup-start":
+        status.show(until(now(), `setup ${event.command}`));
+        break;
+      case "validator-start":
+        status.show(until(now(), `checking ${event.validator}`));
+        break;
+      case "baseline-start":
+        status.show(until(now(), `baseline: checking ${event.validators.join(", ")}`));
+        break;
+      case "backend-wait": {
+        const waitEnd = now() + event.waitMs;
+        status.show(
+          () => `  … next try in ${seconds(Math.max(0, waitEnd - now()))} (${event.reason})`,
+        );
+        break;
+      }
+      default:
+        break;
     }
   };
-  return Object.assign(listener, { stop: clearLive, shownEnd: () => shownEnd });
+  return Object.assign(listener, { stop: status.stop, shownEnd: () => shownEnd });
 }
 
 interface LineStyle {
@@ -153,6 +169,8 @@ function queryLine(event: RunEvent, { paint, verbose, live }: LineStyle): string
         : undefined;
     case "backend-start":
       return live ? undefined : `  backend ${event.backend} working…`;
+    case "validator-start":
+      return live ? undefined : paint("dim", `  checking ${event.validator}…`);
     case "backend-end": {
       const outcome = event.error
         ? paint("red", `${event.error.kind}: ${event.error.message}`)
@@ -240,47 +258,6 @@ function verdictLine(event: RunEvent, { paint, verbose }: LineStyle): string | u
       return undefined;
   }
 }
-
-/**
- * How a setup command ended (docs/observe.md#setup-progress): its exit and time, and for a
- * failure the first of its meaningful lines (docs/completion.md#quoted-output).
- */
-function setupLine(event: RunEventOf<"setup">, paint: LineStyle["paint"]): string {
-  const failed = event.exitCode !== 0 || event.timedOut === true;
-  const mark = failed ? paint("red", "✗") : paint("green", "✓");
-  const how = event.timedOut ? " timed out" : failed ? ` exit ${event.exitCode}` : "";
-  const [said] = failed
-    ? meaningfulLines(joinOutput(event.stdout ?? "", event.stderr ?? ""), 1)
-    : [];
-  const quoted = said === undefined ? "" : ` · ${said}`;
-  return `  setup ${event.command} ${mark}${how} ${paint("dim", seconds(event.durationMs))}${quoted}`;
-}
-
-/** What the checks found on the untouched tree (docs/integrity.md#baseline). */
-function baselineLine(event: RunEventOf<"baseline">, paint: LineStyle["paint"]): string {
-  const checks = event.checks.map(({ validator, valid, tests, testRunner }) => {
-    const mark = valid ? paint("green", "✓") : paint("red", "✗");
-    return `${mark} ${validator}${testsShown(tests, testRunner)}`;
-  });
-  const dirty = event.dirtyFiles.length === 0 ? "" : ` · ${event.dirtyFiles.length} files dirty`;
-  return `  baseline ${paint("dim", seconds(event.durationMs))} ${checks.join(" ")}${dirty} · ${event.protectedFiles} protected`;
-}
-
-/** The tests a check's output counts (docs/completion.md#test-inventory), as the baseline line shows them. */
-function testsRun(event: RunEventOf<"validator-end">): string {
-  if (event.stdout === undefined && event.stderr === undefined) return "";
-  const inventory = parseTestInventory(joinOutput(event.stdout ?? "", event.stderr ?? ""));
-  if (inventory === undefined) return "";
-  const tests = countTests(inventory);
-  return testsShown(tests, tests === undefined ? inventory.runner : undefined);
-}
-
-/** ` (2 tests)`; ` (go: tests not counted)` when the runner's output does not say how many. */
-function testsShown(tests: number | undefined, testRunner: string | undefined): string {
-  if (tests !== undefined) return ` (${tests} ${tests === 1 ? "test" : "tests"})`;
-  return testRunner === undefined ? "" : ` (${testRunner}: tests not counted)`;
-}
-
 /** `(status completed, action complete)`, or nothing when neither was given. */
 function declaredWith(status: string | undefined, action: string | undefined): string {
   const parts = [status && `status ${status}`, action && `action ${action}`].filter(Boolean);

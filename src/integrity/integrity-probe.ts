@@ -18,6 +18,7 @@ import {
   recordGitState,
   restoreGitState,
 } from "../workspace/git-state.js";
+import { makeTreeDiffReader } from "../workspace/tree-diff.js";
 import { makeTreeFingerprintReader } from "../workspace/tree-fingerprint.js";
 import { fingerprintProtected, makeProtectedCache } from "./protected-files.js";
 
@@ -32,6 +33,7 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
     repository ??= readGitRepository(set.workTree).catch(() => undefined);
     return repository;
   };
+  const treeDiffs = makeTreeDiffReader(pinned);
   let gitState: Promise<GitStateRecord | undefined> | undefined;
   const recorded = () => {
     gitState ??= pinned().then((found) => recordGitStateOf(set.workTree, found));
@@ -55,6 +57,8 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
       tree === undefined
         ? readChangesSince(set.workTree, commit, await pinned())
         : readChangesBetween(set.workTree, { commit, tree }, await pinned()),
+    keepTree: () => treeDiffs.keep(),
+    readDiffSinceKept: () => treeDiffs.readSinceKept(),
     readTreeFingerprint: async () => readTreeFingerprint(set.workTree, undefined, await pinned()),
     async recordGitState() {
       const record = await recorded();

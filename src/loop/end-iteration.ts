@@ -1,5 +1,6 @@
 import { type CompletionDecision, makeCheckId } from "../completion/decide-completion.js";
 import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
+import { keepIterationDiff } from "./keep-iteration-diff.js";
 import type { Answer } from "./read-declaration.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
 import { variablesFor } from "./start-iteration.js";
@@ -16,6 +17,7 @@ export async function endIteration(
   answer: Answer,
   verdict: Verdict,
 ): Promise<Terminal | undefined> {
+  await keepIterationDiff(run, answer.turn.iteration); // docs/record.md#diffs
   const next = settle(run, answer, verdict);
   if (next === undefined || isTerminal(next)) return next;
   await queueRetry(run, answer, next);

@@ -9,6 +9,7 @@ import { makeRepeats, recoveryFor, terminalFor, waitBeforeRepeat } from "./backe
 import { budgetLeft, budgetSpentInQuery } from "./check-limits.js";
 import type { Query } from "./query.js";
 import { type DeadlineAnswer, queryWithDeadline } from "./query-deadline.js";
+import { reportToolCalls } from "./report-tool-calls.js";
 import { emit, keep, type RunContext, updateState, waitForState } from "./run-context.js";
 import { abortedWhen, isTerminal, type Terminal } from "./terminal-state.js";
 import { warnOfUnreportedCost } from "./unreported-cost.js";
@@ -165,6 +166,7 @@ function requestFor(
       CLOSER_RUN_ID: run.runId,
     },
     timeoutMs: runner.budgets.queryTimeoutMs,
+    onToolCall: reportToolCalls(run, query.iteration),
     // A refused connection stops the query (docs/sandbox.md#refused-connection).
     signal:
       sandbox?.refused === undefined ? run.signal : AbortSignal.any([run.signal, sandbox.refused]),

@@ -46,20 +46,31 @@ export function emit(run: RunContext, body: RunEventBody): void {
 
 /** Records an event and resolves once it is written (for the last event of a run). */
 export function emitWritten(run: RunContext, body: RunEventBody): Promise<void> {
-  const event: RunEvent = {
-    v: EVENT_FORMAT_VERSION,
-    at: run.ports.clock.now(),
-    runId: run.runId,
-    ...body,
-  };
+  const event = stamped(run, body);
   const written = run.ports.record.emit(event);
+  tell(run, event);
+  run.plugins.deliver(event);
+  return written;
+}
+
+/**
+ * Hands an event to the listener without recording it: a moment the record does not
+ * keep, such as a tool call starting (docs/observe.md#tool-calls).
+ */
+export function announce(run: RunContext, body: RunEventBody): void {
+  tell(run, stamped(run, body));
+}
+
+function stamped(run: RunContext, body: RunEventBody): RunEvent {
+  return { v: EVENT_FORMAT_VERSION, at: run.ports.clock.now(), runId: run.runId, ...body };
+}
+
+function tell(run: RunContext, event: RunEvent): void {
   try {
     run.ports.listener?.(event);
   } catch {
     // A failing display must not end the run; the event is in the record.
   }
-  run.plugins.deliver(event);
-  return written;
 }
 
 /** What a `prompt` event says the prompt was for. */

@@ -6,6 +6,7 @@ import { reasonOfPrompt } from "../ports/receipt-reason.js";
 import type { CompletionStepDefinition, StepDefinition } from "../ports/registry.js";
 import type { IterationSummary } from "../ports/run-state.js";
 import { makeVariables } from "../prompts/variables.js";
+import { keepIterationStart } from "./keep-iteration-diff.js";
 import type { Query } from "./query.js";
 import { emit, type RunContext, recordPrompt, updateState } from "./run-context.js";
 
@@ -29,6 +30,7 @@ export interface Turn {
  */
 export async function startIteration(run: RunContext): Promise<Turn> {
   const iteration = run.state.iteration + 1;
+  await keepIterationStart(run); // the tree its diff starts from (docs/record.md#diffs)
   const decisionBefore = run.ports.readFile(run.decisionPath);
   decisionBefore.catch(() => undefined); // awaited below, once the prompt is ready
   const pending = run.state.pendingPrompt;

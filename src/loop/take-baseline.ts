@@ -8,7 +8,15 @@ import { countTests } from "../tool-output/inventory-test.js";
 import { checksCwd, placeChecks } from "./checked-commit.js";
 import { makeCheckRunner, phaseConcurrency, readPhaseFingerprint } from "./run-checks.js";
 import { type CompletionCondition, runConditions } from "./run-conditions.js";
-import { emit, isoTime, type RunContext, saveState, updateState, warn } from "./run-context.js";
+import {
+  announce,
+  emit,
+  isoTime,
+  type RunContext,
+  saveState,
+  updateState,
+  warn,
+} from "./run-context.js";
 import { failed, type Terminal } from "./terminal-state.js";
 
 /** The check id of the baseline's checks. */
@@ -45,6 +53,10 @@ export async function takeBaseline(run: RunContext): Promise<Terminal | undefine
   }
   const startedMs = run.ports.clock.now();
   const conditions = baselineConditions(run.agent);
+  announce(run, {
+    type: "baseline-start",
+    validators: conditions.map((condition) => condition.validator),
+  });
   // Nothing has run in the tree yet, and these only read it: git is asked all at once
   // (docs/performance.md#run-start).
   const [gitState, dirtyFiles, commit] = await Promise.all([

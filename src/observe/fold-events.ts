@@ -7,7 +7,6 @@ import {
   optionalString,
   str,
   strings,
-  sum,
 } from "../record/loose-json.js";
 import { promptFile } from "../record/run-folder-reader.js";
 import type {
@@ -17,9 +16,10 @@ import type {
   PromptView,
   Receipt,
   SetupView,
-  TokenUsage,
+  ToolCallView,
 } from "./run-view.js";
 import { setupCommand } from "./setup-command.js";
+import { NO_USAGE, usageOf } from "./token-usage.js";
 import { validatorCheck } from "./validator-check.js";
 
 interface MutableIteration {
@@ -28,6 +28,7 @@ interface MutableIteration {
   attempt: number;
   prompt?: PromptView;
   receipts: Receipt[];
+  toolCalls: ToolCallView[];
   declaration?: IterationView["declaration"];
   format?: IterationView["format"];
   checks: CheckView[];
@@ -129,8 +130,19 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
       step: str(event.step) ?? "",
       attempt: Math.max(1, fold.attempts),
       receipts: [],
+      toolCalls: [],
       checks: [],
       warnings: [],
+    });
+  },
+  "tool-call": (_fold, event, at) => {
+    at?.toolCalls.push({
+      tool: str(event.tool) ?? "",
+      action: str(event.action) ?? "other",
+      target: str(event.target) ?? "",
+      ...optionalNumber("exitCode", event.exitCode),
+      failed: event.failed === true,
+      ...optionalNumber("durationMs", event.durationMs),
     });
   },
   prompt: foldPrompt,
@@ -146,6 +158,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
       ...(at.signalStatus === undefined ? {} : { status: at.signalStatus }),
       ...optionalString("reason", event.reason),
       ...optionalString("blockedReason", event.blockedReason),
+      ...optionalString("summary", decisionFileSummary(event)),
     };
   },
   "format-check": (_fold, event, at) => {
@@ -251,33 +264,6 @@ function foldBackendEnd(fold: Fold, event: Json, at: MutableIteration | undefine
   at?.receipts.push(receipt);
 }
 
-export const NO_USAGE: TokenUsage = {
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheCreationTokens: 0,
-};
-
-export function usageOf(value: unknown): TokenUsage | undefined {
-  const usage = obj(value);
-  if (usage === undefined) return undefined;
-  return {
-    inputTokens: num(usage.inputTokens) ?? 0,
-    outputTokens: num(usage.outputTokens) ?? 0,
-    cacheReadTokens: num(usage.cacheReadTokens) ?? 0,
-    cacheCreationTokens: num(usage.cacheCreationTokens) ?? 0,
-  };
-}
-
-export function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
-  return {
-    inputTokens: sum(usages.map((usage) => usage.inputTokens)),
-    outputTokens: sum(usages.map((usage) => usage.outputTokens)),
-    cacheReadTokens: sum(usages.map((usage) => usage.cacheReadTokens)),
-    cacheCreationTokens: sum(usages.map((usage) => usage.cacheCreationTokens)),
-  };
-}
-
 export function promptKind(value: unknown): PromptView["kind"] {
   return value === "retry" ||
     value === "format-retry" ||
@@ -291,6 +277,17 @@ export function decisionOf(value: unknown): NonNullable<IterationView["declarati
   return value === "complete" || value === "incomplete" || value === "blocked"
     ? value
     : "undecidable";
+}
+
+/** The `summary` of the decision file the declaration came through, when it gave one. */
+function decisionFileSummary(event: Json): string | undefined {
+  if (event.source !== "file") return undefined;
+  const text = str(obj(obj(event.decisionFile)?.after)?.text);
+  try {
+    return str(obj(JSON.parse(text ?? ""))?.summary);
+  } catch {
+    return undefined;
+  }
 }
 
 function isString(value: unknown): value is string {

@@ -10,8 +10,9 @@ import {
   sum,
 } from "../record/loose-json.js";
 import { readEvents, readRunJson } from "../record/run-folder-reader.js";
-import { foldEvents, NO_USAGE, sumUsage, usageOf } from "./fold-events.js";
+import { foldEvents } from "./fold-events.js";
 import type { BaselineView, EndView, ReasonTotal, Receipt, RunView, TaskView } from "./run-view.js";
+import { NO_USAGE, sumUsage, usageOf } from "./token-usage.js";
 
 /**
  * One run as closer shows it (docs/observe.md#run-view), read from its folder:

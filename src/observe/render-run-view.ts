@@ -1,5 +1,13 @@
 import { formatCost, formatDuration, formatStarted, lastLines, shorten } from "./format-run.js";
-import type { CheckView, IterationView, Receipt, RunView, SetupView } from "./run-view.js";
+import type {
+  CheckView,
+  IterationView,
+  Receipt,
+  RunView,
+  SetupView,
+  ToolCallView,
+} from "./run-view.js";
+import { toolCallOutcome, toolCallText } from "./tool-call-text.js";
 
 /** Lines of a guard's detail or a review's pending actions `closer show` prints. */
 const OUTPUT_LINES = 12;
@@ -87,6 +95,7 @@ function renderIteration(iteration: IterationView, view: RunView, paint: Paint):
     );
   }
   for (const receipt of iteration.receipts) out.push(`  query     ${describeReceipt(receipt)}`);
+  out.push(...renderToolCalls(iteration.toolCalls, paint));
   if (declaration) {
     const said = [declaration.status, declaration.reason, declaration.blockedReason]
       .filter((part) => part !== undefined && part !== "")
@@ -109,6 +118,33 @@ function renderIteration(iteration: IterationView, view: RunView, paint: Paint):
   }
   for (const warning of iteration.warnings)
     out.push(`  ${paint("yellow", "warning")}   ${warning}`);
+  return out;
+}
+
+/** The calls `closer show` lists of an iteration; `--json` has them all. */
+const SHOWN_TOOL_CALLS = 12;
+
+/** The model's tool calls (docs/observe.md#tool-calls): how many, then each, the first few. */
+function renderToolCalls(calls: readonly ToolCallView[], paint: Paint): string[] {
+  if (calls.length === 0) return [];
+  const failed = calls.filter((call) => toolCallOutcome(call).bad).length;
+  const out = [
+    `  tools     ${calls.length} call${calls.length === 1 ? "" : "s"}${failed === 0 ? "" : ` · ${failed} failed`}`,
+  ];
+  for (const call of calls.slice(0, SHOWN_TOOL_CALLS)) {
+    const outcome = toolCallOutcome(call);
+    const said =
+      outcome.text === "" ? "" : ` · ${outcome.bad ? paint("red", outcome.text) : outcome.text}`;
+    out.push(`            ${toolCallText(call)}${said}`);
+  }
+  if (calls.length > SHOWN_TOOL_CALLS) {
+    out.push(
+      paint(
+        "dim",
+        `            … and ${calls.length - SHOWN_TOOL_CALLS} more (closer show --json lists them)`,
+      ),
+    );
+  }
   return out;
 }
 

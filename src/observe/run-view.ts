@@ -88,6 +88,8 @@ export interface IterationView {
   readonly prompt?: PromptView;
   /** The queries of this iteration: the work, its repeats, the closure review. */
   readonly receipts: readonly Receipt[];
+  /** The model's tool calls in the iteration's queries, in order (docs/report.md#report). */
+  readonly toolCalls: readonly ToolCallView[];
   readonly declaration?: DeclarationView;
   readonly format?: { readonly valid: boolean; readonly error?: string };
   /** Validators, integrity guards and the closure review, in the order they ran. */
@@ -105,6 +107,19 @@ export interface PromptView {
   readonly file: string;
 }
 
+/** A tool call of the model, as the record's `tool-call` event tells it. */
+export interface ToolCallView {
+  /** The backend's own name for the tool: `Write`, `Bash`, `command_execution`. */
+  readonly tool: string;
+  /** `write`, `edit`, `read`, `command`, `search`, `fetch` or `other`. */
+  readonly action: string;
+  /** What it acted on: a path, a command line, a pattern; "" when nothing names it. */
+  readonly target: string;
+  readonly exitCode?: number;
+  readonly failed: boolean;
+  readonly durationMs?: number;
+}
+
 export interface DeclarationView {
   readonly decision: "complete" | "incomplete" | "blocked" | "undecidable";
   /** The decision channel that spoke (docs/completion.md#decision-channels). */
@@ -112,6 +127,8 @@ export interface DeclarationView {
   readonly status?: string;
   readonly reason?: string;
   readonly blockedReason?: string;
+  /** The summary the decision file gave, when the declaration came through it (docs/completion.md#decision-file). */
+  readonly summary?: string;
   /** What the model reported about checks that failed (docs/completion.md#claims), one line each. */
   readonly refutedClaims?: readonly string[];
 }

@@ -34,11 +34,42 @@ export interface BackendRequest {
    * (docs/loop.md#budgets). Backends that learn the cost only at the end never call it.
    */
   readonly onCost?: (runningCostUsd: number) => void;
+  /**
+   * Called as the model's tool calls start and end, by a backend that sees them as they happen
+   * (docs/observe.md#tool-calls): the live view and the record's `tool-call` events.
+   */
+  readonly onToolCall?: (activity: ToolActivity) => void;
   /** Starts the backend's processes inside the run's OS sandbox (docs/sandbox.md), when it is on. */
   readonly sandbox?: LaunchWrapper;
   /** Where closer puts what the backend's processes write (the gh shim's log): inside the sandbox's reach. */
   readonly tempDir?: string;
 }
+
+/** What a tool call of the model did, whatever the backend calls its tools (docs/observe.md#tool-calls). */
+export type ToolAction = "write" | "edit" | "read" | "command" | "search" | "fetch" | "other";
+
+/** A tool call of the model, as closer names it. */
+export interface ToolCall {
+  /** Pairs the call's start with its end within one query. */
+  readonly id: string;
+  /** The backend's own name for the tool: `Write`, `Bash`, `command_execution`, `write_file`. */
+  readonly tool: string;
+  readonly action: ToolAction;
+  /** What it acted on: a path, a command line, a search pattern; "" when nothing names it. */
+  readonly target: string;
+}
+
+/** A tool call starting, or ending with how it went. */
+export type ToolActivity =
+  | { readonly phase: "start"; readonly call: ToolCall }
+  | {
+      readonly phase: "end";
+      readonly call: ToolCall;
+      /** A command's exit status, when the backend reports it. */
+      readonly exitCode?: number;
+      /** The tool reported an error (a refused write, a command that failed). */
+      readonly failed: boolean;
+    };
 
 export interface Usage {
   readonly inputTokens: number;

@@ -3,7 +3,7 @@
  * the terminal progress and replay all read this one stream.
  * Names are noun-verb; `v` is the event format version.
  */
-import type { BackendError, Usage } from "./backend.js";
+import type { BackendError, ToolAction, Usage } from "./backend.js";
 
 export const EVENT_FORMAT_VERSION = 1;
 
@@ -123,6 +123,22 @@ export type RunEventBody =
       hasStructuredOutput: boolean;
       error?: BackendError;
     }
+  /**
+   * A tool call of the model starting: handed to the run's listener as it happens, never
+   * written; the record keeps the `tool-call` its end makes (docs/observe.md#tool-calls).
+   */
+  | { type: "tool-start"; iteration: number; tool: string; action: ToolAction; target: string }
+  /** A tool call of the model that ended, as the backend reported it (docs/observe.md#tool-calls). */
+  | {
+      type: "tool-call";
+      iteration: number;
+      tool: string;
+      action: ToolAction;
+      target: string;
+      exitCode?: number;
+      failed: boolean;
+      durationMs: number;
+    }
   | { type: "backend-wait"; iteration: number; reason: string; waitMs: number; attempt: number }
   | {
       type: "completion-signal";
@@ -164,6 +180,11 @@ export type RunEventBody =
       /** The outcome recorded on the same tree earlier in the run; nothing ran (docs/completion.md#cached-verdicts). */
       cached?: boolean;
     }
+  /**
+   * The baseline's checks starting on the untouched tree: handed to the run's listener,
+   * never written; the record keeps the `baseline` they end with (docs/observe.md#live-view).
+   */
+  | { type: "baseline-start"; validators: string[] }
   | {
       type: "baseline";
       /**
@@ -281,6 +302,16 @@ export type RunEventBody =
     };
 
 export type RunEventType = RunEventBody["type"];
+
+/**
+ * The events the run's listener hears as they happen and the record never keeps: what is
+ * under way, whose end is written (docs/observe.md#live-view).
+ */
+export const HEARD_ONLY_EVENTS: ReadonlySet<RunEventType> = new Set([
+  "setup-start",
+  "baseline-start",
+  "tool-start",
+]);
 
 export type RunEvent = EventBase & RunEventBody;
 

@@ -38,6 +38,11 @@ export interface RecordSink {
    */
   savePrompt(iteration: number, prompt: string, label?: string): Promise<void>;
   saveTranscript(iteration: number, transcript: readonly unknown[], label?: string): Promise<void>;
+  /**
+   * Keep what an iteration changed in the work tree, a unified diff or a note of why there is
+   * none (docs/record.md#diffs). A failed write rejects this call only: it never fails the run.
+   */
+  saveDiff?(iteration: number, diff: string): Promise<void>;
   /** Resolves once everything asked for is written; rejects if a write failed. */
   flush?(): Promise<void>;
 }
@@ -144,6 +149,16 @@ export interface IntegrityProbe {
    * (docs/integrity.md#clean-room).
    */
   readChangesSince(commit: string, tree?: string): Promise<TreeChanges>;
+  /**
+   * Keeps the work tree as it is now as the start of the next `readDiffSinceKept`, unless a tree
+   * is kept already (docs/record.md#diffs); nothing outside git.
+   */
+  keepTree?(): Promise<void>;
+  /**
+   * The diff from the tree kept last to the work tree now, which is kept instead: what an
+   * iteration changed (docs/record.md#diffs).
+   */
+  readDiffSinceKept?(): Promise<TreeDiff>;
   /** A digest of the working tree's content: equal digests, unchanged tree. */
   readTreeFingerprint(): Promise<string>;
   /**
@@ -154,6 +169,12 @@ export interface IntegrityProbe {
   /** Puts back what changed in the git state since it was recorded; returns each change as `<path> (<how>)`. */
   restoreGitState(): Promise<string[]>;
 }
+
+/** A diff between two trees of the work, or why there is none: no tree kept before, no git. */
+export type TreeDiff =
+  | { readonly kind: "diff"; readonly diff: string }
+  | { readonly kind: "no-start" }
+  | { readonly kind: "no-git" };
 
 // ── GitHub ─────────────────────────────────────────────────────────────────
 

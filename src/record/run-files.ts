@@ -13,6 +13,8 @@ export const RUN_FILES = {
   payloads: "payloads",
   /** What amends run.json between its writes: the checks under way (docs/record.md#state-marks). */
   marks: "run-marks.jsonl",
+  /** What each iteration changed in the work tree (docs/record.md#diffs). */
+  diffs: "diffs",
 } as const;
 
 /** `iteration-007`, `iteration-007-closure-review` for a labelled extra. */
@@ -28,4 +30,9 @@ export function promptFile(iteration: number, label?: string): string {
 /** The transcript of a query, relative to the run folder (`.gz` added when it was kept gzipped). */
 export function transcriptFile(iteration: number, label?: string): string {
   return `${RUN_FILES.transcripts}/${iterationName(iteration, label)}.json`;
+}
+
+/** What an iteration changed, relative to the run folder (`.gz` added when it was kept gzipped). */
+export function diffFile(iteration: number): string {
+  return `${RUN_FILES.diffs}/${iterationName(iteration)}.diff`;
 }

@@ -11,9 +11,9 @@ import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import { parseJsonLines } from "../json-values.js";
-import { promptFile, RUN_FILES, transcriptFile } from "./run-files.js";
+import { diffFile, promptFile, RUN_FILES, transcriptFile } from "./run-files.js";
 
-export { promptFile, transcriptFile } from "./run-files.js";
+export { diffFile, promptFile, transcriptFile } from "./run-files.js";
 
 const gunzipAsync = promisify(gunzip);
 
@@ -136,6 +136,24 @@ export async function readTranscript(
   const zipped = await readFile(join(runDir, gzipped)).catch(() => undefined);
   if (zipped === undefined) return undefined;
   return { file: gzipped, text: (await gunzipAsync(zipped)).toString("utf8") };
+}
+
+/**
+ * What iteration `n` changed in the work tree (docs/record.md#diffs), as written or gunzipped
+ * from `.diff.gz`; undefined when the run has none or it cannot be read.
+ */
+export async function readDiff(
+  runDir: string,
+  iteration: number,
+): Promise<RecordedText | undefined> {
+  const file = diffFile(iteration);
+  const text = await readRecordedText(runDir, file);
+  if (text !== undefined) return { file, text };
+  const gzipped = `${file}.gz`;
+  const zipped = await readFile(join(runDir, gzipped)).catch(() => undefined);
+  if (zipped === undefined) return undefined;
+  const unzipped = await gunzipAsync(zipped).catch(() => undefined);
+  return unzipped === undefined ? undefined : { file: gzipped, text: unzipped.toString("utf8") };
 }
 
 /**

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CloserError } from "../errors.js";
 import { EVENT_FORMAT_VERSION, type RunEvent } from "../ports/events.js";
 import { RUN_STATE_VERSION, type RunState } from "../ports/run-state.js";
+import { readDiff } from "./run-folder-reader.js";
 import { createRunRecord, readRunState } from "./run-record.js";
 
 function makeState(overrides: Partial<RunState> = {}): RunState {
@@ -219,5 +220,41 @@ describe("createRunRecord failures", () => {
     } finally {
       await rm(parent, { recursive: true, force: true });
     }
+  });
+});
+
+describe("docs/record.md#diffs: an iteration's diff", () => {
+  let runDir = "";
+  beforeEach(async () => {
+    runDir = await mkdtemp(join(tmpdir(), "closer-diff-record-"));
+  });
+  afterEach(async () => {
+    await rm(runDir, { recursive: true, force: true });
+  });
+
+  it("is kept as written under the field cap, gzipped over it, redacted, and read back either way", async () => {
+    const token = "ghp_0123456789abcdefghij0123456789abcdef";
+    const record = createRunRecord(runDir, { env: {}, maxFieldBytes: 1024 });
+    await record.saveDiff?.(1, `diff --git a/a b/a\n+${token}\n`);
+    await record.saveDiff?.(2, `diff --git a/b b/b\n${"+line\n".repeat(1000)}`);
+
+    expect((await readdir(join(runDir, "diffs"))).sort()).toEqual([
+      "iteration-001.diff",
+      "iteration-002.diff.gz",
+    ]);
+    const first = await readDiff(runDir, 1);
+    expect(first?.text).toContain("+[redacted]");
+    expect(first?.text).not.toContain(token);
+    const second = await readDiff(runDir, 2);
+    expect(second?.file).toBe("diffs/iteration-002.diff.gz");
+    expect(second?.text.split("+line").length).toBe(1001);
+    expect(await readDiff(runDir, 3)).toBeUndefined();
+  });
+
+  it("fails only its own write, never the record", async () => {
+    const record = createRunRecord(runDir, { env: {} });
+    await writeFile(join(runDir, "diffs"), "a file where the folder goes");
+    await expect(record.saveDiff?.(1, "diff")).rejects.toBeInstanceOf(CloserError);
+    await expect(record.saveState(makeState())).resolves.toBeUndefined();
   });
 });

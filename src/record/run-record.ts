@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { cutText } from "../bounded-text.js";
 import type { CloserError } from "../errors.js";
@@ -11,7 +11,7 @@ import type { RunState } from "../ports/run-state.js";
 import { openAppendOnly } from "./append-only-file.js";
 import { eventLine, MAX_PAYLOAD_BYTES, type Payload, stringifyBounded } from "./bounded-json.js";
 import { recordWriteError } from "./record-write-error.js";
-import { promptFile, RUN_FILES, transcriptFile } from "./run-files.js";
+import { diffFile, promptFile, RUN_FILES, transcriptFile } from "./run-files.js";
 import { makeRedactor } from "./secret-redactor.js";
 import { makeStateMarks } from "./state-marks.js";
 import { makeStateText } from "./state-text.js";
@@ -190,11 +190,31 @@ export function createRunRecord(runDir: string, options: RunRecordOptions): RunR
         else writeFileSync(`${file}.gz`, gzipSync(text));
       });
     },
+    saveDiff: (iteration: number, diff: string) => {
+      const file = join(runDir, diffFile(iteration));
+      // Not a record failure: the run goes on without this iteration's diff (docs/record.md#diffs).
+      try {
+        keepDiff(file, redact(diff), maxFieldBytes);
+        return Promise.resolve();
+      } catch (error) {
+        return Promise.reject(recordWriteError(file, runDir, error));
+      }
+    },
     flush: async () => {
       await stateWrites;
       if (failure !== undefined) throw failure;
     },
   };
+}
+
+/**
+ * A diff as written when it fits the field cap; else gzipped, up to the payload cap, head and
+ * tail (docs/record.md#diffs).
+ */
+function keepDiff(file: string, diff: string, maxFieldBytes: number): void {
+  mkdirSync(dirname(file), { recursive: true });
+  if (Buffer.byteLength(diff) <= maxFieldBytes) writeFileSync(file, diff);
+  else writeFileSync(`${file}.gz`, gzipSync(cutText(diff, MAX_PAYLOAD_BYTES)));
 }
 
 function eventFields(event: RunEvent): Readonly<Record<string, unknown>> {

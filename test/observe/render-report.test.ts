@@ -7,6 +7,7 @@ import {
   makeEmptyRunView,
   makeTwoIterationRunView,
   TWO_ITERATION_PROMPTS,
+  TWO_ITERATION_TEXTS,
 } from "./support/run-views.js";
 
 function sha256(text: string): string {
@@ -79,18 +80,86 @@ describe("docs/report.md#report: renderReport", () => {
     expect(empty).toContain("No backend queries on record.");
   });
 
-  it("draws a zero-cost run as a flat line, without NaN", () => {
+  it("docs/report.md#charts: gives each chart a legend", () => {
+    expect(page).toContain('data-legend="cost-by-reason"');
+    expect(page).toContain('data-legend="cost-over-iterations"');
+    expect(page).toContain("the run&#39;s cost so far");
+  });
+
+  it("docs/report.md#charts: charts the tokens of a run no query has a price for, not a flat $0 line", () => {
     const view = makeTwoIterationRunView();
-    const free = renderReport(
-      {
-        ...view,
+    const unpriced = {
+      ...view,
+      costUsd: 0,
+      receipts: view.receipts.map((receipt) => ({ ...receipt, costUsd: 0 })),
+      costByReason: view.costByReason.map((total) => ({
+        ...total,
         costUsd: 0,
-        receipts: view.receipts.map((receipt) => ({ ...receipt, costUsd: 0 })),
-        costByReason: view.costByReason.map((total) => ({ ...total, costUsd: 0 })),
+        usage: {
+          inputTokens: 500,
+          outputTokens: 50,
+          cacheReadTokens: 2000,
+          cacheCreationTokens: 0,
+        },
+      })),
+    };
+    const free = renderReport(unpriced, { prompts: TWO_ITERATION_PROMPTS });
+    expect(free).not.toContain("NaN");
+    expect(free).not.toContain('class="line"');
+    expect(free).toMatch(/<svg [^>]*data-chart="tokens-by-reason"/);
+    expect(free).toMatch(/<svg [^>]*data-chart="tokens-over-iterations"/);
+    expect(free).toMatch(/<rect class="tokens-cache-read"/);
+    expect(free).toContain('data-legend="tokens-over-iterations"');
+    expect(free).toContain("Tokens over iterations");
+
+    const nothing = renderReport(
+      {
+        ...unpriced,
+        receipts: unpriced.receipts.map((receipt) => ({ ...receipt, usage: NO_USAGE })),
+        costByReason: unpriced.costByReason.map((total) => ({ ...total, usage: NO_USAGE })),
       },
       { prompts: TWO_ITERATION_PROMPTS },
     );
-    expect(free).not.toContain("NaN");
-    expect(free).toMatch(/<path class="line" d="M[\d.]+,[\d.]+ L/);
+    expect(nothing).not.toContain("<svg");
+    expect(nothing).toContain("No cost and no tokens on record.");
+  });
+});
+
+const NO_USAGE = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 };
+
+describe("docs/report.md#report: what each iteration did", () => {
+  const page = renderReport(makeTwoIterationRunView(), TWO_ITERATION_TEXTS);
+  const first = page.slice(page.indexOf('data-iteration="1"'), page.indexOf('data-iteration="2"'));
+  const second = page.slice(page.indexOf('data-iteration="2"'));
+
+  it("shows the model's summary, escaped", () => {
+    expect(first).toContain('<blockquote class="summary">I changed add(). &lt;script&gt;');
+    expect(second).toContain("Fixed add() so the test passes.");
+  });
+
+  it("lists the tool calls with how they ended, and counts the ones past the cut", () => {
+    expect(first.match(/<li class="tool-call/g)).toHaveLength(3);
+    expect(first).toContain('<li class="tool-call bad" data-tool-call="command">');
+    expect(first).toContain("Bash · exit 1 · 2 s");
+    expect(second.match(/<li class="tool-call/g)).toHaveLength(20);
+    expect(second).toContain("and 5 more");
+  });
+
+  it("shows the diff with its files and counts, escaped; an empty one as no change", () => {
+    expect(first).toContain("1 file changed, +1 −1");
+    expect(first).toContain(
+      '<span class="diff-add">+export const add = (a, b) =&gt; a - b; // &lt;script&gt;',
+    );
+    expect(second).toContain("No file changed.");
+  });
+
+  it("shows a note of the record in place of a diff", () => {
+    const noted = renderReport(makeTwoIterationRunView(), {
+      ...TWO_ITERATION_TEXTS,
+      diffs: {
+        1: { file: "diffs/iteration-001.diff", text: "# The diff could not be read: boom\n" },
+      },
+    });
+    expect(noted).toContain("The diff could not be read: boom");
   });
 });

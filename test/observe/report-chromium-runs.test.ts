@@ -13,7 +13,7 @@ import {
   startChromium,
   TEST_ARTIFACTS,
 } from "./support/chromium.js";
-import { recordDemoRun, recordMarkupRun } from "./support/report-runs.js";
+import { ensureToolCallEvents, recordDemoRun, recordMarkupRun } from "./support/report-runs.js";
 
 const chromium = await startChromium();
 if ("why" in chromium) {
@@ -83,11 +83,41 @@ describe.skipIf(browser === undefined)(
       }
     });
 
+    it("docs/report.md#report: a two-iteration run shows each iteration's summary, tool calls and diff; its charts have legends and fit 1280 px", async () => {
+      const run = await recordMarkupRun();
+      try {
+        const toolCalls = await ensureToolCallEvents(run.runDir);
+        const file = await writeRunReport(await readRunView(run.runDir));
+        const opened = await openFile(browser!, file, { width: 1280, height: 900 });
+        const shown = await readReportPage(opened);
+        const entries =
+          (await opened.page.evaluate(`[...document.querySelectorAll("[data-iteration]")].map((entry) => ({
+          summary: entry.querySelector("blockquote.summary")?.innerText ?? "",
+          toolCalls: entry.querySelectorAll("li.tool-call").length,
+          diff: entry.querySelector("[data-diff]")?.innerText ?? "",
+        }))`)) as { summary: string; toolCalls: number; diff: string }[];
+
+        expect(shown.iterations).toEqual(["1", "2"]);
+        expect(entries.map((entry) => entry.summary)).toEqual(["fixed add", "fixed add"]);
+        expect(entries.reduce((sum, entry) => sum + entry.toolCalls, 0)).toBe(toolCalls);
+        expect(entries.every((entry) => entry.toolCalls > 0)).toBe(true);
+        expect(entries[0]?.diff).toBe("No file changed.");
+        expect(entries[1]?.diff).toContain("+  return left + right;");
+        expect(entries[1]?.diff).toContain("diff --git a/src/add.js b/src/add.js");
+        expect(shown.legends).toEqual(["cost-by-reason", "cost-over-iterations"]);
+        expect(shown.scrollWidth).toBeLessThanOrEqual(1280);
+        expect(opened.consoleErrors).toEqual([]);
+        expect(opened.pageErrors).toEqual([]);
+      } finally {
+        await run.cleanup();
+      }
+    });
+
     it("the README demo's run: two iterations, both charts, no errors; its screenshot in test-artifacts/", async () => {
       const run = await recordDemoRun();
       try {
         const file = await writeRunReport(await readRunView(run.runDir));
-        const opened = await openFile(browser!, file);
+        const opened = await openFile(browser!, file, { width: 1280, height: 900 });
         await saveScreenshot(opened.page, join(TEST_ARTIFACTS, "report-demo.png"));
         await copyFile(file, join(TEST_ARTIFACTS, "report-demo.html"));
         const shown = await readReportPage(opened);
@@ -96,6 +126,8 @@ describe.skipIf(browser === undefined)(
         expect(shown.charts["cost-by-reason"]).toBeGreaterThan(0);
         expect(shown.charts["cost-over-iterations"]).toBeGreaterThan(0);
         expect(shown.text).toContain("collapses runs of spaces and trims the ends");
+        expect(shown.legends).toHaveLength(2);
+        expect(shown.scrollWidth).toBeLessThanOrEqual(1280);
         expect(opened.consoleErrors).toEqual([]);
         expect(opened.pageErrors).toEqual([]);
       } finally {

@@ -19,6 +19,8 @@ import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
 import { protectedPathRules } from "../protected-paths.js";
+import { makeClaudeToolCallReader } from "../tool-calls/claude-tool-calls.js";
+import { toolCallsFromLines } from "../tool-calls/tool-call-lines.js";
 import {
   type AgentCliEnvironment,
   environmentOf,
@@ -88,6 +90,7 @@ export function makeClaudeCliBackend(options: ClaudeCliBackendOptions): Backend 
         ...environmentOf(options),
         request,
         input: request.prompt,
+        onLine: toolCallsFromLines(makeClaudeToolCallReader(), request.onToolCall),
       });
       if (!run.ok) return run.response;
       const response = readClaudeCliResult(run.result, request, now());

@@ -86,6 +86,31 @@ describe("codex backend", () => {
     expect(await readFile(path.join(setup.cwd, "notes.md"), "utf8")).toBe("hello\n");
   });
 
+  it("hands each tool call to onToolCall as codex prints it (docs/observe.md#tool-calls)", async () => {
+    await setup.script([
+      {
+        structuredOutput: { status: "completed" },
+        tools: ["npm test"],
+        files: { "notes.md": "hello\n" },
+      },
+    ]);
+    const heard: string[] = [];
+    const response = await backend().query({
+      ...makeRequest(setup, { schema }),
+      onToolCall: (activity) =>
+        heard.push(
+          `${activity.phase} ${activity.call.action} ${path.basename(activity.call.target)}`,
+        ),
+    });
+    expect(response.error).toBeUndefined();
+    expect(heard).toEqual([
+      "start command npm test",
+      "end command npm test",
+      "start write notes.md",
+      "end write notes.md",
+    ]);
+  });
+
   it("hands codex the strict form of the schema and reads a null optional as absent", async () => {
     const withOptional = {
       type: "object",

@@ -20,6 +20,8 @@ import type { CommandResult } from "../../process/shell-command.js";
 import { getGitDirs } from "../../workspace/git.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, tailOf } from "../classify-failure.js";
+import { makeCodexToolCallReader } from "../tool-calls/codex-tool-calls.js";
+import { toolCallsFromLines } from "../tool-calls/tool-call-lines.js";
 import {
   type AgentCliEnvironment,
   environmentOf,
@@ -104,6 +106,7 @@ export function makeCodexBackend(options: CodexBackendOptions): Backend {
           ...environmentOf(options),
           request,
           input: promptWithSystemText(request),
+          onLine: toolCallsFromLines(makeCodexToolCallReader(), request.onToolCall),
         });
         if (!run.ok) return run.response;
         return withLeftRunning(readCodexEvents(run.result, request, now()), run.result);

@@ -69,6 +69,16 @@ describe("opencode backend", () => {
     expect(await readFile(path.join(setup.cwd, "out.txt"), "utf8")).toBe("1\n");
   });
 
+  it("hands each tool call to onToolCall as opencode prints it (docs/observe.md#tool-calls)", async () => {
+    await setup.script([{ text: "done", tools: ["edit", "bash"] }]);
+    const heard: string[] = [];
+    await backend().query({
+      ...makeRequest(setup),
+      onToolCall: (activity) => heard.push(`${activity.phase} ${activity.call.action}`),
+    });
+    expect(heard).toEqual(["start edit", "end edit", "start command", "end command"]);
+  });
+
   it("continues a session with --session", async () => {
     await setup.script([{ sessionId: "ses_1" }, {}]);
     const opencode = backend();

@@ -23,6 +23,8 @@ import type {
 import type { CommandResult } from "../../process/shell-command.js";
 import { errorResponse } from "../backend-errors.js";
 import { classifyFailure, retryAfterHeaderSeconds, tailOf } from "../classify-failure.js";
+import { readOpencodeToolCall } from "../tool-calls/opencode-tool-calls.js";
+import { toolCallsFromLines } from "../tool-calls/tool-call-lines.js";
 import {
   type AgentCliEnvironment,
   environmentOf,
@@ -58,6 +60,7 @@ export function makeOpencodeBackend(options: OpencodeBackendOptions): Backend {
         ...environmentOf(options),
         request,
         input: promptWithSystemText(request),
+        onLine: toolCallsFromLines(readOpencodeToolCall, request.onToolCall),
       });
       if (!run.ok) return run.response;
       return withLeftRunning(readOpencodeEvents(run.result, request, now()), run.result);

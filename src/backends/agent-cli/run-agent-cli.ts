@@ -11,7 +11,8 @@ import { makeAgentEnvironment } from "../../process/agent-environment.js";
 import {
   COMMAND_OUTPUT_BYTES,
   type CommandResult,
-  runCommand,
+  type RunningCommand,
+  startCommand,
 } from "../../process/shell-command.js";
 import { abortedError, errorResponse, makeBackendError } from "../backend-errors.js";
 import { tailOf } from "../classify-failure.js";
@@ -28,6 +29,8 @@ export interface CliInvocation {
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
   /** Keep the GitHub tokens of `baseEnv` (`runner.backend.passGithubToken`). */
   readonly keepGithubToken?: boolean;
+  /** Hears each line of stdout as it is written (the live view of tool calls). */
+  readonly onLine?: (line: string) => void;
 }
 
 /** How an agent CLI backend is told its environment (docs/backends.md#environment). */
@@ -65,7 +68,7 @@ export async function runAgentCli(invocation: CliInvocation): Promise<CliRun> {
   if (request.signal.aborted) return failed(abortedError(), request, 0);
   const startedMs = Date.now();
   try {
-    const result = await runCommand({
+    const running = startCommand({
       command: invocation.command,
       cwd: request.cwd,
       maxOutputBytes: COMMAND_OUTPUT_BYTES,
@@ -81,6 +84,7 @@ export async function runAgentCli(invocation: CliInvocation): Promise<CliRun> {
       signal: request.signal,
       ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox }),
     });
+    const result = await withLines(running, invocation.onLine);
     const failure = processFailure(result, invocation.command, request.timeoutMs);
     if (failure === undefined) return { ok: true, result };
     // What the process wrote before it was stopped stays in the record (docs/loop.md#budgets).
@@ -91,6 +95,25 @@ export async function runAgentCli(invocation: CliInvocation): Promise<CliRun> {
   } catch (error) {
     return failed(spawnError(error, invocation.command), request, Date.now() - startedMs);
   }
+}
+
+/** The command's result, once `onLine` has heard every line of its stdout. */
+async function withLines(
+  running: RunningCommand,
+  onLine: ((line: string) => void) | undefined,
+): Promise<CommandResult> {
+  if (onLine === undefined) return running.result;
+  const heard = (async () => {
+    for await (const line of running.lines) {
+      try {
+        onLine(line);
+      } catch {
+        // A listener's failure is not the model's: the answer is read from the whole stdout.
+      }
+    }
+  })();
+  const [result] = await Promise.all([running.result, heard]);
+  return result;
 }
 
 /** Failures that say nothing about the model: timeout, cancellation, a missing executable. */

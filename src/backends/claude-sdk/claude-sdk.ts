@@ -13,6 +13,7 @@ import { importModule } from "../../import-module.js";
 import type { Backend, BackendRequest, BackendResponse } from "../../ports/backend.js";
 import type { BackendConfig } from "../../ports/runner-config.js";
 import { abortedError, errorResponse } from "../backend-errors.js";
+import { makeClaudeToolCallReader } from "../tool-calls/claude-tool-calls.js";
 import { makeClaudeProcess } from "./claude-process.js";
 import type { QueryRun } from "./errors.js";
 import { findNativeClaudeExecutable, resolveClaudeExecutable } from "./executable.js";
@@ -90,6 +91,17 @@ function makeDeadline(afterMs: number) {
   return { reached, arm: () => arm(), dispose: () => clearTimeout(timer) };
 }
 
+/** What hears each message as it streams: the running cost, and the live view of tool calls. */
+function messageListener(request: BackendRequest): (message: SDKMessage) => void {
+  const onCost = request.onCost === undefined ? undefined : makeRunningCost(request.onCost);
+  const { onToolCall } = request;
+  const readToolCalls = onToolCall === undefined ? undefined : makeClaudeToolCallReader();
+  return (message) => {
+    onCost?.(message);
+    for (const activity of readToolCalls?.(message) ?? []) onToolCall?.(activity);
+  };
+}
+
 /** Runs one query to its end, stopping it on timeout or abort; the process group is gone after. */
 async function runQuery(request: BackendRequest, settings: RunSettings): Promise<QueryRun> {
   if (request.signal.aborted) return { messages: [], stopReason: "aborted", stderr: "" };
@@ -125,7 +137,7 @@ async function runQuery(request: BackendRequest, settings: RunSettings): Promise
       "@anthropic-ai/claude-agent-sdk",
     );
     const stream = query({ prompt: request.prompt, options });
-    const onMessage = request.onCost === undefined ? () => {} : makeRunningCost(request.onCost);
+    const onMessage = messageListener(request);
     const ended = await Promise.race([drain(stream, messages, onMessage), stuck.reached]);
     if (ended === "stuck") void stream.return(undefined).catch(() => {});
     else thrown = ended.thrown;

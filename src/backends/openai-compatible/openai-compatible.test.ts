@@ -59,11 +59,29 @@ describe("the openai-compatible backend's tool loop", () => {
       { toolCalls: [{ name: "bash", arguments: { command: "cat add.js; exit 4" } }] },
       { text: JSON.stringify(DONE) },
     ]);
-    const response = await backendWith().query(openaiRequest(cwd, { schema: CONTRACT_SCHEMA }));
+    const heard: string[] = [];
+    const response = await backendWith().query({
+      ...openaiRequest(cwd, { schema: CONTRACT_SCHEMA }),
+      onToolCall: (activity) =>
+        heard.push(
+          activity.phase === "start"
+            ? `start ${activity.call.id} ${activity.call.action} ${activity.call.target}`
+            : `end ${activity.call.id} exit=${activity.exitCode} failed=${activity.failed}`,
+        ),
+    });
 
     expect(response.error).toBeUndefined();
     expect(response.structuredOutput).toEqual(DONE);
     expect(response.toolsUsed).toEqual(["read", "edit", "bash"]);
+    // As each call runs (docs/observe.md#tool-calls).
+    expect(heard).toEqual([
+      "start call_1 read add.js",
+      "end call_1 exit=undefined failed=false",
+      "start call_2 edit add.js",
+      "end call_2 exit=undefined failed=false",
+      "start call_3 command cat add.js; exit 4",
+      "end call_3 exit=4 failed=true",
+    ]);
     expect(await readFile(path.join(cwd, "add.js"), "utf8")).toContain("a + b");
     expect(toolResult(server.requests[1], "call_1")).toBe(
       "1\texport const add = (a, b) => a - b;\n2\t",

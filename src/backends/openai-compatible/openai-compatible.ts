@@ -229,6 +229,7 @@ export function makeOpenaiCompatibleBackend(
           onUsage: (usage) => {
             if (price !== undefined) request.onCost?.(costOf(usage, price));
           },
+          ...(request.onToolCall === undefined ? {} : { onToolCall: request.onToolCall }),
         });
       } finally {
         stopper.dispose();

@@ -12,8 +12,9 @@ import {
   stepCountIs,
   type ToolSet,
 } from "ai";
-import type { Usage } from "../../ports/backend.js";
+import type { ToolActivity, ToolCall, Usage } from "../../ports/backend.js";
 import type { JsonSchema } from "../../ports/runner-config.js";
+import { nameToolCall } from "../tool-calls/name-tool-call.js";
 import {
   ANSWER_TOOL,
   answerTool,
@@ -41,6 +42,8 @@ export interface ModelQuery {
   readonly offersTool: (name: string) => boolean;
   /** Hears the usage of the query so far after each model call. */
   readonly onUsage: (usageSoFar: Usage) => void;
+  /** Hears each tool call as it starts and ends (docs/observe.md#tool-calls). */
+  readonly onToolCall?: (activity: ToolActivity) => void;
 }
 
 export interface ModelRun {
@@ -56,7 +59,12 @@ export interface ModelRun {
 }
 
 function toolsFor(query: ModelQuery, used: string[]): ToolSet {
-  const work = makeToolSet(query.toolContext, (name) => used.push(name));
+  const work = makeToolSet(query.toolContext, (name, input, callId) => {
+    used.push(name);
+    const call = nameToolCall(callId, name, input);
+    query.onToolCall?.({ phase: "start", call });
+    return (answer) => query.onToolCall?.(endOf(call, answer));
+  });
   const offered: ToolSet = Object.fromEntries(
     Object.entries(work).filter(([name]) => query.offersTool(name)),
   );
@@ -64,6 +72,14 @@ function toolsFor(query: ModelQuery, used: string[]): ToolSet {
     offered[ANSWER_TOOL] = answerTool(query.schema);
   }
   return offered;
+}
+
+/** How a call went, from the tool's answer: `error: …` for a failure, `exit code N` first for a command. */
+function endOf(call: ToolCall, answer: string): ToolActivity {
+  const exit = /^exit code (\d+)/.exec(answer);
+  const exitCode = exit === null ? undefined : Number(exit[1]);
+  const failed = answer.startsWith("error:") || (call.action === "command" && exitCode !== 0);
+  return { phase: "end", call, failed, ...(exitCode === undefined ? {} : { exitCode }) };
 }
 
 /** The answer tool's call gets a result, so the conversation can be sent again under `continue`. */

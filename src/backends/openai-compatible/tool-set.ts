@@ -9,19 +9,36 @@ import { editTool, readTool, writeTool } from "./file-tools.js";
 import { bashTool, grepTool, listTool, type ShellContext } from "./shell-tools.js";
 
 /**
- * The six tools, each working in `context.root`, one call at a time; `onUse`
- * hears each tool's name as it runs.
+ * Hears a tool call as it starts, with the tool's name, its input and the call's id;
+ * what it returns hears the tool's answer when the call ends.
  */
-export function makeToolSet(context: ShellContext, onUse: (name: string) => void): ToolSet {
+export type ToolUseListener = (
+  name: string,
+  input: unknown,
+  callId: string,
+) => (answer: string) => void;
+
+/**
+ * The six tools, each working in `context.root`, one call at a time; `onUse`
+ * hears each call as it runs, and its answer.
+ */
+export function makeToolSet(context: ShellContext, onUse: ToolUseListener): ToolSet {
   // Calls of one model message run one after another, in the order given: an
   // `edit` and the `bash` that tests it must not race.
   let queue: Promise<unknown> = Promise.resolve();
   const used =
     <INPUT>(name: string, run: (input: INPUT) => Promise<string>) =>
-    (input: INPUT) => {
-      const result = queue.then(() => {
-        onUse(name);
-        return run(input);
+    (input: INPUT, { toolCallId }: { toolCallId: string }) => {
+      const result = queue.then(async () => {
+        const answered = onUse(name, input, toolCallId);
+        try {
+          const answer = await run(input);
+          answered(answer);
+          return answer;
+        } catch (error) {
+          answered(`error: ${error instanceof Error ? error.message : String(error)}`);
+          throw error;
+        }
       });
       queue = result.catch(() => {});
       return result;

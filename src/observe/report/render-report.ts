@@ -5,16 +5,12 @@
 import type { BaselineView, EndView, ReasonTotal, RunView, SetupView } from "../run-view.js";
 import { type Html, html, trustedHtml } from "./html.js";
 import { makeContentSecurityPolicy, REPORT_SCRIPT, REPORT_STYLE } from "./report-assets.js";
-import { renderCostByReasonChart, renderCostOverIterationsChart } from "./report-charts.js";
+import { chartMeasure, renderByReasonChart, renderOverIterationsChart } from "./report-charts.js";
 import { formatCost, formatDuration, formatTokens } from "./report-format.js";
 import { renderQuote } from "./report-quote.js";
-import { type PromptTexts, renderTimeline } from "./report-timeline.js";
+import { type ReportTexts, renderTimeline } from "./report-timeline.js";
 
-/** The run folder's texts the report shows beside the view. */
-export interface ReportTexts {
-  /** The prompts as sent, by their path in the run folder (`PromptView.file`). */
-  readonly prompts: PromptTexts;
-}
+export type { ReportTexts } from "./report-timeline.js";
 
 export function renderReport(view: RunView, texts: ReportTexts): string {
   const title = `closer run ${view.runId}: ${view.task.title}`;
@@ -37,7 +33,7 @@ ${renderBaseline(view.baseline)}
 ${renderCost(view)}
 <h2 id="timeline">Timeline</h2>
 <div class="controls"><button type="button" data-details="open">Expand all</button><button type="button" data-details="close">Collapse all</button></div>
-${renderTimeline(view.timeline, texts.prompts)}
+${renderTimeline(view.timeline, texts)}
 <h2 id="end">End</h2>
 ${renderEnd(view.end)}
 <footer>closer report of ${view.runDir}</footer>
@@ -124,9 +120,14 @@ function renderReasonTable(totals: readonly ReasonTotal[]): Html {
 }
 
 function renderCost(view: RunView): Html {
-  return html`<div class="charts">
-<section><h3>Cost by reason</h3>${renderCostByReasonChart(view.costByReason)}${renderReasonTable(view.costByReason)}</section>
-<section><h3>Cost over iterations</h3>${renderCostOverIterationsChart(view.receipts, view.iterations)}</section>
+  const what = chartMeasure(view.receipts) === "tokens" ? "Tokens" : "Cost";
+  const unpriced =
+    what === "Tokens"
+      ? html`<p class="meta">No query of the run has a price: the charts show its tokens.</p>`
+      : "";
+  return html`${unpriced}<div class="charts">
+<section><h3>${what} by reason</h3>${renderByReasonChart(view.costByReason, view.receipts)}${renderReasonTable(view.costByReason)}</section>
+<section><h3>${what} over iterations</h3>${renderOverIterationsChart(view.receipts, view.iterations)}</section>
 </div>`;
 }
 

@@ -43,8 +43,34 @@ ul { margin: 4px 0; padding-left: 20px; }
 .checks { list-style: none; padding: 0; }
 .checks li { margin: 2px 0; }
 .mark { display: inline-block; width: 1.2em; font-weight: 700; }
-.charts { display: grid; grid-template-columns: 1fr; gap: 12px; }
-.chart { max-width: 100%; height: auto; font-size: 12px; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 440px), 1fr)); gap: 16px 28px; }
+.charts section { min-width: 0; }
+.chart-figure { margin: 6px 0; }
+.chart { display: block; width: 100%; height: auto; font-size: 12px; }
+.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 4px 16px; padding: 0; margin: 4px 0 0;
+  font-size: 12px; color: var(--muted); }
+.swatch { display: inline-block; width: 12px; height: 12px; margin-right: 5px; vertical-align: -1px; }
+.swatch-box.bar { background: var(--accent); }
+.swatch-box.iteration-bar { background: #f0a33a; opacity: .7; }
+.swatch-line.line { height: 0; border-top: 2px solid var(--accent); vertical-align: 3px; }
+.chart .tokens-input, .swatch.tokens-input { fill: #3563c9; background: #3563c9; }
+.chart .tokens-output, .swatch.tokens-output { fill: #17803d; background: #17803d; }
+.chart .tokens-cache-read, .swatch.tokens-cache-read { fill: #9db4e6; background: #9db4e6; }
+.chart .tokens-cache-written, .swatch.tokens-cache-written { fill: #f0a33a; background: #f0a33a; }
+main { overflow-wrap: anywhere; }
+table { max-width: 100%; }
+blockquote.summary { margin: 4px 0 8px; padding: 6px 12px; border-left: 3px solid var(--accent);
+  background: var(--panel); white-space: pre-wrap; }
+.tool-calls { list-style: none; padding: 0; font-size: 13px; }
+.tool-calls li { margin: 1px 0; }
+.tool-calls .action { display: inline-block; min-width: 5.5em; color: var(--muted); font-size: 12px; }
+.tool-calls .more { color: var(--muted); font-style: italic; }
+.diff-files { list-style: none; padding: 0; font-size: 13px; }
+.diff-text .diff-add { color: var(--ok); }
+.diff-text .diff-del { color: var(--bad); }
+.diff-text .diff-hunk { color: var(--accent); }
+.diff-text .diff-file { font-weight: 600; }
+.diff-text .diff-cut { color: var(--warn); font-style: italic; }
 .chart .bar { fill: var(--accent); }
 .chart .label, .chart .value, .chart .tick { fill: var(--ink); }
 .chart .axis { stroke: var(--muted); stroke-width: 1; }

@@ -1,4 +1,5 @@
 /** The report's timeline: one entry per iteration, in order (docs/report.md#report). */
+import type { RecordedText } from "../../record/run-folder-reader.js";
 import type {
   CheckView,
   DeclarationView,
@@ -10,14 +11,25 @@ import type {
 import { type Html, html } from "./html.js";
 import { formatCost, formatCount, formatDuration, formatTokens } from "./report-format.js";
 import { renderQuote } from "./report-quote.js";
+import { renderDiff, renderSummary, renderToolCalls } from "./report-work.js";
 
 /** The prompts as sent, by their path in the run folder (`prompts/iteration-003.md`). */
 export type PromptTexts = Readonly<Record<string, string>>;
 
-export function renderTimeline(timeline: readonly IterationView[], prompts: PromptTexts): Html {
+/** The run folder's texts the report shows beside the view. */
+export interface ReportTexts {
+  /** The prompts as sent, by their path in the run folder (`PromptView.file`). */
+  readonly prompts: PromptTexts;
+  /** What the model said it did, by iteration: its declaration's summary, else its final text. */
+  readonly summaries?: Readonly<Record<number, string>>;
+  /** What each iteration changed in the work tree, by iteration (docs/record.md#diffs). */
+  readonly diffs?: Readonly<Record<number, RecordedText>>;
+}
+
+export function renderTimeline(timeline: readonly IterationView[], texts: ReportTexts): Html {
   if (timeline.length === 0) return html`<p class="empty">No iterations on record.</p>`;
   const entries = timeline.map((iteration, index) =>
-    renderIteration(iteration, { next: timeline[index + 1], prompts }),
+    renderIteration(iteration, { next: timeline[index + 1], texts }),
   );
   return html`<ol class="timeline">${entries}</ol>`;
 }
@@ -30,16 +42,20 @@ function iterationClass(iteration: IterationView): string {
 
 function renderIteration(
   iteration: IterationView,
-  context: { next: IterationView | undefined; prompts: PromptTexts },
+  context: { next: IterationView | undefined; texts: ReportTexts },
 ): Html {
+  const { prompts, summaries, diffs } = context.texts;
   const attempt = iteration.attempt > 1 ? ` · attempt ${iteration.attempt} (resumed)` : "";
   return html`<li class="${iterationClass(iteration)}" data-iteration="${iteration.iteration}" id="iteration-${iteration.iteration}">
 <h3>Iteration ${iteration.iteration} <span class="meta">step ${iteration.step}${attempt}</span></h3>
-${renderPrompt(iteration.prompt, context.prompts)}
+${renderSummary(summaries?.[iteration.iteration])}
+${renderPrompt(iteration.prompt, prompts)}
 ${renderReceipts(iteration.receipts)}
+${renderToolCalls(iteration.toolCalls)}
+${renderDiff(diffs?.[iteration.iteration])}
 ${renderDeclaration(iteration.declaration, iteration.format)}
 ${renderChecks(iteration.checks)}
-${renderRetry(iteration.retry, context.next, context.prompts)}
+${renderRetry(iteration.retry, context.next, prompts)}
 ${renderWarnings(iteration.warnings)}
 </li>`;
 }

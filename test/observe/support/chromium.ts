@@ -72,6 +72,8 @@ export async function readReportPage(opened: OpenedPage) {
     pwned: typeof window.__pwned,
     scripts: document.scripts.length,
     images: document.images.length,
+    scrollWidth: document.documentElement.scrollWidth,
+    legends: [...document.querySelectorAll("[data-legend]")].map((legend) => legend.getAttribute("data-legend")),
     charts: Object.fromEntries([...document.querySelectorAll("svg[data-chart]")].map((svg) => [
       svg.getAttribute("data-chart"),
       [...svg.querySelectorAll("path, rect")].filter((shape) => {
@@ -86,6 +88,8 @@ export async function readReportPage(opened: OpenedPage) {
     pwned: string;
     scripts: number;
     images: number;
+    scrollWidth: number;
+    legends: string[];
     charts: Record<string, number>;
   };
 }

@@ -1,3 +1,4 @@
+import { appendFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { makeScriptedBackend } from "../../../src/testing/index.js";
 import { cli } from "../../cli/support/cli-repo.js";
@@ -74,4 +75,60 @@ export async function recordDemoRun(): Promise<RunForReport> {
   if (run.code !== 0) throw new Error(`the demo run failed (${run.code}): ${run.stderr}`);
   const outcome = JSON.parse(run.stdout.trim()) as { runDir: string; iterations: number };
   return { runDir: outcome.runDir, iterations: outcome.iterations, cleanup: repo.cleanup };
+}
+
+/** The `tool-call` events of a two-iteration run, as the record writes them (docs/record.md#events). */
+const TOOL_CALLS = [
+  {
+    iteration: 1,
+    tool: "Read",
+    action: "read",
+    target: "src/add.js",
+    failed: false,
+    durationMs: 12,
+  },
+  {
+    iteration: 1,
+    tool: "Bash",
+    action: "command",
+    target: "npm test",
+    exitCode: 1,
+    failed: true,
+    durationMs: 2300,
+  },
+  {
+    iteration: 2,
+    tool: "Write",
+    action: "write",
+    target: "src/add.js",
+    failed: false,
+    durationMs: 8,
+  },
+  {
+    iteration: 2,
+    tool: "Bash",
+    action: "command",
+    target: "git add --all && git commit --quiet -m work",
+    exitCode: 0,
+    failed: false,
+    durationMs: 90,
+  },
+] as const;
+
+/**
+ * Gives a recorded run the model's tool calls when its backend reported none: the scripted
+ * backend runs no tools of its own. Returns how many `tool-call` events the run then has.
+ */
+export async function ensureToolCallEvents(runDir: string): Promise<number> {
+  const file = join(runDir, "events.jsonl");
+  const lines = (await readFile(file, "utf8")).split("\n").filter((line) => line !== "");
+  const recorded = lines.filter((line) => line.includes('"type":"tool-call"')).length;
+  if (recorded > 0) return recorded;
+  const runId = (JSON.parse(lines[0] ?? "{}") as { runId?: string }).runId ?? "";
+  const at = (JSON.parse(lines.at(-1) ?? "{}") as { at?: number }).at ?? 0;
+  const events = TOOL_CALLS.map((call) =>
+    JSON.stringify({ v: 1, at, runId, type: "tool-call", ...call }),
+  );
+  await appendFile(file, `${events.join("\n")}\n`);
+  return TOOL_CALLS.length;
 }

@@ -1,4 +1,11 @@
-import type { IterationView, Receipt, RunView, TokenUsage } from "../../../src/observe/run-view.js";
+import type { ReportTexts } from "../../../src/observe/report/render-report.js";
+import type {
+  IterationView,
+  Receipt,
+  RunView,
+  TokenUsage,
+  ToolCallView,
+} from "../../../src/observe/run-view.js";
 
 export const INJECTION =
   '<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned=2"> </textarea> "onload=alert(3)';
@@ -52,10 +59,19 @@ export function makeEmptyRunView(): RunView {
   };
 }
 
+function toolCall(action: string, target: string, more: Partial<ToolCallView> = {}): ToolCallView {
+  return { tool: action === "command" ? "Bash" : "Edit", action, target, failed: false, ...more };
+}
+
 const FAILED_ITERATION: IterationView = {
   iteration: 1,
   step: "initial.task",
   attempt: 1,
+  toolCalls: [
+    toolCall("read", "src/add.js"),
+    toolCall("edit", INJECTION),
+    toolCall("command", "npm test", { exitCode: 1, failed: true, durationMs: 2300 }),
+  ],
   prompt: {
     kind: "step",
     templatePath: "steps/initial/task/f_default.md",
@@ -94,6 +110,7 @@ const PASSED_ITERATION: IterationView = {
   iteration: 2,
   step: "initial.task",
   attempt: 1,
+  toolCalls: Array.from({ length: 25 }, (_, index) => toolCall("read", `src/file-${index}.js`)),
   prompt: {
     kind: "retry",
     templatePath: "steps/retry/task/f_failed_test-failed.md",
@@ -163,4 +180,26 @@ export function makeTwoIterationRunView(): RunView {
 export const TWO_ITERATION_PROMPTS = {
   "prompts/iteration-001.md": `# Task\n${INJECTION}\n`,
   "prompts/iteration-002.md": `## Tests are failing\n- ${INJECTION}\n`,
+};
+
+/** What the model said in each iteration, and the diff each made, markup included. */
+export const TWO_ITERATION_TEXTS: ReportTexts = {
+  prompts: TWO_ITERATION_PROMPTS,
+  summaries: { 1: `I changed add(). ${INJECTION}`, 2: "Fixed add() so the test passes." },
+  diffs: {
+    1: {
+      file: "diffs/iteration-001.diff",
+      text: [
+        "diff --git a/src/add.js b/src/add.js",
+        "index 1111111..2222222 100644",
+        "--- a/src/add.js",
+        "+++ b/src/add.js",
+        "@@ -1 +1 @@",
+        "-export const add = (a, b) => a - b;",
+        `+export const add = (a, b) => a - b; // ${INJECTION}`,
+        "",
+      ].join("\n"),
+    },
+    2: { file: "diffs/iteration-002.diff", text: "" },
+  },
 };

@@ -1,0 +1,44 @@
+/**
+ * What each iteration changed in the work tree, kept in the record for the report
+ * (docs/record.md#diffs). Never a reason for the run to stop: a tree git cannot read, or a diff
+ * the record cannot write, leaves a note or nothing, and the loop goes on.
+ */
+import type { TreeDiff } from "../ports/loop-ports.js";
+import type { RunContext } from "./run-context.js";
+
+/** Keeps the tree the first iteration of this process starts from; later ones start where the last ended. */
+export async function keepIterationStart(run: RunContext): Promise<void> {
+  await run.ports.integrity.keepTree?.().catch(() => undefined);
+}
+
+/** Keeps the diff from the tree the iteration started from to the tree it ends with. */
+export async function keepIterationDiff(run: RunContext, iteration: number): Promise<void> {
+  const { integrity, record } = run.ports;
+  if (integrity.readDiffSinceKept === undefined || record.saveDiff === undefined) return;
+  const read: TreeDiff | { readonly kind: "error"; readonly message: string } = await integrity
+    .readDiffSinceKept()
+    .catch((error: unknown) => ({ kind: "error", message: firstLine(error) }));
+  const diff = textOf(read);
+  if (diff !== undefined) await record.saveDiff(iteration, diff).catch(() => undefined);
+}
+
+/** The diff, or the note kept in its place; nothing outside git. */
+function textOf(
+  read: TreeDiff | { readonly kind: "error"; readonly message: string },
+): string | undefined {
+  switch (read.kind) {
+    case "diff":
+      return read.diff;
+    case "no-start":
+      return "# The tree this iteration started from is not known: the run was resumed.\n";
+    case "error":
+      return `# The diff could not be read: ${read.message}\n`;
+    case "no-git":
+      return undefined;
+  }
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n")[0] ?? "";
+}
