@@ -6,7 +6,7 @@ import { describeBackendContract } from "../../../test/backend-contract.js";
 import { makeReplayContractHarness } from "../../../test/doubles/fake-cli/contract-harness.js";
 import { makeRequest } from "../../../test/doubles/fake-cli/fake-cli-harness.js";
 import { isCloserError } from "../../errors.js";
-import type { BackendError } from "../../ports/backend.js";
+import type { BackendError, ToolActivity } from "../../ports/backend.js";
 import { EVENT_FORMAT_VERSION, type RunEvent } from "../../ports/events.js";
 import { createRunRecord } from "../../record/run-record.js";
 import { loadReplayTurns, makeReplayBackend } from "./replay.js";
@@ -56,12 +56,30 @@ describe("replay backend", () => {
       ],
     });
     const backend = makeReplayBackend({ source });
-    const first = await backend.query(request());
+    const heard: string[] = [];
+    const onToolCall = (activity: ToolActivity) => {
+      const { action, target } = activity.call;
+      const end =
+        activity.phase === "end" ? ` exit=${activity.exitCode} failed=${activity.failed}` : "";
+      heard.push(`${activity.phase} ${action} ${target}${end}`);
+    };
+    const first = await backend.query({ ...request(), onToolCall });
     expect(first.error).toBeUndefined();
     expect(await read("copy.txt")).toBe("first\nsecond\n");
-    const second = await backend.query(request());
+    const second = await backend.query({ ...request(), onToolCall });
     expect(second.error?.kind).toBe("config");
     expect(second.error?.message).toContain("`exit 3` failed");
+    // What it did again, told as tool calls (docs/observe.md#tool-calls).
+    expect(heard).toEqual([
+      "start write notes.txt",
+      "end write notes.txt exit=undefined failed=false",
+      "start command cp notes.txt copy.txt",
+      "end command cp notes.txt copy.txt exit=0 failed=false",
+      "start command echo second >> copy.txt",
+      "end command echo second >> copy.txt exit=0 failed=false",
+      "start command exit 3",
+      "end command exit 3 exit=undefined failed=true",
+    ]);
   });
 
   it("answers each query with the next turn and re-applies its file changes", async () => {

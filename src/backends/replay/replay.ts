@@ -87,7 +87,7 @@ export function makeReplayBackend(options: ReplayBackendOptions): Backend {
           const transcript = [{ type: "replay-turn", turn }];
           return errorResponse(turn.error, { durationMs: elapsed(), transcript });
         }
-        await applyTurnChanges(turn, request.cwd, request.sandbox);
+        await applyTurnChanges(turn, request.cwd, request.sandbox, request.onToolCall);
         return answer(turn, request.sessionId, elapsed());
       } catch (error) {
         if (!isCloserError(error)) throw error;

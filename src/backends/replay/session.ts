@@ -35,7 +35,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { CloserError } from "../../errors.js";
-import { BACKEND_ERROR_KINDS } from "../../ports/backend.js";
+import { BACKEND_ERROR_KINDS, type ToolAction, type ToolActivity } from "../../ports/backend.js";
 import type { LaunchWrapper } from "../../ports/process.js";
 import { makeChildEnvironment } from "../../process/child-environment.js";
 import { runCommand } from "../../process/shell-command.js";
@@ -150,18 +150,49 @@ export async function applyTurnChanges(
   turn: ReplayTurn,
   cwd: string,
   sandbox?: LaunchWrapper,
+  onToolCall?: (activity: ToolActivity) => void,
 ): Promise<void> {
+  // What the replay does again is told as the tool calls it stands for (docs/observe.md#tool-calls).
+  let calls = 0;
+  const told = async <T>(
+    tool: string,
+    action: ToolAction,
+    target: string,
+    act: () => Promise<T>,
+  ) => {
+    const call = { id: `replay-${++calls}`, tool, action, target };
+    onToolCall?.({ phase: "start", call });
+    try {
+      const done = await act();
+      onToolCall?.({
+        phase: "end",
+        call,
+        failed: false,
+        ...(action === "command" ? { exitCode: 0 } : {}),
+      });
+      return done;
+    } catch (error) {
+      onToolCall?.({ phase: "end", call, failed: true });
+      throw error;
+    }
+  };
   for (const [file, content] of Object.entries(turn.files ?? {})) {
     const target = insideTree(cwd, file);
     if (content === null) {
-      await rm(target, { force: true, recursive: true });
+      await told("delete", "edit", file, () => rm(target, { force: true, recursive: true }));
       continue;
     }
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, content);
+    await told("write", "write", file, async () => {
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, content);
+    });
   }
-  for (const edit of turn.edits ?? []) await applyEdit(cwd, edit);
-  for (const command of turn.commands ?? []) await runRecordedCommand(cwd, command, sandbox);
+  for (const edit of turn.edits ?? []) {
+    await told("edit", "edit", edit.path, () => applyEdit(cwd, edit));
+  }
+  for (const command of turn.commands ?? []) {
+    await told("bash", "command", command, () => runRecordedCommand(cwd, command, sandbox));
+  }
 }
 
 const RECORDED_COMMAND_TIMEOUT_MS = 60_000;
