@@ -58,7 +58,7 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
         ? readChangesSince(set.workTree, commit, await pinned())
         : readChangesBetween(set.workTree, { commit, tree }, await pinned()),
     keepTree: () => treeDiffs.keep(),
-    readDiffSinceKept: () => treeDiffs.readSinceKept(),
+    readDiffSinceKept: (tree) => treeDiffs.readSinceKept(tree),
     readTreeFingerprint: async () => readTreeFingerprint(set.workTree, undefined, await pinned()),
     async recordGitState() {
       const record = await recorded();

@@ -51,7 +51,8 @@ export async function checkDeclaration(
             : {}),
         });
   if (isTerminal(found)) return found;
-  const verdict = await holdCheckedCommit(run, turn, { verdict: found, checked, place });
+  const held = await holdCheckedCommit(run, turn, { verdict: found, checked, place });
+  const verdict = "room" in place ? { ...held, tree: place.room.tree } : held;
   updateState(run, { checking: undefined });
   await run.plugins.call("afterChecks", checkedView(turn, declaration, verdict));
   return verdict;

@@ -17,7 +17,9 @@ export async function endIteration(
   answer: Answer,
   verdict: Verdict,
 ): Promise<Terminal | undefined> {
-  await keepIterationDiff(run, answer.turn.iteration); // docs/record.md#diffs
+  // The clean room's tree is the work as it ends the iteration: no other tree to write.
+  const judged = "tree" in verdict ? verdict.tree : undefined;
+  await keepIterationDiff(run, answer.turn.iteration, judged); // docs/record.md#diffs
   const next = settle(run, answer, verdict);
   if (next === undefined || isTerminal(next)) return next;
   await queueRetry(run, answer, next);

@@ -11,12 +11,19 @@ export async function keepIterationStart(run: RunContext): Promise<void> {
   await run.ports.integrity.keepTree?.().catch(() => undefined);
 }
 
-/** Keeps the diff from the tree the iteration started from to the tree it ends with. */
-export async function keepIterationDiff(run: RunContext, iteration: number): Promise<void> {
+/**
+ * Keeps the diff from the tree the iteration started from to the tree it ends with: `tree` when
+ * one was written of it already (the clean room's), else one written now.
+ */
+export async function keepIterationDiff(
+  run: RunContext,
+  iteration: number,
+  tree?: string,
+): Promise<void> {
   const { integrity, record } = run.ports;
   if (integrity.readDiffSinceKept === undefined || record.saveDiff === undefined) return;
   const read: TreeDiff | { readonly kind: "error"; readonly message: string } = await integrity
-    .readDiffSinceKept()
+    .readDiffSinceKept(tree)
     .catch((error: unknown) => ({ kind: "error", message: firstLine(error) }));
   const diff = textOf(read);
   if (diff !== undefined) await record.saveDiff(iteration, diff).catch(() => undefined);

@@ -26,12 +26,15 @@ export type Verdict =
       readonly outcomes: readonly ValidatorOutcome[];
       /** The commit the checks ran on (docs/integrity.md#one-commit); absent outside git. */
       readonly commit?: string;
+      /** The tree the clean room held: the work as the checks judged it (docs/integrity.md#clean-room). */
+      readonly tree?: string;
     }
   /** The checks confirmed the declaration, on `commit` (absent outside git). */
   | {
       readonly kind: "verified";
       readonly outcomes: readonly ValidatorOutcome[];
       readonly commit?: string;
+      readonly tree?: string;
     };
 
 /** The verdict of the checks a declaration started (docs/completion.md#checks). */

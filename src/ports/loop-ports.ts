@@ -156,9 +156,10 @@ export interface IntegrityProbe {
   keepTree?(): Promise<void>;
   /**
    * The diff from the tree kept last to the work tree now, which is kept instead: what an
-   * iteration changed (docs/record.md#diffs).
+   * iteration changed (docs/record.md#diffs). `now`: the work's tree when one was written of it
+   * already (the clean room's), so none is written again.
    */
-  readDiffSinceKept?(): Promise<TreeDiff>;
+  readDiffSinceKept?(now?: string): Promise<TreeDiff>;
   /** A digest of the working tree's content: equal digests, unchanged tree. */
   readTreeFingerprint(): Promise<string>;
   /**

@@ -51,6 +51,25 @@ describe("docs/record.md#diffs: makeTreeDiffReader", () => {
     expect(await diffs.readSinceKept()).toEqual({ kind: "diff", diff: "" });
   });
 
+  it("takes a tree written of the work already (the clean room's) as the end, and starts the next diff there", async () => {
+    const diffs = reader();
+    await diffs.keep();
+    await writeFile(path.join(repo.dir, "src/add.js"), "return a + b;\n");
+    await runGit(repo.dir, ["add", "src/add.js"]);
+    const written = (await runGit(repo.dir, ["write-tree"])).stdout.trim();
+    // Changed after that tree was written: not in this iteration's diff, in the next one's.
+    await writeFile(path.join(repo.dir, "late.md"), "late\n");
+
+    const read = await diffs.readSinceKept(written);
+    const text = read.kind === "diff" ? read.diff : "";
+    expect(text).toContain("+return a + b;");
+    expect(text).not.toContain("late.md");
+    const next = await diffs.readSinceKept();
+    const nextText = next.kind === "diff" ? next.diff : "";
+    expect(nextText).toContain("+late");
+    expect(nextText).not.toContain("src/add.js");
+  });
+
   it("leaves out what git ignores, and says when no tree was kept before", async () => {
     const diffs = reader();
     expect((await diffs.readSinceKept()).kind).toBe("no-start");

@@ -29,9 +29,10 @@ export interface TreeDiffReader {
   keep(): Promise<void>;
   /**
    * The diff from the kept tree to the tree now, which is kept instead: "" when nothing changed,
-   * `no-start` when no tree was kept (the first read of a resumed run).
+   * `no-start` when no tree was kept (the first read of a resumed run). `now` is the tree of the
+   * work when one was written of it already (the clean room's): none is written then.
    */
-  readSinceKept(): Promise<TreeDiff>;
+  readSinceKept(now?: string): Promise<TreeDiff>;
 }
 
 /**
@@ -76,11 +77,11 @@ export function makeTreeDiffReader(
       const found = await repository();
       if (found !== undefined) kept = await writeTree(found);
     },
-    async readSinceKept() {
+    async readSinceKept(now) {
       const found = await repository();
       if (found === undefined) return { kind: "no-git" };
       const from = kept;
-      const to = await writeTree(found);
+      const to = now ?? (await writeTree(found));
       kept = to;
       if (from === undefined) return { kind: "no-start" };
       if (from === to) return { kind: "diff", diff: "" };
