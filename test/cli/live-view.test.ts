@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +10,7 @@ import {
   writeCall,
 } from "../doubles/anthropic-api/anthropic-api.js";
 import { findRealClaudeCode } from "../doubles/anthropic-api/real-claude-code.js";
+import { runProgram } from "../support/run-program.js";
 
 /**
  * What a user watching `closer run` sees of the model's work (docs/observe.md#live-view):
@@ -46,27 +46,9 @@ const REVIEWED = {
   pendingActions: [],
 };
 
-interface Finished {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(command: string, args: readonly string[], cwd: string, env: Record<string, string>) {
-  return new Promise<Finished>((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? 128, stdout, stderr }));
-  });
-}
+/** A program run with exactly `env`, as a user's shell would run it. */
+const run = (command: string, args: readonly string[], cwd: string, env: Record<string, string>) =>
+  runProgram(command, args, { cwd, env });
 
 const closerArgs = (args: readonly string[]) => ["--import", TSX_LOADER, MAIN, ...args];
 

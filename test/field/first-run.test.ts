@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
@@ -14,6 +14,7 @@ import {
   writeCall,
 } from "../doubles/anthropic-api/anthropic-api.js";
 import { findRealClaudeCode } from "../doubles/anthropic-api/real-claude-code.js";
+import { type Finished, runProgram } from "../support/run-program.js";
 import { FIELD_PROJECTS, type FieldProject } from "./support/field-projects.js";
 
 /**
@@ -72,28 +73,9 @@ function toolchainLocations(): Record<string, string> {
   return found;
 }
 
-interface Finished {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** A program run with exactly `env`, as a user's shell would run it. */
-function run(command: string, args: readonly string[], cwd: string, env: Record<string, string>) {
-  return new Promise<Finished>((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? 128, stdout, stderr }));
-  });
-}
+const run = (command: string, args: readonly string[], cwd: string, env: Record<string, string>) =>
+  runProgram(command, args, { cwd, env });
 
 const closer = (args: readonly string[], cwd: string, env: Record<string, string>) =>
   run(process.execPath, ["--import", TSX_LOADER, MAIN, ...args], cwd, env);

@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { runProgram } from "../../support/run-program.js";
 
 /** The shipped command (`npm run build` makes it). */
 export const BIN = fileURLToPath(new URL("../../../dist/bin/closer.js", import.meta.url));
@@ -25,21 +25,8 @@ export function runCloser(
   options: ProcessOptions = {},
 ): Promise<ProcessResult> {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`);
-  const child = spawn(options.node ?? process.execPath, [BIN, ...args], {
+  return runProgram(options.node ?? process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: { ...(options.env ?? process.env), NO_COLOR: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString("utf8");
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
 }
