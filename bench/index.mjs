@@ -3,6 +3,7 @@
  * one run on the compiled build, printed as one JSON object with the targets
  * and whether each is met. Progress goes to stderr.
  */
+import { measureFirstQuery } from "./first-query.mjs";
 import { measureLoopOverhead } from "./loop-overhead.mjs";
 import { measureLoop20 } from "./loop20.mjs";
 import { measureQueue } from "./queue.mjs";
@@ -10,23 +11,30 @@ import { measureStartup } from "./startup.mjs";
 import { measureValidationPhase } from "./validation-phase.mjs";
 import { measureVerdictPhase } from "./verdict-phase.mjs";
 
-/** Upper bounds (docs/performance.md#targets). */
+/**
+ * Upper bounds (docs/performance.md#targets). A figure printed without one (the sandboxed run's
+ * time, the sandbox's cost per process, the queue's) is there to be read beside them.
+ */
 const TARGETS = {
   startupRatio: 2.0,
   loop20Ratio: 1.5,
   loop20PeakRssMb: 80,
+  loop20SandboxPeakRssMb: 80,
   ratio: 1.15,
   validationPhaseRatio: 1.1,
   verdictPhaseAddedMs: 1000,
   peakRssMb: 100,
 };
 
+// The loop's overhead before the parts that run in this process with more memory (10,000
+// files): its peak RSS is this process's, and must be its own.
 const parts = [
   ["start-up", measureStartup],
   ["20-iteration run", measureLoop20],
+  ["loop overhead and sandbox cost", measureLoopOverhead],
   ["validation phase", measureValidationPhase],
   ["verdict phase on 10,000 files", measureVerdictPhase],
-  ["loop overhead and sandbox cost", measureLoopOverhead],
+  ["first query behind a 20 s test suite", measureFirstQuery],
   ["queue: 20 jobs through 1 and 4 workers", measureQueue],
 ];
 
@@ -35,7 +43,11 @@ for (const [name, measure] of parts) {
   process.stderr.write(`bench: ${name}…\n`);
   Object.assign(figures, await measure());
 }
+// A figure the machine could not measure (the sandbox where it cannot run) is null: not met, not failed.
 const met = Object.fromEntries(
-  Object.entries(TARGETS).map(([name, bound]) => [name, figures[name] <= bound]),
+  Object.entries(TARGETS).map(([name, bound]) => [
+    name,
+    typeof figures[name] === "number" ? figures[name] <= bound : null,
+  ]),
 );
 process.stdout.write(`${JSON.stringify({ ...figures, targets: TARGETS, met })}\n`);

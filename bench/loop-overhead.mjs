@@ -22,6 +22,27 @@ const ITERATIONS = 200;
 /** The iterations are split into interleaved runs of the loop and of the floor. */
 const ROUNDS = 4;
 const COMMANDS = ["true", "git status --porcelain"];
+/**
+ * What a guarantee makes every declaration start besides its checks, in the floor too
+ * (docs/performance.md#floor): HEAD and the tree the checks start on, one `git status`
+ * (docs/integrity.md#one-commit), as closer runs it.
+ */
+const GUARANTEE_COMMANDS = [
+  [
+    "git",
+    ...["core.fsmonitor=false", "core.pager=cat", "core.hooksPath=/dev/null"].flatMap((entry) => [
+      "-c",
+      entry,
+    ]),
+    "status",
+    "--porcelain=v2",
+    "-z",
+    "--branch",
+    "--no-ahead-behind",
+    "--untracked-files=all",
+    "--ignore-submodules=none",
+  ],
+];
 const TIMEOUT_MS = 30_000;
 
 const agent = {
@@ -98,7 +119,8 @@ async function timeLoop(loaded, agentDir, iterations) {
 }
 
 /**
- * The same commands as the validators, spawned in a bare loop; its wall time.
+ * The same commands as the validators, and those a guarantee needs, spawned in a bare loop; its
+ * wall time.
  * @param {string} cwd
  * @param {number} iterations
  * @returns {Promise<number>}
@@ -106,6 +128,9 @@ async function timeLoop(loaded, agentDir, iterations) {
 async function timeFloor(cwd, iterations) {
   const startedMs = performance.now();
   for (let iteration = 0; iteration < iterations; iteration += 1) {
+    for (const command of GUARANTEE_COMMANDS) {
+      await runCommand({ command, cwd, timeoutMs: TIMEOUT_MS });
+    }
     for (const command of COMMANDS) await runCommand({ command, cwd, timeoutMs: TIMEOUT_MS });
   }
   return performance.now() - startedMs;
@@ -149,6 +174,7 @@ export async function measureLoopOverhead() {
       iterations: ITERATIONS,
       runs: ROUNDS,
       commandsPerIteration: COMMANDS.length,
+      guaranteeCommandsPerIteration: GUARANTEE_COMMANDS.length,
       loopMsPerIteration: round(loopPerIterationMs),
       floorMsPerIteration: round(floorPerIterationMs),
       overheadMsPerIteration: round(loopPerIterationMs - floorPerIterationMs),

@@ -272,6 +272,26 @@ describe("the number of tests (docs/integrity.md#baseline)", () => {
       "  ✓ tests-pass (2 tests) 0.7s",
     ]);
   });
+
+  it("a baseline that ends while the first query runs (docs/integrity.md#baseline-beside-query) leaves the query's status line", () => {
+    let now = 0;
+    const { reporter, output } = capture({ live: true, now: () => now });
+    reporter(event({ type: "backend-start", iteration: 1, backend: "claude-sdk" }));
+    now = 2000;
+    reporter(
+      event({
+        type: "baseline",
+        checks: [{ validator: "tests-pass", valid: true, durationMs: 1900, tests: 2 }],
+        dirtyFiles: [],
+        protectedFiles: 3,
+        durationMs: 2000,
+      }),
+    );
+    reporter.stop();
+    expect(output()).toContain(
+      "  baseline 2.0s ✓ tests-pass (2 tests) · 3 protected\n\r\x1b[2K  … claude-sdk working 2.0s",
+    );
+  });
 });
 
 describe("a refused GitHub command", () => {

@@ -93,7 +93,9 @@ export function makeProgressReporter(settings: ProgressOptions): ProgressReporte
         ? toolCallLine(event, paint, seconds)
         : (queryLine(event, style) ?? verdictLine(event, style));
     if (event.type === "tool-call") tool = undefined;
-    if (ENDS_WHAT_IS_UNDER_WAY.has(event.type)) {
+    // The baseline's checks may end while the first query runs (docs/integrity.md#baseline).
+    const besideQuery = event.type === "baseline" && query !== undefined;
+    if (ENDS_WHAT_IS_UNDER_WAY.has(event.type) && !besideQuery) {
       query = undefined;
       tool = undefined;
       status.show(undefined);

@@ -19,7 +19,7 @@ import {
   restoreGitState,
 } from "../workspace/git-state.js";
 import { makeTreeDiffReader } from "../workspace/tree-diff.js";
-import { makeTreeFingerprintReader } from "../workspace/tree-fingerprint.js";
+import { makeTreeFingerprintReader, readTreeAndHead } from "../workspace/tree-fingerprint.js";
 import { fingerprintProtected, makeProtectedCache } from "./protected-files.js";
 
 /** The integrity guards' view of the working tree (docs/integrity.md). */
@@ -60,6 +60,12 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
     keepTree: () => treeDiffs.keep(),
     readDiffSinceKept: (tree) => treeDiffs.readSinceKept(tree),
     readTreeFingerprint: async () => readTreeFingerprint(set.workTree, undefined, await pinned()),
+    async readHeadAndTree() {
+      const found = await pinned();
+      if (found === undefined) return { commit: await readHeadCommit(set.workTree) };
+      const { commit, fingerprint } = await readTreeAndHead(found);
+      return { commit, tree: fingerprint };
+    },
     async recordGitState() {
       const record = await recorded();
       return record === undefined ? {} : fingerprintGitState(record);

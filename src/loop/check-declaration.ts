@@ -6,6 +6,7 @@ import type { CheckFailure } from "../ports/check-failure.js";
 import type { Declaration } from "../ports/declaration.js";
 import { reasonOfPrompt } from "../ports/receipt-reason.js";
 import type { CheckingDeclaration } from "../ports/run-state.js";
+import { awaitBaseline } from "./baseline-checks.js";
 import {
   type CheckedCommit,
   checksCwd,
@@ -36,6 +37,9 @@ export async function checkDeclaration(
   declaration: Declaration,
 ): Promise<CheckedVerdict | Terminal> {
   const { turn, response } = answer;
+  // Compared with the baseline: its checks, beside the first query, end first.
+  const unrunnable = await awaitBaseline(run);
+  if (unrunnable) return unrunnable;
   const checked = await readCheckedCommit(run); // after beforeChecks: its commit is checked too
   markChecking(run, { turn, response, checked });
   await run.plugins.call("beforeChecks", checksView(turn, declaration)); // docs/plugins.md#hooks

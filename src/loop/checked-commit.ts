@@ -1,6 +1,6 @@
 import { DEFAULT_ON_FAILURE } from "../definition/registry-file-schema.js";
 import { BUILTIN_PATTERN_NAMES, type CheckFailure } from "../ports/check-failure.js";
-import type { RoomView } from "../ports/loop-ports.js";
+import type { FixedWork, RoomView } from "../ports/loop-ports.js";
 import { withOthers } from "../retry/other-failures.js";
 import { emit, type RunContext } from "./run-context.js";
 import type { Turn } from "./start-iteration.js";
@@ -18,9 +18,25 @@ export interface CheckedCommit {
  * (or before the first commit), where nothing is merged and the run's record lies in the tree.
  */
 export async function readCheckedCommit(run: RunContext): Promise<CheckedCommit | undefined> {
-  const commit = await run.ports.integrity.readHeadCommit().catch(() => "");
-  if (commit === "") return undefined;
-  const tree = await run.ports.integrity.readTreeFingerprint().catch(() => undefined);
+  const read = await readHeadAndTree(run);
+  return read.commit === "" ? undefined : read;
+}
+
+/**
+ * HEAD's commit ("" when it cannot be read) and the tree's fingerprint (absent when it cannot),
+ * read together by one `git status` where the probe can (docs/performance.md#loop-costs).
+ */
+async function readHeadAndTree(run: RunContext): Promise<{ commit: string; tree?: string }> {
+  const { integrity } = run.ports;
+  const both = await integrity.readHeadAndTree?.().catch(() => undefined);
+  if (both !== undefined) {
+    return both.tree === undefined || both.commit === ""
+      ? { commit: both.commit }
+      : { commit: both.commit, tree: both.tree };
+  }
+  const commit = await integrity.readHeadCommit().catch(() => "");
+  if (commit === "") return { commit };
+  const tree = await integrity.readTreeFingerprint().catch(() => undefined);
   return tree === undefined ? { commit } : { commit, tree };
 }
 
@@ -32,17 +48,19 @@ export type CheckPlace =
 
 /**
  * The folder a phase's checks run in (docs/integrity.md#clean-room): the clean room, made to
- * hold the work as git sees it now; the tree itself outside git or without a room. A room that
- * cannot be made is a `tree-changed` failure that names why: the checks never fall back to the tree.
+ * hold the work as git sees it now (or as closer's git wrote it before: `from`); the tree itself
+ * outside git or without a room. A room that cannot be made is a `tree-changed` failure that
+ * names why: the checks never fall back to the tree.
  */
 export async function placeChecks(
   run: RunContext,
   checked: CheckedCommit | undefined,
+  from?: FixedWork,
 ): Promise<CheckPlace> {
   const room = run.ports.checksRoom;
   if (room === undefined || checked === undefined) return { tree: run.workTree };
   try {
-    return { room: await room.rebuild(run.signal) };
+    return { room: await room.rebuild(run.signal, from) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { unreadable: movedFailure([`closer could not copy the work to check it: ${message}`]) };
@@ -107,8 +125,7 @@ async function readMove(
   checked: CheckedCommit,
   room: RoomView | undefined,
 ): Promise<CheckFailure | undefined> {
-  const commitNow = await run.ports.integrity.readHeadCommit().catch(() => "");
-  const treeNow = await run.ports.integrity.readTreeFingerprint().catch(() => undefined);
+  const { commit: commitNow, tree: treeNow } = await readHeadAndTree(run);
   const written = await (room?.readWrites() ?? Promise.resolve([])).catch(() => [
     "(the room could not be read again)",
   ]);

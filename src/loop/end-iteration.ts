@@ -1,4 +1,5 @@
 import { type CompletionDecision, makeCheckId } from "../completion/decide-completion.js";
+import { awaitBaseline } from "./baseline-checks.js";
 import { handleFailedCheck, handleUndecidable } from "./handle-failed-check.js";
 import { keepIterationDiff } from "./keep-iteration-diff.js";
 import type { Answer } from "./read-declaration.js";
@@ -17,6 +18,9 @@ export async function endIteration(
   answer: Answer,
   verdict: Verdict,
 ): Promise<Terminal | undefined> {
+  // run.json is written now: with the whole baseline, its checks beside the first query ended.
+  const unrunnable = await awaitBaseline(run);
+  if (unrunnable) return unrunnable;
   // The clean room's tree is the work as it ends the iteration: no other tree to write.
   const judged = "tree" in verdict ? verdict.tree : undefined;
   await keepIterationDiff(run, answer.turn.iteration, judged); // docs/record.md#diffs

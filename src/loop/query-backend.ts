@@ -6,6 +6,7 @@ import { addReceipt, repeatReason } from "../ports/receipt-reason.js";
 import { appendSchemaInstructions } from "../prompts/schema-instructions.js";
 import { renderIterationSummary } from "../prompts/variables.js";
 import { makeRepeats, recoveryFor, terminalFor, waitBeforeRepeat } from "./backend-recovery.js";
+import { baselineStopped } from "./baseline-checks.js";
 import { budgetLeft, budgetSpentInQuery } from "./check-limits.js";
 import type { Query } from "./query.js";
 import { type DeadlineAnswer, queryWithDeadline } from "./query-deadline.js";
@@ -35,12 +36,17 @@ export async function queryBackend(run: RunContext, asked: Query): Promise<Query
   let reason = query.reason;
   const repeats = makeRepeats(run, query);
   for (;;) {
+    // A check of the baseline beside the first query that cannot run ends the run (docs/integrity.md#cannot-run).
+    const broken = await baselineStopped(run);
+    if (broken) return { terminal: broken };
     const { response, budgetSpent, refused } = await queryOnce(run, query, {
       prompt,
       sessionId,
       reason,
     });
     if (run.signal.aborted) return { terminal: abortedWhen(run, `during ${queryName(query)}`) };
+    const stopped = await baselineStopped(run);
+    if (stopped) return { terminal: stopped };
     // Stopped for a refused connection: the guard after the query fails the attempt for it.
     if (refused) return { response };
     if (budgetSpent !== undefined) return { terminal: budgetSpentInQuery(run, budgetSpent) };
@@ -167,11 +173,20 @@ function requestFor(
     },
     timeoutMs: runner.budgets.queryTimeoutMs,
     onToolCall: reportToolCalls(run, query.iteration),
-    // A refused connection stops the query (docs/sandbox.md#refused-connection).
-    signal:
-      sandbox?.refused === undefined ? run.signal : AbortSignal.any([run.signal, sandbox.refused]),
+    signal: querySignal(run, sandbox),
     ...(sandbox === undefined ? {} : { sandbox: sandbox.wrapper, tempDir: sandbox.tempDir }),
   };
+}
+
+/**
+ * What stops a query besides the run's abort: a refused connection
+ * (docs/sandbox.md#refused-connection), a check of the baseline beside it that cannot run.
+ */
+function querySignal(run: RunContext, sandbox: SandboxEntry | undefined): AbortSignal {
+  const stops = [sandbox?.refused, run.baselineChecks?.stopped].filter(
+    (signal): signal is AbortSignal => signal !== undefined,
+  );
+  return stops.length === 0 ? run.signal : AbortSignal.any([run.signal, ...stops]);
 }
 
 /** The answer in the record: `backend-end`, what the model tried past the boundary, what it left running, the transcript. */

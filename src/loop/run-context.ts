@@ -33,6 +33,16 @@ export interface RunContext {
   state: RunState;
   /** The last run.json write (see `saveState`). */
   stateWritten: Promise<void>;
+  /** The baseline's checks while they run beside the first query (docs/integrity.md#baseline). */
+  baselineChecks?: BaselineChecks;
+}
+
+/** The baseline's checks under way beside the first query, in the clean room. */
+export interface BaselineChecks {
+  /** Resolves once they ended and the baseline is kept: to why a check cannot run, if one cannot. */
+  readonly ended: Promise<string | undefined>;
+  /** Aborted when a check cannot run (or the checks failed): the query under way stops. */
+  readonly stopped: AbortSignal;
 }
 
 /**

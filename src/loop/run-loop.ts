@@ -1,3 +1,4 @@
+import { awaitBaseline } from "./baseline-checks.js";
 import { beforeChecks } from "./before-checks.js";
 import { answerInChecks, answerToFinish, checkDeclaration } from "./check-declaration.js";
 import { checkFormat } from "./check-format.js";
@@ -24,8 +25,11 @@ import type { Verdict } from "./verdict.js";
  */
 export async function runLoop(run: RunContext, finishOnly = false): Promise<Terminal> {
   try {
-    return await iterate(run, finishOnly);
+    const end = await iterate(run, finishOnly);
+    // Checks of the baseline beside the first query that cannot run end the run (docs/integrity.md#cannot-run).
+    return (await awaitBaseline(run)) ?? end;
   } finally {
+    await run.baselineChecks?.ended.catch(() => undefined); // nothing of the run outlives its loop
     // However the loop ended (a query cut off, an abort, a crash), closer's git after it
     // (commit, merge, push) runs with the git state the user had (docs/integrity.md#git-state).
     await restoreGitStateBeforeFinish(run, run.state.iteration);
@@ -33,8 +37,9 @@ export async function runLoop(run: RunContext, finishOnly = false): Promise<Term
 }
 
 async function iterate(run: RunContext, finishOnly: boolean): Promise<Terminal> {
-  const unrunnable = await takeBaseline(run); // the checks on the untouched tree (docs/integrity.md#baseline)
-  if (unrunnable) return unrunnable; // a check that cannot run ends the run before any query
+  // The untouched tree: what the first query needs, before it; the checks, in a clean room beside it
+  const unrunnable = await takeBaseline(run); // docs/integrity.md#baseline
+  if (unrunnable) return unrunnable; // a check that cannot run, found before any query
   if (finishOnly) return finishChecks(run); // a completed run's checks again, and no prompt
   const resumed = await resumeChecks(run); // a run stopped during its checks runs them again
   if (resumed) return resumed;

@@ -1,54 +1,36 @@
-import { inventoryOf } from "../integrity/guards.js";
-import { unrunnableReason } from "../integrity/unrunnable-check.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { Baseline } from "../ports/baseline.js";
-import type { RunEventOf } from "../ports/events.js";
-import type { TestInventory } from "../ports/test-inventory.js";
-import { countTests } from "../tool-output/inventory-test.js";
-import { checksCwd, placeChecks } from "./checked-commit.js";
-import { makeCheckRunner, phaseConcurrency, readPhaseFingerprint } from "./run-checks.js";
-import { type CompletionCondition, runConditions } from "./run-conditions.js";
+import type { ProtectedFingerprint } from "../ports/files.js";
+import type { FixedWork } from "../ports/loop-ports.js";
 import {
-  announce,
-  emit,
-  isoTime,
-  type RunContext,
-  saveState,
-  updateState,
-  warn,
-} from "./run-context.js";
+  type BaselineMeasure,
+  type BaselineStart,
+  measureBaseline,
+  measureBesideQuery,
+} from "./baseline-checks.js";
+import { type CheckPlace, checksCwd, placeChecks } from "./checked-commit.js";
+import { readPhaseFingerprint } from "./run-checks.js";
+import type { CompletionCondition } from "./run-conditions.js";
+import { announce, isoTime, type RunContext, saveState, updateState, warn } from "./run-context.js";
 import { failed, type Terminal } from "./terminal-state.js";
 
-/** The check id of the baseline's checks. */
-export const BASELINE_CHECK_ID = "baseline";
-
 /**
- * The baseline (docs/integrity.md#baseline): before iteration 1, the
- * completion steps' validators run once on the untouched tree (at once, up to
- * the lowest `concurrency` of the steps; their verdicts kept for
- * docs/completion.md#cached-verdicts), the protected paths are hashed, and
- * what they found is kept in run.json (which checks pass, the files dirty at
- * start, every test validator's test inventory).
- * A resumed run keeps the baseline its first attempt took.
- * A check that cannot run on the untouched tree ends the run before the first query
- * (`config_error`, docs/integrity.md#cannot-run); the baseline is then not kept, so a resumed
- * run takes it again.
+ * The baseline (docs/integrity.md#baseline): before iteration 1, what the first query needs is
+ * read from the untouched tree — the git state, the files dirty at start, the commit HEAD names,
+ * the protected paths — and the completion steps' validators run once on it (their verdicts
+ * kept for docs/completion.md#cached-verdicts). In the clean room, made from the untouched work
+ * before the first query, the checks run beside that query (`run.baselineChecks`); where there
+ * is no room, before it. A resumed run keeps the baseline its first attempt took, and runs the
+ * checks that had not ended then on the work as that attempt found it.
+ * A check that cannot run on the untouched tree ends the run (`config_error`,
+ * docs/integrity.md#cannot-run); found before the first query, the baseline is then not kept.
  */
 export async function takeBaseline(run: RunContext): Promise<Terminal | undefined> {
-  const { integrity } = run.ports;
   // Kept by this process for the git-state guard, a resumed run's too (docs/integrity.md#git-state).
-  const recording = integrity.recordGitState();
-  if (run.state.baseline !== undefined) {
+  const recording = run.ports.integrity.recordGitState();
+  if (run.state.baseline !== undefined || run.state.iteration > 0) {
     await recording;
-    return undefined;
-  }
-  if (run.state.iteration > 0) {
-    await recording;
-    warn(
-      run,
-      run.state.iteration,
-      "this run has no baseline: the integrity guards have nothing to compare",
-    );
+    await keepBaseline(run);
     return undefined;
   }
   const startedMs = run.ports.clock.now();
@@ -57,6 +39,40 @@ export async function takeBaseline(run: RunContext): Promise<Terminal | undefine
     type: "baseline-start",
     validators: conditions.map((condition) => condition.validator),
   });
+  const { start, place, protectedFiles } = await readUntouched(run, recording);
+  const names = conditions.map((condition) => condition.validator);
+  if ("room" in place && protectedFiles !== undefined) {
+    const room = { commit: start.commit ?? "", tree: place.room.tree };
+    const fingerprint = await readPhaseFingerprint(run, names, room);
+    const measure = { conditions, cwd: place.room.cwd, fingerprint, startedMs, save: false };
+    measureBesideFirstQuery(run, { ...start, protectedFiles, tree: room.tree }, measure);
+    return undefined;
+  }
+  // No room: the checks run in the untouched tree, so before the first query.
+  if ("unreadable" in place) {
+    warn(run, 0, `the baseline's checks run in the tree: ${place.unreadable.detail}`);
+  }
+  const cwd = "unreadable" in place ? run.workTree : checksCwd(place);
+  const fingerprint = await readPhaseFingerprint(run, names);
+  const measure = { conditions, cwd, fingerprint, startedMs, start, save: true };
+  const unrunnable = await measureBaseline(run, measure);
+  return unrunnable === undefined ? undefined : failed("config_error", unrunnable);
+}
+
+/**
+ * What the first query needs of the untouched tree, and where the checks run: the clean room
+ * made of it, with the protected paths hashed meanwhile (nothing a check runs in the room
+ * writes the tree); without a room, they are hashed after the checks.
+ */
+async function readUntouched(
+  run: RunContext,
+  recording: Promise<Readonly<Record<string, string>>>,
+): Promise<{
+  start: BaselineStart;
+  place: CheckPlace;
+  protectedFiles: ProtectedFingerprint | undefined;
+}> {
+  const { integrity } = run.ports;
   // Nothing has run in the tree yet, and these only read it: git is asked all at once
   // (docs/performance.md#run-start).
   const [gitState, dirtyFiles, commit] = await Promise.all([
@@ -64,76 +80,80 @@ export async function takeBaseline(run: RunContext): Promise<Terminal | undefine
     integrity.listDirtyFiles(),
     integrity.readHeadCommit().catch(() => ""),
   ]);
-  const place = await placeChecks(run, commit === "" ? undefined : { commit });
-  if ("unreadable" in place) {
-    warn(run, 0, `the baseline's checks run in the tree: ${place.unreadable.detail}`);
-  }
-  const cwd = "unreadable" in place ? run.workTree : checksCwd(place);
-  const fingerprint = await readPhaseFingerprint(
-    run,
-    conditions.map((condition) => condition.validator),
-    "room" in place ? { commit, tree: place.room.tree } : undefined,
-  );
-  const checks: RunEventOf<"baseline">["checks"] = [];
-  const inventories: Record<string, TestInventory> = {};
-  const concurrency = phaseConcurrency(Object.values(run.agent.registry.completionSteps));
-  const outcomes = await runConditions(
-    conditions,
-    makeCheckRunner(run, { checkId: BASELINE_CHECK_ID, cwd }, fingerprint),
-    concurrency === undefined ? {} : { concurrency },
-  );
-  for (const outcome of outcomes) {
-    const inventory = inventoryOf(outcome);
-    if (inventory !== undefined) inventories[outcome.validator] = inventory;
-    checks.push({
-      validator: outcome.validator,
-      valid: outcome.valid,
-      durationMs: outcome.durationMs,
-      ...testCountOf(inventory),
-    });
-  }
-  // A check the abort stopped measured nothing: a resumed run takes the baseline again.
-  if (run.signal.aborted) return undefined;
-  const unrunnable = outcomes
-    .map((outcome) => unrunnableReason(run.agent.registry.validators[outcome.validator], outcome))
-    .find((reason) => reason !== undefined);
-  // After the checks ran: what running them writes is part of the start, not the model's doing.
-  const protectedFiles = await integrity.fingerprintProtected();
-  const baseline: Baseline = {
+  const inRoom = run.ports.checksRoom !== undefined && commit !== "";
+  const [place, protectedFiles] = await Promise.all([
+    placeChecks(run, commit === "" ? undefined : { commit }),
+    inRoom ? integrity.fingerprintProtected() : undefined,
+  ]);
+  const start: BaselineStart = {
     takenAt: isoTime(run),
     ...(commit === "" ? {} : { commit }),
-    checks: checks.map(({ validator, valid }) => ({ validator, valid })),
     dirtyFiles,
-    inventories,
-    protectedFiles,
     ...(Object.keys(gitState).length === 0 ? {} : { gitState }),
     ...("room" in place ? { keptInRoom: [...(run.ports.checksRoom?.kept ?? [])] } : {}),
   };
-  if (unrunnable === undefined) {
-    updateState(run, { baseline });
-    saveState(run);
-  }
-  emit(run, {
-    type: "baseline",
-    checks,
-    dirtyFiles: [...dirtyFiles],
-    protectedFiles: Object.keys(protectedFiles).length,
-    durationMs: run.ports.clock.now() - startedMs,
-  });
-  return unrunnable === undefined ? undefined : failed("config_error", unrunnable);
+  return { start, place, protectedFiles };
+}
+
+/** A resumed run's baseline: kept, its checks run again where they had not ended, or none. */
+async function keepBaseline(run: RunContext): Promise<void> {
+  const kept = run.state.baseline;
+  if (kept?.checksPending === true) return measureAgain(run, kept);
+  if (kept !== undefined) return;
+  warn(
+    run,
+    run.state.iteration,
+    "this run has no baseline: the integrity guards have nothing to compare",
+  );
 }
 
 /**
- * What the baseline line shows of a test validator: the count of its runner's
- * summary, else of the tests it names, and the runner when the count is unknown.
+ * Keeps what the first query needs (run.json has it before the query is sent) and starts the
+ * checks in the room beside it: until they end, the baseline says its checks are pending.
  */
-function testCountOf(inventory: TestInventory | undefined): {
-  tests?: number;
-  testRunner?: string;
-} {
-  if (inventory === undefined) return {};
-  const tests = countTests(inventory);
-  return tests === undefined ? { testRunner: inventory.runner } : { tests };
+function measureBesideFirstQuery(
+  run: RunContext,
+  start: BaselineStart & Pick<Baseline, "protectedFiles">,
+  measure: Omit<BaselineMeasure, "start">,
+): void {
+  updateState(run, { baseline: { ...start, checks: [], inventories: {}, checksPending: true } });
+  saveState(run);
+  measureBesideQuery(run, measureBaseline(run, { ...measure, start }));
+}
+
+/**
+ * A resumed run whose baseline's checks had not ended runs them on the work as its first attempt
+ * found it: a room made from the tree closer wrote then, never the tree as the model left it.
+ * Where that room cannot be made, the guards have no test inventory to compare.
+ */
+async function measureAgain(run: RunContext, kept: Baseline): Promise<void> {
+  const { checksPending: _pending, checks: _checks, inventories: _inventories, ...start } = kept;
+  const work: FixedWork | undefined =
+    kept.commit === undefined || kept.tree === undefined
+      ? undefined
+      : { commit: kept.commit, tree: kept.tree };
+  const place =
+    work === undefined ? undefined : await placeChecks(run, { commit: work.commit }, work);
+  if (place === undefined || !("room" in place)) {
+    const why = place !== undefined && "unreadable" in place ? `: ${place.unreadable.detail}` : "";
+    updateState(run, { baseline: { ...start, checks: [], inventories: {} } });
+    warn(
+      run,
+      run.state.iteration,
+      `the baseline's checks did not end before the run stopped, and the work as it found it cannot be checked again${why}: the tests-removed guard has no test inventory to compare`,
+    );
+    return;
+  }
+  const conditions = baselineConditions(run.agent);
+  const startedMs = run.ports.clock.now();
+  announce(run, {
+    type: "baseline-start",
+    validators: conditions.map((condition) => condition.validator),
+  });
+  const names = conditions.map((condition) => condition.validator);
+  const fingerprint = await readPhaseFingerprint(run, names, work);
+  const measure = { conditions, cwd: place.room.cwd, fingerprint, startedMs, save: false };
+  measureBesideQuery(run, measureBaseline(run, { ...measure, start }));
 }
 
 /**

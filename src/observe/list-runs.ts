@@ -28,7 +28,7 @@ export interface RunFilter {
 
 export const DAMAGED = "damaged";
 
-/** The runs of a runs folder, newest first, filtered and limited; reads run.json only. */
+/** The runs of a runs folder, newest first, filtered and limited; reads run.json (and its marks) only. */
 export async function listRuns(runsDir: string, filter: RunFilter): Promise<RunSummary[]> {
   const summaries = await Promise.all(
     (await findRuns(runsDir)).map(({ runId, runDir }) => summarize(runId, runDir)),

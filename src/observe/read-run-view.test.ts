@@ -176,6 +176,17 @@ describe("readRunView on damaged runs", () => {
     expect(view.timeline.map((iteration) => iteration.iteration)).toEqual([1, 2, 3]);
   });
 
+  it("takes the checks of a baseline kept before they ended from its event (docs/integrity.md#baseline-beside-query)", async () => {
+    const dir = await copyOf("completed-after-retries");
+    const measured = JSON.parse(await readFile(join(dir, "baseline.json"), "utf8"));
+    const pending = { ...measured, checks: [], inventories: {}, checksPending: true };
+    await writeFile(join(dir, "baseline.json"), JSON.stringify(pending));
+    const view = await readRunView(dir);
+    expect(view.baseline?.checks.map((check) => check.validator)).toEqual(
+      measured.checks.map((check: { validator: string }) => check.validator),
+    );
+  });
+
   it("reads a run whose run.json is damaged from its events", async () => {
     const dir = await copyOf("retries-exhausted");
     await writeFile(join(dir, "run.json"), "{ not json");

@@ -128,7 +128,9 @@ function baselineOf(baseline: Json | undefined, event: Json | undefined): Baseli
     const name = str(check.validator);
     if (name !== undefined) measured.set(name, check);
   }
-  const checks = arrayOf(baseline?.checks ?? event?.checks).map((check) => {
+  // A baseline kept before its checks ended (they ran beside the first query) has none of them.
+  const kept = baseline?.checksPending === true ? undefined : baseline?.checks;
+  const checks = arrayOf(kept ?? event?.checks).map((check) => {
     const validator = str(check.validator) ?? "";
     const found = measured.get(validator);
     return {

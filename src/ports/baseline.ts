@@ -26,4 +26,15 @@ export interface Baseline {
    * a resumed run links the same ones.
    */
   readonly keptInRoom?: readonly string[];
+  /**
+   * The tree object closer wrote of the untouched work, which the clean room its checks ran in
+   * was made from (docs/integrity.md#clean-room); absent where the checks ran in the tree.
+   */
+  readonly tree?: string;
+  /**
+   * The checks, run beside the first query, had not ended when run.json was written: `checks`
+   * and `inventories` are empty, and a resumed run runs them again on `tree`
+   * (docs/integrity.md#baseline).
+   */
+  readonly checksPending?: true;
 }

@@ -90,8 +90,17 @@ export interface LoopPorts {
 export interface ChecksRoomPort {
   /** The ignored entries of the tree linked into the room, as its first phase found them. */
   readonly kept: readonly string[];
-  /** Makes the room hold the work as git sees it now. */
-  rebuild(signal?: AbortSignal): Promise<RoomView>;
+  /**
+   * Makes the room hold the work as git sees it now; with `work`, a tree closer wrote of it
+   * before (a resumed run's baseline) instead.
+   */
+  rebuild(signal?: AbortSignal, work?: FixedWork): Promise<RoomView>;
+}
+
+/** The work as closer's git wrote it: a tree object, and the commit HEAD named then. */
+export interface FixedWork {
+  readonly commit: string;
+  readonly tree: string;
 }
 
 /** One rebuild of the clean room: where the checks run, and what they see. */
@@ -162,6 +171,12 @@ export interface IntegrityProbe {
   readDiffSinceKept?(now?: string): Promise<TreeDiff>;
   /** A digest of the working tree's content: equal digests, unchanged tree. */
   readTreeFingerprint(): Promise<string>;
+  /**
+   * `readHeadCommit` and `readTreeFingerprint` in one read of git (its `git status` names HEAD's
+   * commit): what a declaration's checks start on (docs/integrity.md#one-commit). `tree` is
+   * absent outside git.
+   */
+  readHeadAndTree?(): Promise<{ readonly commit: string; readonly tree?: string }>;
   /**
    * Keeps the repository's git configuration, hooks and `info/` as they are now (once per
    * process) and returns their hashes; none outside git (docs/integrity.md#git-state).

@@ -1,9 +1,20 @@
-import { closeSync, fstatSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
 
 /** A file of lines written only at its end, through one descriptor kept open between writes. */
 export interface AppendOnlyFile {
   /** Appends the whole text in one call; it is in the file system when the call returns. */
   append(text: string): void;
+  /** Empties the file (its lines are spent); the next `append` writes its first line. */
+  empty(): void;
   /** Closes the descriptor; a later `append` opens the file again. */
   close(): void;
   /**
@@ -26,6 +37,10 @@ export function openAppendOnly(path: string): AppendOnlyFile {
     append(text) {
       descriptor ??= openEndingLastLine(path);
       writeWhole(descriptor, text);
+    },
+    empty() {
+      if (descriptor !== undefined) ftruncateSync(descriptor, 0);
+      else if (statSync(path, { throwIfNoEntry: false }) !== undefined) truncateSync(path, 0);
     },
     close() {
       if (descriptor === undefined) return;

@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import { parseJsonLines } from "../json-values.js";
 import { diffFile, promptFile, RUN_FILES, transcriptFile } from "./run-files.js";
+import { applyLastMark } from "./state-marks.js";
 
 export { diffFile, promptFile, transcriptFile } from "./run-files.js";
 
@@ -58,13 +59,20 @@ export function readRunFileText(runDir: string, file: RunTextFile): Promise<stri
   return readFile(runFilePath(runDir, file), "utf8");
 }
 
-/** A JSON file of the run (run.json, task.json, baseline.json) parsed; undefined when it is missing or not JSON. */
+/**
+ * A JSON file of the run (run.json, task.json, baseline.json) parsed; undefined when it is
+ * missing or not JSON. run.json is read as its last mark amends it (docs/record.md#state-marks).
+ */
 export async function readRunJson(
   runDir: string,
   file: "state" | "task" | "baseline",
 ): Promise<unknown> {
   try {
-    return JSON.parse(await readRunFileText(runDir, file));
+    const text = await readRunFileText(runDir, file);
+    const parsed: unknown = JSON.parse(text);
+    if (file !== "state" || typeof parsed !== "object" || parsed === null) return parsed;
+    const marks = await readRunFileText(runDir, "marks").catch(() => "");
+    return marks === "" ? parsed : applyLastMark(text, parsed, marks);
   } catch {
     return undefined;
   }

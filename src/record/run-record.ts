@@ -62,10 +62,11 @@ export interface RunRecord extends RecordSink {
  * an ended run (any other status) is also synced to the disk before it is
  * renamed into place, so the end of a run survives a crash of the machine
  * too. Syncing every iteration would make each one wait on the disk for a
- * state the next iteration replaces. A running state with `checking` (a
- * declaration's checks starting) is instead one line appended to
- * `run-marks.jsonl`, amending the last run.json this process wrote;
- * `readRunState` reads the two together (docs/record.md#state-marks).
+ * state the next iteration replaces. A running state after the first this
+ * process wrote (a declaration's checks starting, an iteration ending) is
+ * instead one line appended to `run-marks.jsonl`, amending the last run.json
+ * this process wrote, until those lines outgrow it and run.json is written
+ * whole again; `readRunState` reads the two together (docs/record.md#state-marks).
  *
  * A failed write rejects its own promise with a `record_error` naming the
  * file and the cause, and is reported again by every later `saveState` (which
@@ -142,8 +143,9 @@ export function createRunRecord(runDir: string, options: RunRecordOptions): RunR
         ),
       );
     }
-    // The checks of a declaration starting: one line appended, not a new run.json (state-marks).
-    if (state.checking !== undefined && marks.canMark()) {
+    // A running state is one line appended to run-marks.jsonl, not a new run.json, while the
+    // run.json there can stand for it (state-marks); else run.json is written whole: a checkpoint.
+    if (marks.canMark(state)) {
       return writeNow(join(runDir, RUN_FILES.marks), () => marks.mark(state));
     }
     return writeNow(statePath, () => {

@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RUN_STATE_VERSION, type RunState } from "../ports/run-state.js";
+import { readRunJson } from "./run-folder-reader.js";
 import { createRunRecord, readRunState } from "./run-record.js";
+import { MARKS_BUDGET_BYTES } from "./state-marks.js";
 
 const BEFORE: RunState = {
   version: RUN_STATE_VERSION,
@@ -92,5 +94,48 @@ describe("run.json and its marks (docs/record.md#state-marks)", () => {
     await record.saveState(aborted);
     expect(JSON.parse(await readFile(join(runDir, "run.json"), "utf8"))).toEqual(aborted);
     expect(await readRunState(runDir)).toEqual(aborted);
+  });
+
+  it("keeps an iteration's end as a mark too, and writes run.json again once the marks outgrow it, the spent ones emptied", async () => {
+    const record = createRunRecord(runDir, { env: {} });
+    await record.saveState(BEFORE);
+    const runJson = await readFile(join(runDir, "run.json"), "utf8");
+    const { checking: _checked, ...rest } = checkingState();
+    // Iteration 3 refuted: its retry prompt is what a resumed run sends next.
+    const ended: RunState = {
+      ...rest,
+      updatedAt: "2030-01-01T00:00:03.000Z",
+      pendingPrompt: {
+        ...(BEFORE.pendingPrompt as NonNullable<RunState["pendingPrompt"]>),
+        checkId: "c4",
+      },
+    };
+    await record.saveState(checkingState());
+    await record.saveState(ended);
+    await record.flush();
+    expect(await readFile(join(runDir, "run.json"), "utf8")).toBe(runJson);
+    expect(await readRunState(runDir)).toEqual(ended);
+    // What `closer runs` and `closer show` read is the same state.
+    expect(await readRunJson(runDir, "state")).toEqual(ended);
+
+    const marks = () => readFile(join(runDir, "run-marks.jsonl"), "utf8");
+    let state = ended;
+    let iteration = 3;
+    while ((await readFile(join(runDir, "run.json"), "utf8")) === runJson) {
+      iteration += 1;
+      state = {
+        ...state,
+        iteration,
+        updatedAt: `2030-01-01T00:${String(iteration).padStart(2, "0")}:00.000Z`,
+      };
+      await record.saveState(state);
+      expect((await marks()).length).toBeLessThan(MARKS_BUDGET_BYTES + 4096);
+    }
+    // The checkpoint: run.json holds the state whole, and the marks it spent are gone.
+    expect(JSON.parse(await readFile(join(runDir, "run.json"), "utf8"))).toEqual(state);
+    expect(await marks()).toBe("");
+    expect(await readRunState(runDir)).toEqual(state);
+    await record.saveState({ ...state, stepId: "next.step" });
+    expect(await readRunState(runDir)).toEqual({ ...state, stepId: "next.step" });
   });
 });

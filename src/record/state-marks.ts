@@ -19,30 +19,58 @@ export interface StateMark {
 
 /** The writer of `run-marks.jsonl`, told of every run.json it writes. */
 export interface StateMarks {
-  /** run.json now holds `text`, made from `state`: later marks amend it. */
+  /** run.json now holds `text`, made from `state`: later marks amend it, the earlier are spent. */
   written(state: RunState, text: string): void;
-  /** Whether a mark can stand for `state`: a run.json of this process is there to amend. */
-  canMark(): boolean;
+  /**
+   * Whether a mark can stand for `state`: a run.json of this process is there to amend, with
+   * the same task and baseline (those are written whole, once: docs/record.md#start-files), and
+   * the marks since it are still small beside it (else run.json is written again: a checkpoint).
+   */
+  canMark(state: RunState): boolean;
   /** Appends the mark of `state` (one `write`); in the file system when it returns. */
   mark(state: RunState): void;
   closeIfReplaced(): void;
   close(): void;
 }
 
+/**
+ * The marks appended since run.json was last written may reach this many bytes, or twice
+ * run.json's own size when that is more, before run.json is written whole again: the file a
+ * resume reads stays small, and the rewrite costs a fraction of the marks it spares.
+ */
+export const MARKS_BUDGET_BYTES = 64 * 1024;
+
 export function makeStateMarks(path: string, redact: Redactor, maxFieldBytes: number): StateMarks {
   const file = openAppendOnly(path);
-  let base: { readonly state: RunState; readonly text: string; hash?: string } | undefined;
+  let base:
+    | { readonly state: RunState; readonly text: string; hash?: string; marked: number }
+    | undefined;
   return {
     written(state, text) {
-      base = { state, text };
+      // The marks of the run.json replaced (this process's, or a stopped one's before a resume)
+      // are spent, their base gone: emptied, not kept.
+      if (base === undefined || base.marked > 0) {
+        try {
+          file.empty();
+        } catch {
+          // Marks left behind are still ignored by every reader: nothing fails for them.
+        }
+      }
+      base = { state, text, marked: 0 };
     },
-    canMark: () => base !== undefined,
+    canMark(state) {
+      if (base === undefined) return false;
+      if (state.task !== base.state.task || state.baseline !== base.state.baseline) return false;
+      return base.marked < Math.max(MARKS_BUDGET_BYTES, 2 * base.text.length);
+    },
     mark(state) {
       if (base === undefined) throw new Error("no run.json to amend");
-      // Hashed only when a mark needs it: most run.json writes are never amended.
+      // Hashed once per run.json, when its first mark needs it.
       base.hash ??= hashText(base.text);
       const mark: StateMark = { base: base.hash, ...changes(base.state, state) };
-      file.append(`${stringifyBounded(mark, redact, maxFieldBytes)}\n`);
+      const line = `${stringifyBounded(mark, redact, maxFieldBytes)}\n`;
+      file.append(line);
+      base.marked += line.length;
     },
     closeIfReplaced: () => file.closeIfReplaced(),
     close: () => file.close(),

@@ -9,7 +9,7 @@
 
 import { errorResponse, makeBackendError } from "../backends/backend-errors.js";
 import { turnFromTranscript } from "../backends/replay/transcript-turn.js";
-import { BASELINE_CHECK_ID } from "../loop/take-baseline.js";
+import { BASELINE_CHECK_ID } from "../loop/baseline-checks.js";
 import { isPlainObject } from "../plain-object.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { Backend, BackendError, BackendResponse } from "../ports/backend.js";

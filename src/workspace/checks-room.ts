@@ -10,7 +10,7 @@ import { lstatSync, readlinkSync } from "node:fs";
 import { copyFile, lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
-import type { ChecksRoomPort, RoomView } from "../ports/loop-ports.js";
+import type { ChecksRoomPort, FixedWork, RoomView } from "../ports/loop-ports.js";
 import { type GitRunOptions, readGit, runGit } from "./git.js";
 import type { GitRepository } from "./git-repository.js";
 
@@ -59,7 +59,7 @@ export async function openChecksRoom(options: ChecksRoomOptions): Promise<Checks
   return {
     writable: [tree, gitDir],
     kept,
-    rebuild: (signal) => rebuildRoom({ repository, kept, ...paths }, signal),
+    rebuild: (signal, work) => rebuildRoom({ repository, kept, ...paths }, { signal, work }),
     remove: () => rm(place, { recursive: true, force: true }),
   };
 }
@@ -99,17 +99,24 @@ interface RoomPaths {
   readonly cwd: string;
 }
 
-async function rebuildRoom(paths: RoomPaths, signal?: AbortSignal): Promise<RoomView> {
+/**
+ * Fills the room from the work: its tree object written now, or the one given (`work`, written
+ * before). Nothing of the work tree is read after that tree is written but the kept entries.
+ */
+async function rebuildRoom(
+  paths: RoomPaths,
+  {
+    signal,
+    work,
+  }: { readonly signal?: AbortSignal | undefined; readonly work?: FixedWork | undefined },
+): Promise<RoomView> {
   const { repository, tree, gitDir } = paths;
   const run = (options: GitRunOptions) => ({
     config: READ_CONFIG,
     ...(signal === undefined ? {} : { signal }),
     ...options,
   });
-  const [snapshot, commit] = await Promise.all([
-    snapshotWork(paths, run({ repository })),
-    readGit(repository.workTree, ["rev-parse", "--verify", "HEAD^{commit}"], run({ repository })),
-  ]);
+  const { tree: snapshot, commit } = work ?? (await fixWork(paths, run({ repository })));
   await removeKept(paths);
   await writeGitFiles(paths, commit);
   const room: GitRepository = { gitDir, commonDir: repository.commonDir, workTree: tree };
@@ -128,6 +135,16 @@ async function rebuildRoom(paths: RoomPaths, signal?: AbortSignal): Promise<Room
     tree: snapshot,
     readWrites: async () => changedEntries(before, await readRoomListing(paths, ownIndex)),
   };
+}
+
+/** The work tree as a tree object of closer's, and the commit HEAD names. */
+async function fixWork(paths: RoomPaths, options: GitRunOptions): Promise<FixedWork> {
+  const { repository } = paths;
+  const [tree, commit] = await Promise.all([
+    snapshotWork(paths, options),
+    readGit(repository.workTree, ["rev-parse", "--verify", "HEAD^{commit}"], options),
+  ]);
+  return { tree, commit };
 }
 
 /**

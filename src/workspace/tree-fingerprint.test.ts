@@ -4,10 +4,12 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommand } from "../process/shell-command.js";
 import { type FixtureRepo, makeFixtureRepo } from "../testing/fixture-repo.js";
-import { isInsideGitRepository } from "./git.js";
+import { isInsideGitRepository, readGit } from "./git.js";
+import { readGitRepository } from "./git-place.js";
 import {
   makeTreeFingerprintReader,
   parseStatusV2Paths,
+  readTreeAndHead,
   readTreeFingerprint,
   type TreeFingerprintReader,
 } from "./tree-fingerprint.js";
@@ -85,6 +87,19 @@ describe("readTreeFingerprint in a repository", () => {
     expect(await readTreeFingerprint(repo.dir)).not.toBe(before);
   });
 
+  it("reads HEAD's commit from the same `git status`, and the same fingerprint (docs/integrity.md#one-commit)", async () => {
+    await write("notes.txt", "one\n");
+    const found = await readGitRepository(repo.dir);
+    if (found === undefined) throw new Error("the fixture is a repository");
+    const read = await readTreeAndHead(found);
+    expect(read.commit).toBe(await readGit(repo.dir, ["rev-parse", "HEAD"]));
+    expect(read.fingerprint).toBe(await makeTreeFingerprintReader()(repo.dir, undefined, found));
+    await repo.commitAll("work");
+    expect((await readTreeAndHead(found)).commit).toBe(
+      await readGit(repo.dir, ["rev-parse", "HEAD"]),
+    );
+  });
+
   it("works in a repository without a commit", async () => {
     const fresh = await realpath(await mkdtemp(path.join(tmpdir(), "closer-fingerprint-fresh-")));
     try {
@@ -93,6 +108,8 @@ describe("readTreeFingerprint in a repository", () => {
       const before = await readTreeFingerprint(fresh);
       await writeFile(path.join(fresh, "a.txt"), "b\n");
       expect(await readTreeFingerprint(fresh)).not.toBe(before);
+      const found = await readGitRepository(fresh);
+      expect(found && (await readTreeAndHead(found)).commit).toBe("");
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }

@@ -61,7 +61,7 @@ export function parseStatusV2Paths(status: string): string[] {
  * the commit HEAD is at and, for every entry that differs, its object in HEAD
  * and in the index; the content of every changed and untracked file is hashed here.
  */
-async function addGitTree(hash: Hash, root: string, options: GitRunOptions): Promise<void> {
+async function addGitTree(hash: Hash, root: string, options: GitRunOptions): Promise<string> {
   const status = await readGit(
     root,
     [
@@ -77,6 +77,27 @@ async function addGitTree(hash: Hash, root: string, options: GitRunOptions): Pro
   );
   addPart(hash, "status", status);
   for (const file of parseStatusV2Paths(status)) await addPath(hash, root, file);
+  return status;
+}
+
+/** The commit a porcelain v2 status with `--branch` says HEAD is at; "" before the first commit. */
+export function parseStatusV2Head(status: string): string {
+  const header = status.split("\0").find((entry) => entry.startsWith("# branch.oid "));
+  const commit = header?.slice("# branch.oid ".length) ?? "";
+  return /^[0-9a-f]{40,64}$/.test(commit) ? commit : "";
+}
+
+/**
+ * The fingerprint of the repository's working tree and the commit HEAD names ("" before the
+ * first commit), from the one `git status` the fingerprint reads: the two are read together,
+ * and no second process is started for HEAD. Throws when git fails.
+ */
+export async function readTreeAndHead(
+  repository: GitRepository,
+): Promise<{ readonly fingerprint: string; readonly commit: string }> {
+  const hash = createHash("sha256");
+  const status = await addGitTree(hash, repository.workTree, { repository });
+  return { fingerprint: hash.digest("hex"), commit: parseStatusV2Head(status) };
 }
 
 async function holdsGitEntry(folder: string): Promise<boolean> {

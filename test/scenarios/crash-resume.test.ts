@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -66,6 +66,58 @@ describe("scenario h: the process dies mid-run", () => {
     }).catch((error: unknown) => error);
     expect(again).toBeInstanceOf(CloserError);
     expect((again as CloserError).message).toContain("already ended: completed");
+  });
+
+  it("docs/record.md#state-marks: a run killed during the checks of iteration 2 resumes into those checks, which only the marks beside run.json hold", async () => {
+    const setup = await makeTaskRepo({
+      validators: {
+        // Kills closer (its parent) while the checks of a declaration that left the marker run.
+        killer: {
+          type: "command",
+          command: "if [ -f .closer/kill-now ]; then kill -9 $PPID; sleep 5; fi",
+          failurePattern: "test-failed",
+        },
+      },
+      conditions: ["tests-pass", "killer"],
+    });
+    cleanup = setup.repo.cleanup;
+    const crashed = await runCommand({
+      command: [
+        "node",
+        "--import",
+        "tsx",
+        CRASH_SCRIPT,
+        setup.repo.dir,
+        "killed-in-checks",
+        "checks",
+      ],
+      cwd: PACKAGE_ROOT,
+      timeoutMs: 60_000,
+    });
+    expect(crashed.signal ?? String(crashed.exitCode)).toMatch(/SIGKILL|137/);
+
+    const runDir = join(defaultRunsDir(setup.repo.dir), "killed-in-checks");
+    // run.json itself still holds a state from before iteration 2; the marks hold the rest:
+    // iteration 1's refuted declaration, its retry, and iteration 2's checks under way.
+    const written = JSON.parse(await readFile(join(runDir, "run.json"), "utf8"));
+    expect(written.iteration).toBeLessThan(2);
+    expect(written.checking).toBeUndefined();
+    const state = await readRunState(runDir);
+    expect(state).toMatchObject({ status: "running", iteration: 2, counters: { failedChecks: 1 } });
+    expect(state.checking).toMatchObject({ iteration: 2 });
+
+    await rm(join(setup.repo.dir, ".closer/kill-now"));
+    const backend = makeScriptedBackend([]);
+    const { result, log } = await runTask(setup, backend, {
+      task: undefined,
+      resume: "killed-in-checks",
+    });
+
+    expect(backend.calls).toHaveLength(0);
+    expect(log.of("warning").map((event) => event.message)).toContainEqual(
+      expect.stringContaining("stopped during the checks of iteration 2"),
+    );
+    expect(result).toMatchObject({ status: "completed", iterations: 2 });
   });
 
   it("resuming a run that stopped goes on from its iteration, step and session", async () => {

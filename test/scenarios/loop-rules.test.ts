@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { BACKOFF_LIMITS } from "../../src/loop/backoff.js";
 import type { Backend } from "../../src/ports/backend.js";
 import type { RunState } from "../../src/ports/run-state.js";
+import { applyLastMark } from "../../src/record/state-marks.js";
 import { makeScriptedBackend, scriptedError } from "../../src/testing/index.js";
 import {
   COMMIT_ALL,
@@ -256,7 +257,7 @@ describe("docs/loop.md: the rules the loop keeps", () => {
     }
   });
 
-  it("docs/loop.md#rule-7: run.json holds each iteration before the next query is sent, and the end once", async () => {
+  it("docs/loop.md#rule-7: the record holds each iteration before the next query is sent (run.json and its marks), and the end in run.json", async () => {
     const setup = await makeTaskRepo({ files: FIXED_PROJECT, conditions: ["git-clean"] });
     cleanup = setup.repo.cleanup;
     const seen: { iteration: number; saved: RunState }[] = [];
@@ -271,7 +272,11 @@ describe("docs/loop.md: the rules the loop keeps", () => {
       onEvent: (event) => {
         if (event.type === "run-end") ends.push(event.status);
         if (event.type === "backend-start") {
-          const saved = JSON.parse(readFileSync(join(runDir, "run.json"), "utf8")) as RunState;
+          // Read as a resume reads it: run.json as its last mark amends it (docs/record.md#state-marks).
+          const text = readFileSync(join(runDir, "run.json"), "utf8");
+          const marksFile = join(runDir, "run-marks.jsonl");
+          const marks = existsSync(marksFile) ? readFileSync(marksFile, "utf8") : "";
+          const saved = applyLastMark(text, JSON.parse(text), marks) as RunState;
           seen.push({ iteration: event.iteration, saved });
         }
       },
