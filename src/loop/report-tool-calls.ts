@@ -36,7 +36,7 @@ export function reportToolCalls(
   };
 }
 
-/** `src/a.ts` for `/work/tree/src/a.ts`; anything else (a command, a path outside) as it is. */
+/** `src/a.ts` for `<tree>/src/a.ts`; anything else (a command, a path outside) as it is. */
 function relativeToTree(workTree: string, target: string): string {
   if (!path.isAbsolute(target)) return target;
   const relative = path.relative(workTree, target);

@@ -5,6 +5,7 @@
  * `replay` kind. The model claims done before the fix (the tests refute it),
  * then fixes `add()`, commits and declares done again: `completed`.
  */
+import { delimiter, dirname } from "node:path";
 import { loadAgent } from "../../src/definition/load-agent.js";
 import { runTask } from "../../src/run/index.js";
 import { type AgentFixture, makeFixtureRepo, makeTestClock } from "../../src/testing/index.js";
@@ -104,7 +105,12 @@ function fakeCliRun(
         await fake.script(turns);
         return await recordCompleted(name, runsDir, {
           backend,
-          env: { ...fake.env, CLOSER_CLAUDE_PATH: fakeCliPath(cli) },
+          // The fake is found on PATH, as the real CLI is: the recorded agent.json names no folder of this machine.
+          env: {
+            ...fake.env,
+            CLOSER_CLAUDE_PATH: fakeCliPath(cli),
+            PATH: `${dirname(fakeCliPath(cli))}${delimiter}${process.env.PATH ?? ""}`,
+          },
         });
       } finally {
         await fake.cleanup();
@@ -198,12 +204,12 @@ const replayKindRun: RecordedRunRecipe = {
 /** One run per backend kind besides `scripted` and `claude-sdk` (the corpus's other runs). */
 export const BACKEND_RUNS: readonly RecordedRunRecipe[] = [
   fakeCliRun("claude-cli", "claude", { kind: "claude-cli", permissionMode: "bypassPermissions" }),
-  fakeCliRun("codex", "codex", { kind: "codex", command: [fakeCliPath("codex")] }),
-  fakeCliRun("opencode", "opencode", { kind: "opencode", command: [fakeCliPath("opencode")] }),
+  fakeCliRun("codex", "codex", { kind: "codex", command: ["codex"] }),
+  fakeCliRun("opencode", "opencode", { kind: "opencode", command: ["opencode"] }),
   fakeCliRun(
     "command",
     "agent-command",
-    { kind: "command", command: [fakeCliPath("agent-command")] },
+    { kind: "command", command: ["agent-command"] },
     COMMAND_TURNS,
   ),
   openaiRun("openai-compatible", "json-schema"),
