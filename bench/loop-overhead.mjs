@@ -15,6 +15,8 @@ import { runAgent } from "../dist/loop/index.js";
 import { runCommand } from "../dist/process/shell-command.js";
 import { resolveRunSettings } from "../dist/run/index.js";
 import { makeFixtureRepo, makeScriptedBackend, makeTestClock } from "../dist/testing/index.js";
+import { PINNED_CONFIG } from "../dist/workspace/git.js";
+import { FINGERPRINT_STATUS } from "../dist/workspace/tree-fingerprint.js";
 import { measureSandboxCost } from "./sandbox-cost.mjs";
 import { megabytes, round } from "./support.mjs";
 
@@ -28,20 +30,7 @@ const COMMANDS = ["true", "git status --porcelain"];
  * (docs/integrity.md#one-commit), as closer runs it.
  */
 const GUARANTEE_COMMANDS = [
-  [
-    "git",
-    ...["core.fsmonitor=false", "core.pager=cat", "core.hooksPath=/dev/null"].flatMap((entry) => [
-      "-c",
-      entry,
-    ]),
-    "status",
-    "--porcelain=v2",
-    "-z",
-    "--branch",
-    "--no-ahead-behind",
-    "--untracked-files=all",
-    "--ignore-submodules=none",
-  ],
+  ["git", ...PINNED_CONFIG.flatMap((entry) => ["-c", entry]), ...FINGERPRINT_STATUS],
 ];
 const TIMEOUT_MS = 30_000;
 

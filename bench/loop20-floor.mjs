@@ -28,7 +28,11 @@ import { kindOf } from "./process-kind.mjs";
 const [dir = "", promptFile = "", modelLine = "", checkLine = "", iterations = "0"] =
   process.argv.slice(2);
 
-/** closer's settings for every git command, and those its reads of the work add. */
+/**
+ * closer's settings for every git command, and those its reads of the work add: written out
+ * here, not imported, so the floor loads nothing of closer (src/workspace/git.ts PINNED_CONFIG,
+ * src/workspace/tree-fingerprint.ts FINGERPRINT_STATUS).
+ */
 const PINNED = ["core.fsmonitor=false", "core.pager=cat", "core.hooksPath=/dev/null"];
 const READ = ["core.trustctime=true", "core.checkStat=default", "core.untrackedCache=false"];
 const GIT_ENV = { GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", GIT_NO_REPLACE_OBJECTS: "1" };

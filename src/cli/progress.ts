@@ -1,10 +1,10 @@
-import { toolCallText } from "../observe/tool-call-text.js";
 import type { EventListener, RunEvent } from "../ports/events.js";
 import type { Redactor } from "../record/secret-redactor.js";
 import { formatUsd, type ShownRunEnd } from "../run/outcome-report.js";
 import { baselineLine, findingsOf, seconds, setupLine, testsRun } from "./progress-check-lines.js";
 import { DEFAULT_HEARTBEAT_MS, makeStatus } from "./progress-status.js";
 import { toolCallLine } from "./progress-tool-line.js";
+import { followUnderWay } from "./progress-under-way.js";
 
 const ANSI = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39] };
 type Style = keyof typeof ANSI;
@@ -35,15 +35,6 @@ export function shouldColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv)
   return Boolean(stream.isTTY) && (env.NO_COLOR ?? "") === "" && env.TERM !== "dumb";
 }
 
-/** Events after which nothing the status line showed is under way any more. */
-const ENDS_WHAT_IS_UNDER_WAY: ReadonlySet<RunEvent["type"]> = new Set([
-  "backend-end",
-  "baseline",
-  "setup",
-  "validator-end",
-  "run-end",
-]);
-
 /** The progress listener; `shownEnd` tells whether (and how) it has shown the run's end. */
 export type ProgressReporter = EventListener & {
   stop(): void;
@@ -71,18 +62,7 @@ export function makeProgressReporter(settings: ProgressOptions): ProgressReporte
   });
   let totalCostUsd = 0;
   let shownEnd: ShownRunEnd | undefined;
-  /** The query under way, and the tool call it is making. */
-  let query: { label: string; startedAt: number } | undefined;
-  let tool: { text: string; startedAt: number } | undefined;
-
-  const since = (startedAt: number) => seconds(now() - startedAt);
-  const queryStatus = () => {
-    if (query === undefined) return "";
-    const working = `  … ${query.label} ${since(query.startedAt)} · ${formatUsd(totalCostUsd)} so far`;
-    return tool === undefined ? working : `${working} · ${tool.text} ${since(tool.startedAt)}`;
-  };
-  const until = (startedAt: number, text: string) => () => `  … ${text} ${since(startedAt)}`;
-
+  const underWay = followUnderWay(status, { now, costSoFarUsd: () => totalCostUsd });
   const style: LineStyle = { paint, verbose: options.verbose, live: options.live };
   const listener = (event: RunEvent) => {
     if (event.type === "backend-end") totalCostUsd = event.totalCostUsd;
@@ -92,45 +72,9 @@ export function makeProgressReporter(settings: ProgressOptions): ProgressReporte
       event.type === "tool-call"
         ? toolCallLine(event, paint, seconds)
         : (queryLine(event, style) ?? verdictLine(event, style));
-    if (event.type === "tool-call") tool = undefined;
-    // The baseline's checks may end while the first query runs (docs/integrity.md#baseline).
-    const besideQuery = event.type === "baseline" && query !== undefined;
-    if (ENDS_WHAT_IS_UNDER_WAY.has(event.type) && !besideQuery) {
-      query = undefined;
-      tool = undefined;
-      status.show(undefined);
-    }
+    underWay.ended(event);
     if (text !== undefined) status.line(text);
-    switch (event.type) {
-      case "backend-start":
-        query = {
-          label: `${event.backend}${event.model ? ` (${event.model})` : ""} working`,
-          startedAt: now(),
-        };
-        status.show(queryStatus);
-        break;
-      case "tool-start":
-        tool = { text: toolCallText(event), startedAt: now() };
-        break;
-      case "setup-start":
-        status.show(until(now(), `setup ${event.command}`));
-        break;
-      case "validator-start":
-        status.show(until(now(), `checking ${event.validator}`));
-        break;
-      case "baseline-start":
-        status.show(until(now(), `baseline: checking ${event.validators.join(", ")}`));
-        break;
-      case "backend-wait": {
-        const waitEnd = now() + event.waitMs;
-        status.show(
-          () => `  … next try in ${seconds(Math.max(0, waitEnd - now()))} (${event.reason})`,
-        );
-        break;
-      }
-      default:
-        break;
-    }
+    underWay.started(event);
   };
   return Object.assign(listener, { stop: status.stop, shownEnd: () => shownEnd });
 }

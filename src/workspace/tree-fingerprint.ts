@@ -56,25 +56,24 @@ export function parseStatusV2Paths(status: string): string[] {
   return files.filter((file) => file !== "");
 }
 
+/** The `git status` a fingerprint reads: every untracked file, every submodule, HEAD's commit. */
+export const FINGERPRINT_STATUS: readonly string[] = [
+  "status",
+  "--porcelain=v2",
+  "-z",
+  "--branch",
+  "--no-ahead-behind",
+  "--untracked-files=all",
+  "--ignore-submodules=none",
+];
+
 /**
  * HEAD, the index and the working tree in one `git status`: porcelain v2 names
  * the commit HEAD is at and, for every entry that differs, its object in HEAD
  * and in the index; the content of every changed and untracked file is hashed here.
  */
 async function addGitTree(hash: Hash, root: string, options: GitRunOptions): Promise<string> {
-  const status = await readGit(
-    root,
-    [
-      "status",
-      "--porcelain=v2",
-      "-z",
-      "--branch",
-      "--no-ahead-behind",
-      "--untracked-files=all",
-      "--ignore-submodules=none",
-    ],
-    options,
-  );
+  const status = await readGit(root, FINGERPRINT_STATUS, options);
   addPart(hash, "status", status);
   for (const file of parseStatusV2Paths(status)) await addPath(hash, root, file);
   return status;

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Backend } from "../../src/ports/backend.js";
 import { readRunState } from "../../src/record/run-record.js";
 import { resumeRun, runTask } from "../../src/run/index.js";
 import { makeScriptedBackend, makeTestClock } from "../../src/testing/index.js";
@@ -58,6 +59,18 @@ describe("docs/integrity.md#baseline-beside-query: the baseline's checks run bes
     return { setup, mark };
   }
 
+  /** The task run on `current` with `backend`, its events heard by `log`. */
+  function runOn(current: IssueRepo, backend: Backend, log: ReturnType<typeof eventLog>) {
+    return runTask({
+      agent: current.agent,
+      cwd: current.repo.dir,
+      task: TASK,
+      clock: makeTestClock(),
+      backend,
+      onEvent: log.onEvent,
+    });
+  }
+
   it("the first query is sent while the checks run; a test the model deletes meanwhile is not missing from what they measured, and the first declaration's tests-removed compares with it", async () => {
     const { setup: current, mark } = await project(suiteAfter);
     const log = eventLog();
@@ -81,14 +94,7 @@ describe("docs/integrity.md#baseline-beside-query: the baseline's checks run bes
       },
     ]);
 
-    const outcome = await runTask({
-      agent: current.agent,
-      cwd: current.repo.dir,
-      task: TASK,
-      clock: makeTestClock(),
-      backend,
-      onEvent: log.onEvent,
-    });
+    const outcome = await runOn(current, backend, log);
 
     expect(baselinesAtFirstQuery).toBe(0);
     const [baseline] = log.of("baseline");
@@ -116,14 +122,7 @@ describe("docs/integrity.md#baseline-beside-query: the baseline's checks run bes
       },
     ]);
 
-    const outcome = await runTask({
-      agent: current.agent,
-      cwd: current.repo.dir,
-      task: TASK,
-      clock: makeTestClock(),
-      backend,
-      onEvent: log.onEvent,
-    });
+    const outcome = await runOn(current, backend, log);
 
     expect(outcome).toMatchObject({ success: false, status: "error", errorCode: "config_error" });
     expect(outcome.reason).toContain('the check "suite" cannot run on the untouched tree');

@@ -8,7 +8,12 @@ import type { ToolActivity, ToolCall } from "../../ports/backend.js";
 import { nameToolCall, oneLine } from "./name-tool-call.js";
 
 /** Items that are the model's words, not its work. */
-const NOT_TOOLS = new Set(["agent_message", "reasoning", "todo_list", "error"]);
+const NOT_TOOLS: ReadonlySet<string> = new Set([
+  "agent_message",
+  "reasoning",
+  "todo_list",
+  "error",
+]);
 
 /** Returns a reader that turns each event, in order, into the tool activity it carries. */
 export function makeCodexToolCallReader(): (event: unknown) => ToolActivity[] {
