@@ -191,6 +191,43 @@ describe("closer's own git", () => {
 
   fault(
     {
+      what: "the model defines a clean filter in .git/config and puts every file under it in .gitattributes, so a `git add` of closer's (the clean room's, the iteration's diff) would run its program",
+      does: "the filter is taken out of .git/config after the query, before closer's git reads the tree; the iteration fails git-config-changed; the program never runs in closer's git, in any iteration, and the planted .gitattributes is refused as a protected path",
+    },
+    async () => {
+      const program = join(outside, "clean-filter");
+      await writeFile(program, `${hookSource()}cat\n`);
+      await chmod(program, 0o755);
+      repo = await makeFaultRepo({
+        program: plantingModel(
+          [
+            `sh('git config filter.planted.clean ${program}');`,
+            "writeFileSync('.gitattributes', '* filter=planted\\n');",
+            "writeFileSync('notes.txt', 'taken in by git add\\n');",
+          ].join("\n"),
+        ),
+      });
+      const before = await takeUserState(repo.dir);
+      const run = await runMergingOnSuccess();
+      expect(run.guards[0]).toMatchObject({ iteration: 1, valid: false });
+      expect(gitPathsOf(run.guards)).toContain("config (changed)");
+      expect(await ranLog()).toBe("");
+      const config = await runCommand({
+        command: ["git", "config", "--get", "filter.planted.clean"],
+        cwd: repo.dir,
+        timeoutMs: 10_000,
+      });
+      expect(config.stdout).toBe("");
+      // The model's .gitattributes stays in the tree: no declaration with it completes.
+      expect(run.runJson.status).not.toBe("completed");
+      expect(JSON.stringify(run.runJson)).toContain(".gitattributes");
+      await expectUserStateKept(repo.dir, before, { movedBranches: [] });
+    },
+    60_000,
+  );
+
+  fault(
+    {
       what: "the model adds include.path to .git/config, naming a file that sets core.hooksPath and core.fsmonitor",
       does: "the include is taken out of .git/config after the query, so nothing of the planted file applies to closer's git; the iteration fails git-config-changed",
     },
