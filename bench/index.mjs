@@ -35,7 +35,7 @@ const parts = [
   ["validation phase", measureValidationPhase],
   ["verdict phase on 10,000 files", measureVerdictPhase],
   ["first query behind a 20 s test suite", measureFirstQuery],
-  ["queue: 20 jobs through 1 and 4 workers", measureQueue],
+  ["queue: 20 jobs through 1 and 4 workers, a label to the first query", measureQueue],
 ];
 
 const figures = {};

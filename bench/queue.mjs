@@ -3,8 +3,10 @@
  * task jobs through one `closer worker` and through four (concurrency 1 each),
  * each job a real closer run in the worker's clone; the ratio of throughputs;
  * and the time per job through one worker over a direct `closer run` of the
- * same task. The figures need a redis-server on this machine; without one the
- * part says why in `queueSkipped`.
+ * same task; and the time from a label on an issue (a webhook delivery to
+ * `closer serve`) to its run's first query on a waiting worker. The figures
+ * need a redis-server on this machine; without one the part says why in
+ * `queueSkipped`.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -14,6 +16,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { enqueueJobs, openQueue } from "../dist/queue/index.js";
 import { makeFixtureRepo } from "../dist/testing/index.js";
+import { LABELLED_AGENT, timeLabelToFirstQuery } from "./label-to-query.mjs";
 import { closerBin, median, round, timeProcess } from "./support.mjs";
 
 const JOBS = 20;
@@ -56,13 +59,14 @@ export async function measureQueue() {
   if (typeof redis === "string") return { queueSkipped: redis };
   const repo = await makeFixtureRepo({
     files: { "README.md": "# trivial\n", ".gitignore": ".closer/\n" },
-    agents: [agent],
+    agents: [agent, LABELLED_AGENT],
   });
   const scratch = mkdtempSync(join(tmpdir(), "closer-bench-queue-"));
   try {
     const directMs = await timeDirectRuns(repo.dir, scratch);
     const oneMs = await timeDrain(redis, repo.dir, join(scratch, "one"), 1);
     const fourMs = await timeDrain(redis, repo.dir, join(scratch, "four"), 4);
+    const labelToFirstQueryMs = await timeLabelToFirstQuery(redis, repo.dir, scratch);
     const perJobMs = oneMs / JOBS;
     return {
       queueJobs: JOBS,
@@ -72,6 +76,7 @@ export async function measureQueue() {
       queueDirectRunMs: round(directMs),
       queuePerJobMs: round(perJobMs),
       queueOverheadPerJobMs: round(perJobMs - directMs),
+      queueLabelToFirstQueryMs: round(labelToFirstQueryMs),
     };
   } finally {
     await redis.stop();

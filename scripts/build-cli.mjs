@@ -14,8 +14,9 @@ const OUT_DIR = "dist/bin";
  * runtime find files of their own next to their code; ajv, ajv-formats and
  * yaml are required on first use (createRequire) by code that stays
  * synchronous; the AI SDK (CommonJS builds), BullMQ and ioredis are loaded by
- * the paths that use them. Octokit, ES modules only, is inside the bundle:
- * CommonJS could load it only through require(esm).
+ * the paths that use them, and @octokit/webhooks by `closer serve` alone.
+ * Octokit's REST and GraphQL clients, ES modules only, are inside the bundle:
+ * CommonJS could load them only through require(esm).
  */
 const EXTERNAL = [
   "@anthropic-ai/*",
@@ -26,6 +27,7 @@ const EXTERNAL = [
   "yaml",
   "bullmq",
   "ioredis",
+  "@octokit/webhooks",
 ];
 
 /**

@@ -65,7 +65,7 @@ describe("docs/cli.md#install the packages only some paths use", () => {
     expect(() => assertPackagesInstalled(QUEUE_PACKAGES)).not.toThrow();
     const error = thrownBy(() => assertPackagesInstalled(QUEUE_PACKAGES, from));
     expect(error.describe()).toContain(
-      "the job queue (closer enqueue, worker and queue) needs bullmq",
+      "the job queue (closer enqueue, worker, queue, watch and serve) needs bullmq",
     );
     expect(error.fields.fix).toMatch(/^npm install bullmq@5 where/);
   });

@@ -22,7 +22,7 @@ export const OPENAI_COMPATIBLE_PACKAGES: OptionalPackages = {
 
 /** The job queue runs on BullMQ (docs/queue.md). */
 export const QUEUE_PACKAGES: OptionalPackages = {
-  usedBy: "the job queue (closer enqueue, worker and queue)",
+  usedBy: "the job queue (closer enqueue, worker, queue, watch and serve)",
   packages: ["bullmq@5"],
 };
 

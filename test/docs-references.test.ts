@@ -158,6 +158,19 @@ describe("references to the documentation", () => {
     expect(found).toEqual([]);
   });
 
+  it("no doc gives two places the same explicit anchor (a link would reach only the first)", () => {
+    const repeated: string[] = [];
+    for (const doc of listFiles(join(ROOT, "docs"), ".md")) {
+      const ids = [...readFileSync(doc, "utf8").matchAll(/<a\s[^>]*\b(?:id|name)="([^"]+)"/g)].map(
+        (match) => match[1] as string,
+      );
+      for (const id of new Set(ids.filter((id, index) => ids.indexOf(id) !== index))) {
+        repeated.push(`${relative(ROOT, doc)}: #${id}`);
+      }
+    }
+    expect(repeated).toEqual([]);
+  });
+
   it("every relative link between the docs resolves", () => {
     const broken: string[] = [];
     for (const doc of listFiles(join(ROOT, "docs"), ".md")) {

@@ -13,9 +13,11 @@ import { makeReplayCommand } from "./replay-command.js";
 import { makeReportCommand } from "./report-command.js";
 import { makeRunCommand } from "./run-command.js";
 import { makeRunsCommand } from "./runs-command.js";
+import { makeServeCommand } from "./serve-command.js";
 import { makeShowCommand } from "./show-command.js";
 import { oneLineUsage } from "./usage-error.js";
 import { makeValidateCommand } from "./validate-command.js";
+import { makeWatchCommand } from "./watch-command.js";
 import { makeWorkerCommand } from "./worker-command.js";
 import { makeWorktreesCommand } from "./worktrees-command.js";
 
@@ -54,6 +56,8 @@ const COMMAND_GROUPS: readonly { readonly heading: string; readonly commands: Co
       { make: makeEnqueueCommand, summary: "queue runs on Redis for workers" },
       { make: makeWorkerCommand, summary: "take jobs from the queue and run them" },
       { make: makeQueueCommand, summary: "the jobs on the queue; retry or remove one" },
+      { make: makeWatchCommand, summary: "queue the issues that get a label, on a schedule" },
+      { make: makeServeCommand, summary: "queue issues as GitHub says they get a label" },
     ],
   },
   {

@@ -9,6 +9,11 @@ export function makeQueueCommand(): Command {
     )
     .option("--redis <url>", "the Redis server (default: $CLOSER_REDIS_URL)")
     .option("--json", "print the jobs as a JSON array")
+    .option(
+      "--watch",
+      "redraw the jobs every interval until Ctrl-C (printed when they change without a terminal)",
+    )
+    .option("--interval <seconds>", "the period of --watch (default: 2)")
     .showHelpAfterError()
     .exitOverride()
     .action(async (flags: QueueFlags) => {
@@ -17,7 +22,9 @@ export function makeQueueCommand(): Command {
     });
   command
     .command("retry")
-    .description("put a failed (or completed) job back in the queue")
+    .description(
+      "put a failed (or completed) job back in the queue; a job whose run ended queues a new run of its work",
+    )
     .argument("<job>", "the job id `closer queue` shows")
     .option("--redis <url>", "the Redis server (default: $CLOSER_REDIS_URL)")
     .showHelpAfterError()

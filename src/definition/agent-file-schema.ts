@@ -178,8 +178,10 @@ const worktreeSchema = z
       .describe("Branch of an issue run; {issue} is replaced by the issue number."),
     onSuccess: z
       .enum(["merge", "push", "keep"])
-      .default("merge")
-      .describe("merge into the base branch, push (with a pull request), or keep the worktree."),
+      .optional()
+      .describe(
+        'merge into the base branch, push (with a pull request), or keep the worktree. Unset: "merge", and "push" for a queued job or a --deliver run (the GitHub Action), where "merge" pushes the verified commit to origin\'s base branch.',
+      ),
     autoCommit: z
       .boolean()
       .default(false)

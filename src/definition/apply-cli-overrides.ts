@@ -1,7 +1,12 @@
 import { CloserError, wholeNumberAtLeastOne } from "../errors.js";
 import { deepFreeze } from "../plain-object.js";
 import type { CliOverrides, ResolvedAgent } from "../ports/agent.js";
-import { BACKEND_KINDS, type BackendKind, type SandboxMode } from "../ports/runner-config.js";
+import {
+  BACKEND_KINDS,
+  type BackendKind,
+  type SandboxMode,
+  type WorktreeConfig,
+} from "../ports/runner-config.js";
 import { SANDBOX_MODES } from "./agent-file-record-and-env.js";
 import { withDefinitionFiles } from "./definition-files.js";
 
@@ -62,6 +67,7 @@ export function withCliOverrides(agent: ResolvedAgent, overrides: CliOverrides):
       worktree: {
         ...runner.worktree,
         ...(overrides.worktree === false ? { enabled: false } : {}),
+        ...(overrides.deliver === true ? delivering(runner.worktree) : {}),
       },
       sandbox: {
         ...runner.sandbox,
@@ -72,12 +78,20 @@ export function withCliOverrides(agent: ResolvedAgent, overrides: CliOverrides):
   return deepFreeze(withDefinitionFiles(overridden, agent.definitionFiles));
 }
 
-/** The overrides that change something: absent fields, and `worktree`/`verbose` that keep the file's value, left out. */
+/**
+ * A delivering run's worktree end (docs/queue.md#delivery): the verified work goes to origin,
+ * as a pushed branch and pull request unless agent.json says otherwise.
+ */
+function delivering(worktree: WorktreeConfig): Partial<WorktreeConfig> {
+  return { deliver: true, onSuccess: worktree.onSuccessSet === true ? worktree.onSuccess : "push" };
+}
+
+/** The overrides that change something: absent fields, and `worktree`/`verbose`/`deliver` that keep the file's value, left out. */
 function givenOverrides(overrides: CliOverrides): CliOverrides {
   const given = Object.entries(overrides).filter(([key, value]) => {
     if (value === undefined) return false;
     if (key === "worktree") return value === false;
-    return key !== "verbose" || value === true;
+    return (key !== "verbose" && key !== "deliver") || value === true;
   });
   return Object.fromEntries(given) as CliOverrides;
 }

@@ -173,5 +173,16 @@ export function makeGithubClient(options: GithubClientOptions): GithubClient {
         const { data } = await octokit.rest.pulls.create({ owner, repo, ...request });
         return data.html_url;
       }),
+    findOpenPullRequest: (branch) =>
+      call("list the pull requests of", `repository ${repoName}`, async () => {
+        const { data } = await octokit.rest.pulls.list({
+          owner,
+          repo,
+          head: `${owner}:${branch}`,
+          state: "open",
+          per_page: 1,
+        });
+        return data[0]?.html_url;
+      }),
   };
 }

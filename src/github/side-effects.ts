@@ -39,6 +39,14 @@ export interface CompletionEffectsOptions extends EffectsBase {
   readonly costUsd: number;
   /** The cost by why each query was sent (docs/observe.md#receipts). */
   readonly costByReason?: CostByReason;
+  /** What the run published: its pull request, or the commit pushed to the base (docs/queue.md#delivery). */
+  readonly delivered?: string;
+  /**
+   * An earlier attempt of the run verified and delivered the work, on a machine whose record
+   * this one does not have (docs/queue.md#exactly-once): its iterations, checks and cost are
+   * not known here, and the comment says so instead of naming them.
+   */
+  readonly byEarlierAttempt?: boolean;
 }
 
 export interface FailureEffectsOptions extends EffectsBase {
@@ -137,9 +145,16 @@ function renderCompletionComment(options: CompletionEffectsOptions): string {
     "",
     options.summary.trim() || "(no summary given)",
     "",
-    `- Iterations: ${options.iterations}`,
-    `- Checks passed: ${checks}`,
-    `- Cost: ${describeCost(options.costUsd, options.costByReason)}`,
+    ...(options.byEarlierAttempt === true
+      ? [
+          "- Verified and delivered by an earlier attempt of this run; its iterations, checks and cost are in that attempt's record",
+        ]
+      : [
+          `- Iterations: ${options.iterations}`,
+          `- Checks passed: ${checks}`,
+          `- Cost: ${describeCost(options.costUsd, options.costByReason)}`,
+        ]),
+    ...(options.delivered === undefined ? [] : [`- ${options.delivered}`]),
   ].join("\n");
 }
 

@@ -18,7 +18,7 @@ import { checkedView, checksView } from "./plugin-views.js";
 import type { Answer } from "./read-declaration.js";
 import { emit, type RunContext, saveState, updateState } from "./run-context.js";
 import { findStep, type Turn } from "./start-iteration.js";
-import { isTerminal, type Terminal } from "./terminal-state.js";
+import { abortedWhen, isTerminal, type Terminal } from "./terminal-state.js";
 import type { CheckedVerdict } from "./verdict.js";
 import { verifyCompletion } from "./verify-completion.js";
 
@@ -44,6 +44,8 @@ export async function checkDeclaration(
   markChecking(run, { turn, response, checked });
   await run.plugins.call("beforeChecks", checksView(turn, declaration)); // docs/plugins.md#hooks
   const place = await placeChecks(run, checked);
+  // A run stopped during its checks has no verdict: resumed, it takes them again (docs/loop.md#resume-into-checks).
+  if (run.signal.aborted) return abortedWhen(run, "during the checks");
   const found =
     "unreadable" in place
       ? refutedBy(place.unreadable)
@@ -55,6 +57,7 @@ export async function checkDeclaration(
             : {}),
         });
   if (isTerminal(found)) return found;
+  if (run.signal.aborted) return abortedWhen(run, "during the checks");
   const held = await holdCheckedCommit(run, turn, { verdict: found, checked, place });
   const verdict = "room" in place ? { ...held, tree: place.room.tree } : held;
   updateState(run, { checking: undefined });

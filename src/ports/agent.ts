@@ -79,4 +79,9 @@ export interface CliOverrides {
   readonly worktree?: boolean;
   /** `--sandbox auto|on|off`: runner.sandbox.mode. */
   readonly sandbox?: SandboxMode;
+  /**
+   * `--deliver` (a queued job, the GitHub Action): runner.worktree.deliver, and onSuccess
+   * "push" unless agent.json sets it (docs/queue.md#delivery).
+   */
+  readonly deliver?: boolean;
 }

@@ -61,4 +61,6 @@ export interface GithubClient {
   comment(issue: number, body: string): Promise<string>;
   /** Returns the pull request's URL. */
   createPullRequest(options: CreatePullRequestOptions): Promise<string>;
+  /** The URL of the open pull request from `branch` of this repository, if there is one. */
+  findOpenPullRequest(branch: string): Promise<string | undefined>;
 }

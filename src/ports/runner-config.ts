@@ -63,6 +63,13 @@ export interface WorktreeConfig {
   /** Branch name for an issue run; `{issue}` is replaced by the issue number. */
   readonly branchTemplate: string;
   readonly onSuccess: WorktreeOnSuccess;
+  /** agent.json sets `onSuccess`: a delivering run keeps it instead of pushing (docs/queue.md#delivery). */
+  readonly onSuccessSet?: boolean;
+  /**
+   * The verified work goes to the shared repository, `origin` (a queued job, `closer run
+   * --deliver`): "merge" lands on origin's base branch, fast-forward only (docs/queue.md#delivery).
+   */
+  readonly deliver?: boolean;
   /** Commit leftover changes (message from the model's summary) before checking an issue run. */
   readonly autoCommit: boolean;
 }

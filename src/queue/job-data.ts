@@ -40,6 +40,11 @@ export interface QueueJobData {
   readonly runId?: string;
   /** Host and pid of the worker that last started the job. */
   readonly startedBy?: string;
+  /**
+   * The run's result JSON when the job failed on it (a failed job has no return value):
+   * its status, reason, iterations and cost (docs/queue.md#job-ends).
+   */
+  readonly result?: Readonly<Record<string, unknown>>;
 }
 
 /** What a worker writes into the job while it runs (job.updateProgress). */
@@ -49,6 +54,8 @@ export interface QueueJobProgress {
   readonly status: string;
   readonly costUsd: number;
   readonly worker: string;
+  /** The run's report.html, absolute, on the worker's machine (docs/queue.md#queue-page). */
+  readonly reportPath?: string;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { join } from "node:path";
+import { REPORT_FILE_NAME } from "../observe/report/write-run-report.js";
 import type { RunEvent } from "../ports/events.js";
 import type { QueueJobProgress } from "./job-data.js";
 
@@ -28,4 +30,12 @@ export function nextProgress(
     default:
       return undefined;
   }
+}
+
+/**
+ * The job's progress once the run's folder is known: where its report is on
+ * the worker's machine (docs/queue.md#queue-page).
+ */
+export function withReportPath(progress: QueueJobProgress, runDir: string): QueueJobProgress {
+  return { ...progress, reportPath: join(runDir, REPORT_FILE_NAME) };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isCloserError } from "../errors.js";
-import { parseRedisUrl, redisUrlOf } from "./redis-connection.js";
+import { parseRedisUrl, redisUrlOf, unreachableReason } from "./redis-connection.js";
 
 describe("docs/queue.md#redis the Redis URL", () => {
   it("--redis wins over CLOSER_REDIS_URL, which is used without it", () => {
@@ -43,4 +43,18 @@ describe("docs/queue.md#redis the Redis URL", () => {
       expect(() => parseRedisUrl(url)).toThrow(/not a Redis URL/);
     },
   );
+});
+
+describe("docs/queue.md#redis-restart a Redis that stopped answering", () => {
+  it("a refused or reset socket and a closed connection are Redis out of reach; other errors are not", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:6379"), {
+      code: "ECONNREFUSED",
+    });
+    expect(unreachableReason(refused)).toBe("ECONNREFUSED");
+    expect(unreachableReason(Object.assign(new Error("read"), { code: "ECONNRESET" }))).toBe(
+      "ECONNRESET",
+    );
+    expect(unreachableReason(new Error("Connection is closed."))).toBe("the connection closed");
+    expect(unreachableReason(new Error("Missing lock for job 3. moveToFinished"))).toBeUndefined();
+  });
 });

@@ -105,3 +105,29 @@ function probe(connection: RedisConnection, timeoutMs: number): Promise<string |
     });
   });
 }
+
+/** The socket errors of a Redis that is down, restarting or out of reach. */
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
+
+/**
+ * Why Redis cannot be reached, when `error` says it cannot (a refused or reset socket, a
+ * connection closed under a command); undefined for any other error. ioredis reconnects by
+ * itself after each of these (docs/queue.md#redis-restart).
+ */
+export function unreachableReason(error: Error): string | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== undefined && UNREACHABLE_CODES.has(code)) return code;
+  if (/connection is closed|socket closed unexpectedly/i.test(error.message)) {
+    return "the connection closed";
+  }
+  return undefined;
+}

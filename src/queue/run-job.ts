@@ -8,6 +8,7 @@ import { hasRunState } from "../record/run-folder-reader.js";
 import { resolveRunsDir } from "../record/runs-dir.js";
 import {
   type Environment,
+  hasEnded,
   outcomeJson,
   type RunOutcome,
   resumeRun,
@@ -15,8 +16,10 @@ import {
   runTask,
   type Serializer,
 } from "../run/index.js";
+import { deliveredEarlier } from "./delivered-earlier.js";
 import { lastFailedCheck } from "./failed-check.js";
 import type { QueueJobData } from "./job-data.js";
+import { recordedEnd } from "./recorded-end.js";
 import { prepareClone } from "./repository-clone.js";
 
 /** What a worker gives every job it runs. */
@@ -31,6 +34,8 @@ export interface JobRunContext {
   readonly onEvent: EventListener;
   /** A line for the worker's log (warnings). */
   readonly log: (line: string) => void;
+  /** Told the run's folder once it is known, before the run starts (docs/queue.md#queue-page). */
+  readonly onRunDir?: (runDir: string) => void;
 }
 
 /** The job's return value: the run's result JSON (docs/cli.md#json-output) plus how it ran. */
@@ -49,7 +54,8 @@ export type JobResult = Record<string, unknown> & {
  * GitHub side effects. The run id is the job's, so a later attempt resumes
  * the run from its record when this machine holds it, and otherwise starts
  * it again under the same id — whose comment markers keep every side effect
- * once (docs/queue.md#exactly-once).
+ * once (docs/queue.md#exactly-once). A run the record says ended is not
+ * resumed: its recorded end is the result.
  */
 export async function runJob(
   data: QueueJobData & { readonly runId: string },
@@ -61,8 +67,11 @@ export async function runJob(
   const agent = applyCliOverrides(await loadAgent(data.agent, { cwd: clone.path }), {
     ...overrides,
     worktree: true,
+    // The verified work goes to the shared repository, not the worker's clone (docs/queue.md#delivery).
+    deliver: true,
   });
   const runDir = join(resolveRunsDir(clone.path, { agent }), data.runId);
+  context.onRunDir?.(runDir);
   const options = {
     agent,
     cwd: clone.path,
@@ -87,8 +96,12 @@ export async function runJob(
         resumed: true,
       };
     }
+    if (hasEnded(state.status)) return recordedEnd(state, runDir);
     return resultOf(await resumeRun({ ...options, resume: data.runId }), true);
   }
+  // No record here: did an attempt elsewhere deliver the run? (docs/queue.md#exactly-once)
+  const delivered = await deliveredEarlier(data, { cwd: clone.path, agent, env: context.env });
+  if (delivered !== undefined) return delivered;
   const base = {
     ...options,
     runId: data.runId,

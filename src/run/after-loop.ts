@@ -8,14 +8,10 @@ import type { AgentResult, FinishRecord } from "../loop/index.js";
 import type { ResolvedAgent } from "../ports/agent.js";
 import type { GitHookRunner } from "../ports/git-hooks.js";
 import type { GithubClient } from "../ports/github.js";
-import type { WorktreeOnSuccess } from "../ports/runner-config.js";
-import {
-  type FinishWorktreeOptions,
-  type FinishWorktreeResult,
-  finishWorktree,
-} from "../workspace/index.js";
-import { readMoveSince } from "../workspace/verified-commit.js";
+import { type FinishWorktreeOptions, finishWorktree } from "../workspace/index.js";
+import { notDelivered, publishedEarlier, pullRequestOnce } from "./delivered-work.js";
 import type { RunOutcome, Serializer, SideEffectsReport, WorktreeEnd } from "./run-options.js";
+import { endingOf, type WorktreeEnding } from "./worktree-ending.js";
 
 /** The `side-effect` action's step for each end of the worktree. */
 const STEP_OF = { kept: "keep", merged: "merge", pushed: "push" } as const;
@@ -52,8 +48,8 @@ const NO_COMPLETION = { summary: "", checksPassed: [] } as const;
 
 /**
  * What closer does after the loop (docs/worktrees-and-github.md). After verified completion:
- * the issue's side effects, each exactly once, then the worktree is merged,
- * pushed or kept. After any other end: the worktree is kept and its path
+ * the worktree is merged, pushed (or delivered to origin, docs/queue.md#delivery) or kept,
+ * then the issue's side effects, each exactly once, naming what was published. After any other end: the worktree is kept and its path
  * reported, the optional failure comment is posted, and nothing is closed.
  */
 export async function finishAfterLoop(options: AfterLoopOptions): Promise<RunOutcome> {
@@ -72,12 +68,12 @@ export async function finishAfterLoop(options: AfterLoopOptions): Promise<RunOut
       ...(sideEffects === undefined ? {} : { sideEffects }),
     };
   }
-  // A branch that moved after the verdict is refused before anything is said on GitHub.
-  const sideEffects = (await movedAfterVerdict(options))
-    ? undefined
-    : await completionEffects(options);
+  // The worktree's end comes first, so the comment can name what it published; one that was
+  // refused (a branch moved after the verdict, a delivery that failed) leaves the issue as it is.
   const ending = await endWorktree(options);
   const worktreeEnd = ending?.end;
+  const sideEffects =
+    ending?.refused === undefined ? await completionEffects(options, worktreeEnd) : undefined;
   const failed = sideEffects?.failed;
   const warnings =
     worktreeEnd?.action === "kept" && options.agent.runner.worktree.onSuccess !== "keep"
@@ -99,26 +95,9 @@ export async function finishAfterLoop(options: AfterLoopOptions): Promise<RunOut
   };
 }
 
-/**
- * Whether the worktree's branch or HEAD left the commit the checks verified
- * (docs/integrity.md#one-commit): the merge or push will be refused, so the issue is neither
- * closed nor labelled.
- */
-async function movedAfterVerdict(options: AfterLoopOptions): Promise<boolean> {
-  const { worktree, completion } = options.result;
-  const onSuccess = options.agent.runner.worktree.onSuccess;
-  if (worktree === undefined || completion?.commit === undefined || onSuccess === "keep") {
-    return false;
-  }
-  if (options.record.alreadyDone.includes(WORKTREE_FINISHED)) return false;
-  const moved = await readMoveSince(worktree.path, worktree.branch, completion.commit).catch(
-    () => undefined,
-  );
-  return moved !== undefined;
-}
-
 async function completionEffects(
   options: AfterLoopOptions,
+  worktreeEnd: WorktreeEnd | undefined,
 ): Promise<SideEffectsReport | undefined> {
   const { issue, result } = options;
   if (issue === undefined) return undefined;
@@ -135,6 +114,7 @@ async function completionEffects(
       checksPassed: completion.checksPassed,
       costUsd: result.costUsd,
       ...(result.costByReason === undefined ? {} : { costByReason: result.costByReason }),
+      ...(worktreeEnd?.delivered === undefined ? {} : { delivered: worktreeEnd.delivered }),
       alreadyDone: options.record.alreadyDone,
       record: (key) => recordDone(options, key),
     }),
@@ -193,18 +173,22 @@ async function report(
   };
 }
 
-/** The worktree's end, and why closer refused to merge or push, when it did (docs/integrity.md#one-commit). */
-interface WorktreeEnding {
-  readonly end: WorktreeEnd;
-  /** What was refused and why, in words that follow "but". */
-  readonly refused?: string;
-}
-
 async function endWorktree(options: AfterLoopOptions): Promise<WorktreeEnding | undefined> {
   const worktree = options.result.worktree;
   if (worktree === undefined) return undefined;
   if (options.record.alreadyDone.includes(WORKTREE_FINISHED)) {
-    return { end: { action: "merged", detail: "finished by an earlier attempt of this run" } };
+    const detail = "finished by an earlier attempt of this run";
+    const { deliver, onSuccess } = options.agent.runner.worktree;
+    if (deliver !== true) return { end: { action: "merged", detail } };
+    const published = await publishedEarlier({
+      onSuccess,
+      worktree,
+      ...(options.result.completion?.commit === undefined
+        ? {}
+        : { commit: options.result.completion.commit }),
+      ...(options.issue === undefined ? {} : { client: options.issue.client }),
+    });
+    return { end: { action: "pushed", detail, ...published } };
   }
   const ending = await options.serialize(() => finishSafely(options, worktree));
   const { end } = ending;
@@ -227,7 +211,7 @@ async function finishSafely(
   options: AfterLoopOptions,
   worktree: NonNullable<AgentResult["worktree"]>,
 ): Promise<WorktreeEnding> {
-  const onSuccess = options.agent.runner.worktree.onSuccess;
+  const { onSuccess, deliver = false } = options.agent.runner.worktree;
   const commit = options.result.completion?.commit;
   if (commit === undefined && onSuccess !== "keep") {
     const refused = `closer did not ${onSuccess} the branch: no commit was recorded as verified`;
@@ -245,59 +229,34 @@ async function finishSafely(
       ...(commit === undefined ? {} : { commit }),
       ...(options.pushToken ? { pushToken: options.pushToken } : {}),
       ...(options.gitHooks === undefined ? {} : { hooks: options.gitHooks(options.record) }),
+      ...(deliver ? { deliver, runId: options.result.runId } : {}),
       ...pullRequestOf(options, worktree),
     });
-    return endingOf(end, commit, onSuccess);
+    return endingOf(end, { commit, onSuccess, deliver });
   } catch (error) {
     if (!isCloserError(error)) throw error;
-    return { end: { action: "kept", detail: `${error.message}; the work is in ${worktree.path}` } };
+    const detail = `${error.message}; the work is in ${worktree.path}`;
+    return {
+      end: { action: "kept", detail },
+      ...(deliver ? { refused: notDelivered(error.message) } : {}),
+    };
   }
 }
 
-/** How an issue run's pushed branch becomes a pull request. */
+/** How an issue run's pushed branch becomes a pull request, once (docs/queue.md#exactly-once). */
 function pullRequestOf(
   options: AfterLoopOptions,
   worktree: NonNullable<AgentResult["worktree"]>,
 ): Pick<FinishWorktreeOptions, "pullRequest"> {
-  const { issue } = options;
+  const { issue, result } = options;
   if (issue === undefined) return {};
+  const summary = (result.completion ?? NO_COMPLETION).summary;
   return {
-    pullRequest: (branch: string) =>
-      issue.client.createPullRequest({
-        head: branch,
-        base: worktree.baseBranch,
-        title: issue.title,
-        body: `Closes #${issue.number}\n\n${(options.result.completion ?? NO_COMPLETION).summary}`,
-      }),
-  };
-}
-
-/** The worktree's end in a sentence, naming the commit merged or pushed, or what was refused. */
-function endingOf(
-  end: FinishWorktreeResult,
-  commit: string | undefined,
-  onSuccess: WorktreeOnSuccess,
-): WorktreeEnding {
-  if (end.action === "merged") {
-    const what = commit === undefined ? "" : `${commit} `;
-    return {
-      end: { action: "merged", detail: `merged ${what}into ${end.baseBranch} (${end.merge})` },
-    };
-  }
-  if (end.action === "pushed") {
-    const what = commit === undefined ? end.branch : `${commit} to ${end.branch}`;
-    return {
-      end: {
-        action: "pushed",
-        detail: `pushed ${what}`,
-        ...(end.pullRequestUrl === undefined ? {} : { pullRequestUrl: end.pullRequestUrl }),
-      },
-    };
-  }
-  const detail = `${end.reason}; the work is in ${end.path}`;
-  if (end.moved === undefined) return { end: { action: "kept", detail } };
-  return {
-    end: { action: "kept", detail },
-    refused: `closer did not ${onSuccess} it: ${end.reason}`,
+    pullRequest: pullRequestOnce({
+      ...issue,
+      runId: result.runId,
+      summary,
+      base: worktree.baseBranch,
+    }),
   };
 }

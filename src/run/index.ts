@@ -1,6 +1,12 @@
 /** Runs around the loop: a written task, a GitHub issue, a batch of issues, a resumed run. */
 export { AgentRunner } from "./agent-runner.js";
 export { type BranchWork, commitMessage, makeBranchWork } from "./branch-conditions.js";
+export {
+  type DeliveredRun,
+  type DeliveredRunEnd,
+  finishDeliveredRun,
+} from "./delivered-earlier.js";
+export { hasEnded } from "./ended-run.js";
 export { EXIT_CODES, exitCodeOfError, exitCodeOfOutcome, exitCodeOfSignal } from "./exit-code.js";
 export { makeIssueTask } from "./issue-task.js";
 export { type AgentRunOptions, resolveRunSettings } from "./make-run-settings.js";

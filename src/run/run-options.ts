@@ -76,6 +76,8 @@ export interface WorktreeEnd {
   /** One sentence: where it was merged, or why it was kept. */
   readonly detail: string;
   readonly pullRequestUrl?: string;
+  /** What a delivering run published, as the completion comment names it (docs/queue.md#delivery). */
+  readonly delivered?: string;
 }
 
 /** The GitHub side effects of this attempt. */

@@ -8,12 +8,13 @@ import { rebuildRunState } from "../record/rebuild-run-state.js";
 import { readEvents, runFilePath } from "../record/run-folder-reader.js";
 import { setAsideDamagedState } from "../record/set-aside-damaged-state.js";
 import { WORKTREE_FINISHED } from "./after-loop.js";
+import { refuseEndedRun } from "./ended-run.js";
 import type { RunBase } from "./run-base.js";
 
 /**
- * run.json of a run to resume, read once: it must be this agent's run, and one that did not
- * complete — or, with `finish`, one that completed with side effects left to finish
- * (docs/integrity.md#resume).
+ * run.json of a run to resume, read once: it must be this agent's run, and one that was
+ * interrupted rather than ended — or, with `finish`, one that completed with side effects left
+ * to finish (docs/integrity.md#resume, docs/record.md#resume).
  */
 export async function readRunToResume(
   base: RunBase,
@@ -38,6 +39,7 @@ export async function readRunToResume(
   }
   const finishing = options.finish === true && (await leftUnfinished(base, state, runDir));
   if (!finishing) refuseCompletedRun(state, runDir);
+  refuseEndedRun(state, runDir, base.agent.runner.maxIterations);
   return state;
 }
 

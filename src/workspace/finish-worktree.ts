@@ -8,6 +8,7 @@
 import { type CloserError, isCloserError } from "../errors.js";
 import type { GitHookRunner } from "../ports/git-hooks.js";
 import type { WorktreeOnSuccess } from "../ports/runner-config.js";
+import { deliverBranch, deliverToBase } from "./deliver-commit.js";
 import {
   isAncestor,
   isClean,
@@ -38,8 +39,19 @@ export interface FinishWorktreeOptions {
    * closer's git does not (docs/worktrees-and-github.md#git-hooks). Without it, none runs.
    */
   readonly hooks?: GitHookRunner;
-  /** Opens a pull request for the pushed branch and returns its URL. */
+  /** Opens a pull request for the pushed branch (or finds the one open) and returns its URL. */
   readonly pullRequest?: (branch: string) => Promise<string>;
+  /**
+   * The verified work goes to the shared repository (docs/queue.md#delivery): `push` sets the
+   * remote branch to the verified commit in place of an earlier attempt's, `merge` moves the
+   * remote's base forward to it instead of merging locally.
+   */
+  readonly deliver?: boolean;
+  /**
+   * The run whose work this is: a delivering push also sets its marker ref on the remote, in the
+   * same atomic push (docs/queue.md#exactly-once).
+   */
+  readonly runId?: string;
   /**
    * The commit the checks verified: merged or pushed exactly, and refused when the branch or
    * the worktree's HEAD moved from it since. Without it, the branch as it is.
@@ -55,7 +67,16 @@ export type FinishWorktreeResult =
       readonly baseBranch: string;
       readonly branchDeleted: boolean;
     }
-  | { readonly action: "pushed"; readonly branch: string; readonly pullRequestUrl?: string }
+  | {
+      readonly action: "pushed";
+      /** The remote branch: the task branch, or the base (a delivered merge). */
+      readonly branch: string;
+      readonly pullRequestUrl?: string;
+      /** The remote held the commit already (an earlier attempt of the run pushed it). */
+      readonly alreadyThere?: boolean;
+      /** The verified commit went to the remote's base branch (docs/queue.md#delivery). */
+      readonly toBase?: boolean;
+    }
   | {
       readonly action: "kept";
       readonly path: string;
@@ -179,18 +200,60 @@ async function pushAndOpenPullRequest(
 ): Promise<FinishWorktreeResult> {
   const { path: worktreePath, branch } = options.worktree;
   let pullRequestUrl: string | undefined;
+  let alreadyThere = false;
   const remote = options.remote ?? "origin";
   try {
     const extras = { token: options.pushToken, hooks: options.hooks };
     if (options.commit === undefined) await pushBranch(worktreePath, branch, remote, extras);
-    else await pushCommit(worktreePath, { commit: options.commit, branch }, remote, extras);
+    else if (options.deliver === true) {
+      const commit = { commit: options.commit, branch, ...runIdOf(options) };
+      alreadyThere =
+        (await deliverBranch(worktreePath, commit, remote, extras)) === "already-there";
+    } else await pushCommit(worktreePath, { commit: options.commit, branch }, remote, extras);
     if (options.pullRequest) pullRequestUrl = await options.pullRequest(branch);
   } catch (error) {
     if (!isCloserError(error)) throw error;
     return kept(options, `publishing ${branch} failed: ${error.message}`, { error });
   }
   await removeWorktree(options.repoRoot, worktreePath);
-  return { action: "pushed", branch, ...(pullRequestUrl ? { pullRequestUrl } : {}) };
+  return {
+    action: "pushed",
+    branch,
+    ...(pullRequestUrl ? { pullRequestUrl } : {}),
+    ...(alreadyThere ? { alreadyThere } : {}),
+  };
+}
+
+/**
+ * A delivered merge (docs/queue.md#delivery): the remote's base moves forward to exactly the
+ * verified commit, or already holds it; then the worktree and the task branch go.
+ */
+async function pushIntoBase(
+  options: FinishWorktreeOptions,
+  commit: string,
+): Promise<FinishWorktreeResult> {
+  const { path: worktreePath, branch, baseBranch } = options.worktree;
+  const extras = { token: options.pushToken, hooks: options.hooks };
+  let delivered: Awaited<ReturnType<typeof deliverToBase>>;
+  try {
+    const target = { commit, base: baseBranch, ...runIdOf(options) };
+    delivered = await deliverToBase(worktreePath, target, options.remote ?? "origin", extras);
+  } catch (error) {
+    if (!isCloserError(error)) throw error;
+    return kept(options, `pushing to ${baseBranch} failed: ${error.message}`, { error });
+  }
+  await removeWorktree(options.repoRoot, worktreePath);
+  await deleteBranch(options.repoRoot, branch);
+  return {
+    action: "pushed",
+    branch: baseBranch,
+    toBase: true,
+    ...(delivered === "already-there" ? { alreadyThere: true } : {}),
+  };
+}
+
+function runIdOf(options: FinishWorktreeOptions): { runId?: string } {
+  return options.runId === undefined ? {} : { runId: options.runId };
 }
 
 /**
@@ -210,7 +273,11 @@ export async function finishWorktree(
   if (!(await isClean(options.worktree.path))) {
     return kept(options, "the worktree has uncommitted changes");
   }
-  return options.onSuccess === "merge" ? mergeIntoBase(options) : pushAndOpenPullRequest(options);
+  if (options.onSuccess === "push") return pushAndOpenPullRequest(options);
+  if (options.deliver === true && options.commit !== undefined) {
+    return pushIntoBase(options, options.commit);
+  }
+  return mergeIntoBase(options);
 }
 
 /** The branch or HEAD moved after the verdict: nothing the checks did not see is merged or pushed. */

@@ -52,7 +52,7 @@ export async function pushBranch(
   await pushWith(
     cwd,
     ["push", "--quiet", "--set-upstream", remote, `${branch}:${branch}`],
-    { remote, pushed },
+    { remote, pushed: [pushed] },
     extras,
   );
 }
@@ -68,24 +68,68 @@ export async function pushCommit(
   remote = "origin",
   extras: PushExtras = {},
 ): Promise<void> {
-  const { commit, branch } = target;
-  const pushed = { localRef: commit, localCommit: commit, remoteRef: `refs/heads/${branch}` };
-  await pushWith(
-    cwd,
-    ["push", "--quiet", remote, `${commit}:refs/heads/${branch}`],
-    { remote, pushed },
-    extras,
-  );
+  await pushExactCommit(cwd, target, remote, extras);
+  await setUpstream(cwd, target.branch, remote);
+}
+
+/** Make `remote`'s `branch` the upstream of the local `branch`, where both exist. */
+export async function setUpstream(cwd: string, branch: string, remote = "origin"): Promise<void> {
   await runGit(cwd, ["branch", "--quiet", `--set-upstream-to=${remote}/${branch}`, branch], {
     allowFailure: true,
   });
+}
+
+/** Where `pushExactCommit` puts a commit. */
+export interface ExactPush {
+  readonly commit: string;
+  /** The branch on the remote. */
+  readonly branch: string;
+  /**
+   * The commit the remote branch must still be at for the push to replace it
+   * (`--force-with-lease`), `""` for a branch that must not exist; absent: fast-forward only.
+   */
+  readonly lease?: string;
+  /**
+   * A ref set to the same commit in the same atomic push (`--atomic`, forced): the run's
+   * delivered marker (docs/queue.md#exactly-once). Either both refs move or neither does.
+   */
+  readonly marker?: string;
+}
+
+/**
+ * Push exactly `commit` to `branch` on `remote` (`<sha>:refs/heads/<branch>`), fast-forward only
+ * or in place of the commit `lease` names, with the `marker` ref in the same atomic push; the
+ * token and hooks are used as by `pushBranch`.
+ */
+export async function pushExactCommit(
+  cwd: string,
+  target: ExactPush,
+  remote = "origin",
+  extras: PushExtras = {},
+): Promise<void> {
+  const { commit, branch, lease, marker } = target;
+  const remoteRef = `refs/heads/${branch}`;
+  const pushed = [{ localRef: commit, localCommit: commit, remoteRef }];
+  const refspecs = [`${commit}:${remoteRef}`];
+  if (marker !== undefined) {
+    pushed.push({ localRef: commit, localCommit: commit, remoteRef: marker });
+    refspecs.push(`+${commit}:${marker}`);
+  }
+  const leased = lease === undefined ? [] : [`--force-with-lease=${remoteRef}:${lease}`];
+  const atomic = marker === undefined ? [] : ["--atomic"];
+  await pushWith(
+    cwd,
+    ["push", "--quiet", ...atomic, ...leased, remote, ...refspecs],
+    { remote, pushed },
+    extras,
+  );
 }
 
 /** The pre-push hook first (a failure refuses the push), then the push with the token's channel. */
 async function pushWith(
   cwd: string,
   args: readonly string[],
-  push: { readonly remote: string; readonly pushed: PushedRef },
+  push: { readonly remote: string; readonly pushed: readonly PushedRef[] },
   extras: PushExtras,
 ): Promise<void> {
   if (extras.hooks) await runPrePush(cwd, push, extras.hooks);
@@ -103,20 +147,20 @@ async function pushWith(
 }
 
 /**
- * The pre-push hook as git runs it: arguments `<remote name> <url>`, one stdin line
- * `<local ref> <local sha> <remote ref> <remote sha>`. The remote's commit is what the
- * remote-tracking branch says (all zeros when there is none): closer does not ask the remote
- * before the hook, so nothing reaches the network before it passed.
+ * The pre-push hook as git runs it: arguments `<remote name> <url>`, one stdin line per ref
+ * pushed, `<local ref> <local sha> <remote ref> <remote sha>`. The remote's commit is what the
+ * remote-tracking branch says (all zeros when there is none, or for a ref outside
+ * `refs/heads/`): closer does not ask the remote before the hook, so nothing reaches the
+ * network before it passed.
  */
 async function runPrePush(
   cwd: string,
-  { remote, pushed }: { readonly remote: string; readonly pushed: PushedRef },
+  { remote, pushed }: { readonly remote: string; readonly pushed: readonly PushedRef[] },
   hooks: GitHookRunner,
 ): Promise<void> {
   const url = (await getRemoteUrl(cwd, remote)) ?? remote;
-  const branch = pushed.remoteRef.replace(/^refs\/heads\//, "");
-  const remoteCommit = (await readCommit(cwd, `refs/remotes/${remote}/${branch}`)) || NO_COMMIT;
-  const line = `${pushed.localRef} ${pushed.localCommit} ${pushed.remoteRef} ${remoteCommit}\n`;
+  let line = "";
+  for (const ref of pushed) line += await prePushLine(cwd, remote, ref);
   const result = await hooks({
     hook: "pre-push",
     operation: "push",
@@ -135,6 +179,18 @@ async function runPrePush(
       },
     );
   }
+}
+
+/** The pre-push hook's stdin line of one pushed ref. */
+async function prePushLine(cwd: string, remote: string, pushed: PushedRef): Promise<string> {
+  const branch = pushed.remoteRef.startsWith("refs/heads/")
+    ? pushed.remoteRef.slice("refs/heads/".length)
+    : undefined;
+  const remoteCommit =
+    branch === undefined
+      ? NO_COMMIT
+      : (await readCommit(cwd, `refs/remotes/${remote}/${branch}`)) || NO_COMMIT;
+  return `${pushed.localRef} ${pushed.localCommit} ${pushed.remoteRef} ${remoteCommit}\n`;
 }
 
 async function readCommit(cwd: string, ref: string): Promise<string> {

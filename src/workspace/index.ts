@@ -2,6 +2,7 @@
 
 export * from "./changed-files.js";
 export * from "./changes-since.js";
+export * from "./delivered-marker.js";
 export * from "./finish-worktree.js";
 export * from "./git.js";
 export * from "./git-place.js";

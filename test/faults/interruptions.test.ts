@@ -134,6 +134,37 @@ describe("Interruptions", () => {
 
   fault(
     {
+      what: "closer is interrupted (Ctrl-C) during the checks of a declaration",
+      does: "the run ends `aborted` (exit 130) with no verdict on that declaration — no failed check, no `tree-changed` guard — and `--resume` runs its checks again and completes in the iteration it was made, with no further query",
+    },
+    async () => {
+      repo = await makeHoldingCheckRepo();
+      await holdChecks(repo.dir);
+      const args = ["run", repo.agent, "--task", "Do it", "--no-worktree", "--cwd", repo.dir];
+      const closer = startCloser(args, { cwd: repo.dir });
+      const checkMark = join(repo.dir, ".closer/check-mark");
+      await until(() => existsSync(checkMark));
+      closer.child.kill("SIGINT");
+      const stopped = await closer.exited;
+      expect(stopped.code).toBe(130);
+      await rm(join(repo.dir, ".closer/hold"));
+      const runDir = await onlyRunFolder(repo.dir);
+      expect(await readRunJson(runDir)).toMatchObject({ status: "aborted", iteration: 1 });
+      const stoppedEvents = await readRecordedEvents(runDir);
+      expect(stoppedEvents.filter((event) => event.type === "guard")).toEqual([]);
+      expect(stoppedEvents.filter((event) => event.type === "declaration-refuted")).toEqual([]);
+
+      const resumed = await cli("run", repo.agent, "--resume", basename(runDir), "--cwd", repo.dir);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(await readRunJson(runDir)).toMatchObject({ status: "completed", iteration: 1 });
+      const events = await readRecordedEvents(runDir);
+      expect(events.filter((event) => event.type === "backend-start")).toHaveLength(1);
+    },
+    60_000,
+  );
+
+  fault(
+    {
       what: "a second closer starts on a tree a run is working in",
       does: "exit 2 at once, naming the run that holds the tree; the first run is not disturbed",
     },

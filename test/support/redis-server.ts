@@ -14,7 +14,7 @@ export type TestRedisStart =
   | { readonly redis?: undefined; readonly missing: string };
 
 /** A port the kernel just handed out and released. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
@@ -23,7 +23,7 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-function ping(port: number): Promise<boolean> {
+export function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: "127.0.0.1", port });
     const done = (ok: boolean) => {

@@ -1,13 +1,10 @@
 import { resolve } from "node:path";
 import { readCliOverrides } from "../../definition/apply-cli-overrides.js";
-import { loadAgent } from "../../definition/load-agent.js";
 import { CloserError, wholeNumberAtLeastOne } from "../../errors.js";
-import { resolveRepo } from "../../github/resolve-repo.js";
 import type { ResolvedAgent } from "../../ports/agent.js";
 import {
   describeJobWork,
   enqueueJobs,
-  type JobRepository,
   type JobRunFlags,
   type JobWork,
   openQueue,
@@ -16,9 +13,9 @@ import {
 } from "../../queue/index.js";
 import { githubClientFor } from "../../run/github-client-for.js";
 import { readTaskFile } from "../../run/task-file.js";
-import { getRemoteUrl } from "../../workspace/git.js";
 import { type OptionHelp, parseParameterFlags } from "../run/parameter-flags.js";
 import { exitCodeAfterError } from "./error-exit.js";
+import { readJobPieces } from "./job-pieces.js";
 
 /** `closer enqueue`'s options as commander parses them. */
 export interface EnqueueFlags {
@@ -67,17 +64,22 @@ export async function enqueueFromCommandLine(
     const runFlags = runFlagsOf(flags);
     const cwd = resolve(flags.cwd ?? process.cwd());
     const connection = await reachableRedis(flags.redis, process.env);
-    const agent = await loadAgent(agentName, { cwd });
-    const args = parseParameterFlags({
-      tokens: parameters.parameterTokens,
+    // The agent's own parameters are checked as soon as the agent is read, before what else is missing.
+    const readArgs = (agent: ResolvedAgent) =>
+      parseParameterFlags({
+        tokens: parameters.parameterTokens,
+        agent,
+        closerValues: {},
+        supplied: flags.taskFile === undefined ? ["issue"] : [],
+        closerOptions: parameters.options,
+        command: "closer enqueue",
+      });
+    const { agent, repository, args } = await readJobPieces(agentName, cwd, flags, readArgs);
+    const works = await worksOf(flags, {
       agent,
-      closerValues: {},
-      supplied: flags.taskFile === undefined ? ["issue"] : [],
-      closerOptions: parameters.options,
-      command: "closer enqueue",
+      cwd,
+      repo: `${repository.owner}/${repository.name}`,
     });
-    const repository = await repositoryOf(cwd, flags);
-    const works = await worksOf(flags, { agent, cwd });
     const jobFlags: JobRunFlags = Object.keys(args).length === 0 ? runFlags : { ...runFlags, args };
     const jobs = works.map(
       (work): QueueJobData => ({ version: 1, repository, agent: agentName, work, flags: jobFlags }),
@@ -133,23 +135,9 @@ function runFlagsOf(flags: EnqueueFlags): JobRunFlags {
   };
 }
 
-async function repositoryOf(cwd: string, flags: EnqueueFlags): Promise<JobRepository> {
-  const { owner, repo } = await resolveRepo(
-    cwd,
-    flags.repo === undefined ? {} : { override: flags.repo },
-  );
-  const cloneUrl = flags.cloneUrl ?? (await getRemoteUrl(cwd));
-  if (cloneUrl === undefined) {
-    throw new CloserError("usage_error", `${cwd} has no "origin" remote for workers to clone`, {
-      fix: "pass --clone-url URL (what `git clone` on the worker's machine takes)",
-    });
-  }
-  return { cloneUrl, owner, name: repo };
-}
-
 async function worksOf(
   flags: EnqueueFlags,
-  context: { readonly agent: ResolvedAgent; readonly cwd: string },
+  context: { readonly agent: ResolvedAgent; readonly cwd: string; readonly repo: string },
 ): Promise<JobWork[]> {
   if (flags.issue !== undefined) {
     const numbers = flags.issue.map((value) => wholeNumberAtLeastOne("--issue", value));
@@ -160,7 +148,7 @@ async function worksOf(
   }
   const client = await githubClientFor(
     { agent: context.agent, projectDir: context.cwd, env: process.env },
-    flags.repo === undefined ? {} : { repo: flags.repo },
+    { repo: context.repo },
   );
   const issues =
     flags.project === undefined

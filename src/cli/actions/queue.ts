@@ -1,5 +1,6 @@
 import { CloserError } from "../../errors.js";
 import {
+  describeJobWork,
   formatJobTable,
   listJobs,
   openQueue,
@@ -12,16 +13,41 @@ import { exitCodeAfterError } from "./error-exit.js";
 export interface QueueFlags {
   readonly redis?: string;
   readonly json?: boolean;
+  readonly watch?: boolean;
+  readonly interval?: string;
 }
 
 /** `closer queue`: every job with its run's status and cost. */
 export async function listQueue(flags: QueueFlags): Promise<number> {
+  if (flags.watch === true || flags.interval !== undefined) return watchFromCommandLine(flags);
   return withQueue(flags, async (queue) => {
     const rows = await listJobs(queue);
     process.stdout.write(
       flags.json === true ? `${JSON.stringify(rows)}\n` : `${formatJobTable(rows)}\n`,
     );
   });
+}
+
+/** `closer queue --watch [--interval S]` (docs/queue.md#queue-watch). */
+async function watchFromCommandLine(flags: QueueFlags): Promise<number> {
+  if (flags.watch !== true || flags.json === true) {
+    return exitCodeAfterError(
+      new CloserError(
+        "usage_error",
+        flags.watch === true
+          ? "--watch draws a table: it does not take --json"
+          : "--interval is the period of --watch",
+        {
+          fix:
+            flags.watch === true
+              ? "drop --json (or poll `closer queue --json` yourself)"
+              : "add --watch, or drop --interval",
+        },
+      ),
+    );
+  }
+  const { watchQueue } = await import("./queue-watch.js");
+  return watchQueue(flags);
 }
 
 /** `closer queue retry|remove <job>`. */
@@ -56,8 +82,12 @@ export async function changeJob(
         "only a failed or completed job is retried; a waiting one runs anyway",
       );
     }
-    await retryJob(queue, job, state);
-    process.stderr.write(`job ${jobId} is waiting again (was ${state})\n`);
+    const retried = await retryJob(queue, job, state);
+    process.stderr.write(
+      retried.kind === "waiting"
+        ? `job ${jobId} is waiting again (was ${state})\n`
+        : `job ${jobId}'s run ${retried.endedRun.runId} ended ${retried.endedRun.status}; a new run of ${describeJobWork(job.data)} is queued as job ${retried.jobId} (run ${retried.endedRun.runId} and its record stay as they are)\n`,
+    );
   });
 }
 

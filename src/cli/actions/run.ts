@@ -64,6 +64,7 @@ export async function runFromCommandLine(
         ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
         ...(flags.runsDir === undefined ? {} : { runsDir: resolve(flags.runsDir) }),
         ...(flags.verbose === true ? { verbose: true } : {}),
+        ...(flags.deliver === true ? { deliver: true } : {}),
         worktree: flags.worktree,
       }),
     });

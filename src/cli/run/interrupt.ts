@@ -9,6 +9,8 @@ export interface InterruptOptions {
   readonly exit?: (code: number) => void;
   /** Ends what the run started before leaving at once; default killChildProcessGroups. */
   readonly killChildren?: () => void;
+  /** What stopping keeps, as the notice says it; default: the run's record and work. */
+  readonly kept?: string;
 }
 
 /** The signals that end a run: a closed terminal or dropped ssh (SIGHUP), Ctrl-C, Ctrl-\\, a kill. */
@@ -79,7 +81,7 @@ export async function withInterrupt<T>(
         : `another ${signal} quits at once`;
     try {
       options.write(
-        `\ncloser: stopping${signal === undefined ? "" : ` (${signal})`}; the run record and the work so far are kept (${again})\n`,
+        `\ncloser: stopping${signal === undefined ? "" : ` (${signal})`}; ${options.kept ?? "the run record and the work so far are kept"} (${again})\n`,
       );
     } catch {
       // the terminal is gone (SIGHUP): the record says what happened

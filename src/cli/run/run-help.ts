@@ -76,6 +76,11 @@ export const RUN_OPTIONS: readonly OptionHelp[] = [
     description: "work in the project directory itself instead of a worktree",
   },
   {
+    flags: "--deliver",
+    description:
+      "the verified work goes to origin: a pushed branch and pull request, or with onSuccess merge origin's base branch (docs/queue.md#delivery)",
+  },
+  {
     flags: "--backend <kind>",
     description: `${BACKEND_KINDS.filter((kind) => kind !== "scripted").join(", ")} (overrides agent.json)`,
   },

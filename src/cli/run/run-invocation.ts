@@ -13,6 +13,8 @@ export interface RunFlags {
   readonly baseBranch?: string;
   /** False with `--no-worktree`. */
   readonly worktree: boolean;
+  /** `--deliver`: the verified work goes to origin (docs/queue.md#delivery). */
+  readonly deliver?: boolean;
   readonly backend?: string;
   readonly model?: string;
   readonly sandbox?: string;
@@ -184,6 +186,9 @@ function assertModeOptions(mode: RunMode, flags: RunFlags): void {
     throw usage(
       "--no-worktree cannot be used with --label/--project: each issue needs its own worktree",
     );
+  }
+  if (!flags.worktree && flags.deliver === true) {
+    throw usage("--deliver needs a worktree: drop --no-worktree");
   }
   if (!flags.worktree && (flags.branch !== undefined || flags.baseBranch !== undefined)) {
     throw usage("--branch and --base-branch need a worktree; drop --no-worktree");

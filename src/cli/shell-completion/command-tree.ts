@@ -24,7 +24,7 @@ export interface CompletionCommand {
 }
 
 /** The commands whose first operand names an agent that exists (init names a new one). */
-const AGENT_COMMANDS = new Set(["run", "validate", "enqueue"]);
+const AGENT_COMMANDS = new Set(["run", "validate", "enqueue", "watch"]);
 
 const HELP_OPTION: CompletionOption = {
   names: ["-h", "--help"],

@@ -4,6 +4,7 @@
 import {
   type FakeGithubState,
   type FakeIssue,
+  type FakePullRequest,
   findIssue,
   repoExists,
 } from "./fake-github-state.js";
@@ -144,20 +145,98 @@ export function route(
   }
   if (parts[3] === "issues" && rest.length > 0) return issueRoute(state, request, repo, rest);
   if (parts[3] === "pulls" && rest.length === 0 && request.method === "POST") {
-    const body = (request.body ?? {}) as Record<string, string>;
-    const number = state.issues.length + state.pullRequests.length + 1;
-    state.pullRequests.push({
-      repo,
-      number,
-      head: body.head ?? "",
-      base: body.base ?? "",
-      title: body.title ?? "",
-      body: body.body ?? "",
-    });
-    return {
-      status: 201,
-      body: { number, html_url: `https://github.example/${repo}/pull/${number}` },
-    };
+    return createPull(state, repo, request);
+  }
+  if (parts[3] === "pulls" && rest.length === 0 && request.method === "GET") {
+    return listPulls(state, repo, request);
   }
   return NOT_FOUND;
+}
+
+function pullJson(pull: FakePullRequest, apiUrl: string) {
+  const owner = pull.repo.split("/")[0] ?? "";
+  return {
+    id: pull.number + 200_000,
+    number: pull.number,
+    state: pull.state,
+    title: pull.title,
+    body: pull.body,
+    html_url: `https://github.example/${pull.repo}/pull/${pull.number}`,
+    url: `${apiUrl}/repos/${pull.repo}/pulls/${pull.number}`,
+    head: { ref: pull.head, label: `${owner}:${pull.head}` },
+    base: { ref: pull.base, label: `${owner}:${pull.base}` },
+  };
+}
+
+/** `head` as GitHub takes it: `branch`, or `owner:branch` of the repository's owner. */
+function headBranch(head: string): string {
+  return head.includes(":") ? head.slice(head.indexOf(":") + 1) : head;
+}
+
+/** POST /repos/{o}/{r}/pulls: 422 when an open pull request has the same head and base, as on GitHub. */
+function createPull(
+  state: FakeGithubState,
+  repo: string,
+  request: { body: unknown; apiUrl: string },
+): Reply {
+  const body = (request.body ?? {}) as Record<string, string>;
+  const head = headBranch(body.head ?? "");
+  const base = body.base ?? "";
+  const open = state.pullRequests.find(
+    (pull) =>
+      pull.repo === repo && pull.state === "open" && pull.head === head && pull.base === base,
+  );
+  if (open !== undefined || head === "" || base === "") {
+    const owner = repo.split("/")[0] ?? "";
+    const message =
+      open === undefined
+        ? "head and base are required"
+        : `A pull request already exists for ${owner}:${head}.`;
+    return {
+      status: 422,
+      body: {
+        message: "Validation Failed",
+        errors: [{ resource: "PullRequest", code: "custom", message }],
+        documentation_url: "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+      },
+    };
+  }
+  const pull: FakePullRequest = {
+    repo,
+    number: state.issues.length + state.pullRequests.length + 1,
+    head,
+    base,
+    title: body.title ?? "",
+    body: body.body ?? "",
+    state: "open",
+  };
+  state.pullRequests.push(pull);
+  return { status: 201, body: pullJson(pull, request.apiUrl) };
+}
+
+/** GET /repos/{o}/{r}/pulls?state=open&head=owner:branch&base=…: GitHub's filters, paginated. */
+function listPulls(
+  state: FakeGithubState,
+  repo: string,
+  request: { url: URL; apiUrl: string },
+): Reply {
+  const { searchParams } = request.url;
+  const wantedState = searchParams.get("state") ?? "open";
+  const head = searchParams.get("head");
+  const base = searchParams.get("base");
+  const owner = repo.split("/")[0]?.toLowerCase() ?? "";
+  const pulls = state.pullRequests
+    .filter((pull) => pull.repo.toLowerCase() === repo.toLowerCase())
+    .filter((pull) => wantedState === "all" || pull.state === wantedState)
+    .filter(
+      (pull) =>
+        head === null ||
+        !head.includes(":") ||
+        (head.slice(0, head.indexOf(":")).toLowerCase() === owner &&
+          headBranch(head) === pull.head),
+    )
+    .filter((pull) => base === null || pull.base === base)
+    .sort((left, right) => right.number - left.number)
+    .map((pull) => pullJson(pull, request.apiUrl));
+  return paginate(pulls, request.url, new URL(request.apiUrl).origin);
 }

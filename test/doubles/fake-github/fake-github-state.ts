@@ -60,10 +60,12 @@ export interface FakeIssue {
 export interface FakePullRequest {
   readonly repo: string;
   readonly number: number;
+  /** The head branch's name (without its owner). */
   readonly head: string;
   readonly base: string;
   readonly title: string;
   readonly body: string;
+  state: "open" | "closed";
 }
 
 export interface FakeGithubState {

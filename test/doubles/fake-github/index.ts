@@ -4,6 +4,7 @@ export type {
   FakeIssue,
   FakeIssueSeed,
   FakeProjectSeed,
+  FakePullRequest,
 } from "./fake-github-state.js";
 export type {
   FakeFailure,

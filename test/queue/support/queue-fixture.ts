@@ -15,11 +15,12 @@ const TSX_LOADER = new URL("../../../node_modules/tsx/dist/loader.mjs", import.m
  * The model, for the `command` backend: writes work.txt and commits it, then
  * declares done. With a gate name, it first notes its pid in
  * `<gates>/<name>.started` and waits until `<gates>/<name>.open` exists, so a
- * test can stop a worker while its run is in the middle of a query.
+ * test can stop a worker while its run is in the middle of a query. Each query it answers is
+ * noted, by branch, in `<gates>/queries.log`.
  */
 function agentProgram(gates: string): string {
   return `import { execFileSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 const gate = process.argv[2];
 for await (const _chunk of process.stdin) {}
@@ -29,9 +30,16 @@ if (gate !== undefined) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-writeFileSync("work.txt", "done\\n");
+// The branch in the file: each issue's commit differs, also on a base that holds another's.
+const branch = execFileSync("git", ["rev-parse", "--abbrev-ref", "HEAD"]).toString().trim();
+// Each query the model gets, by branch, for the tests that count them.
+appendFileSync(join(${JSON.stringify(gates)}, "queries.log"), branch + "\\n");
+writeFileSync("work.txt", "done on " + branch + "\\n");
 execFileSync("git", ["add", "--all"]);
-execFileSync("git", ["commit", "--quiet", "-m", "work"]);
+// Asked again after its work was committed (a run stopped during its checks), it commits nothing.
+if (execFileSync("git", ["status", "--porcelain"]).toString() !== "") {
+  execFileSync("git", ["commit", "--quiet", "-m", "work"]);
+}
 console.log(JSON.stringify({
   status: "completed",
   summary: "wrote work.txt",
@@ -43,7 +51,12 @@ console.log(JSON.stringify({
 /** The agents of the origin repository: `good` at once, `gate-<name>` behind a gate. */
 export const GATES = ["kill", "term"] as const;
 
-function queueAgent(name: string, gate?: string) {
+/** A queue agent; `worktree` replaces its `runner.worktree` (default: each branch kept). */
+export function queueAgent(
+  name: string,
+  gate?: string,
+  worktree: Record<string, unknown> = { onSuccess: "keep" },
+) {
   return makeIssueAgent({
     name,
     runner: {
@@ -57,8 +70,8 @@ function queueAgent(name: string, gate?: string) {
       issue: { type: "number", description: "the issue" },
       note: { type: "string", default: "none", description: "a note the job carries" },
     },
-    // Each issue's branch is kept: the runs of one clone never merge into each other.
-    worktree: { onSuccess: "keep" },
+    // Each issue's branch is kept by default: the runs of one clone never merge into each other.
+    worktree,
     textOnly: true,
     patterns: {
       "work-missing": {
@@ -90,6 +103,8 @@ export interface QueueFixture {
   openGate(name: string): Promise<void>;
   /** The pid the gated model wrote once its query began, when it has. */
   startedPid(name: string): Promise<number | undefined>;
+  /** The queries the model answered so far, each as the branch it worked on. */
+  queries(): Promise<string[]>;
   cleanup(): Promise<void>;
 }
 
@@ -118,6 +133,11 @@ export async function makeQueueFixture(): Promise<QueueFixture> {
     startedPid: async (name) => {
       const file = join(gates, `${name}.started`);
       return existsSync(file) ? Number(await readFile(file, "utf8")) : undefined;
+    },
+    queries: async () => {
+      const file = join(gates, "queries.log");
+      if (!existsSync(file)) return [];
+      return (await readFile(file, "utf8")).split("\n").filter((line) => line !== "");
     },
     cleanup: async () => {
       await origin.cleanup();
