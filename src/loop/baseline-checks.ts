@@ -40,18 +40,24 @@ export interface BaselineMeasure {
  * and keeps what they found with the start: which checks pass, every test validator's test
  * inventory; the `baseline` event says it. Returns why a check cannot run
  * (docs/integrity.md#cannot-run), and the baseline is then not completed: a resumed run takes
- * it again. A check the abort stopped measured nothing, and nothing is kept or said.
+ * it again. A check the abort stopped (the run's, or `signal`'s) measured nothing, and nothing is
+ * kept or said.
  */
 export async function measureBaseline(
   run: RunContext,
   measure: BaselineMeasure,
+  signal: AbortSignal = run.signal,
 ): Promise<string | undefined> {
   const checks: RunEventOf<"baseline">["checks"] = [];
   const inventories: Record<string, TestInventory> = {};
   const concurrency = phaseConcurrency(Object.values(run.agent.registry.completionSteps));
   const outcomes = await runConditions(
     measure.conditions,
-    makeCheckRunner(run, { checkId: BASELINE_CHECK_ID, cwd: measure.cwd }, measure.fingerprint),
+    makeCheckRunner(
+      run,
+      { checkId: BASELINE_CHECK_ID, cwd: measure.cwd, signal },
+      measure.fingerprint,
+    ),
     concurrency === undefined ? {} : { concurrency },
   );
   for (const outcome of outcomes) {
@@ -64,7 +70,7 @@ export async function measureBaseline(
       ...testCountOf(inventory),
     });
   }
-  if (run.signal.aborted) return undefined;
+  if (signal.aborted) return undefined;
   const unrunnable = outcomes
     .map((outcome) => unrunnableReason(run.agent.registry.validators[outcome.validator], outcome))
     .find((reason) => reason !== undefined);
@@ -93,11 +99,16 @@ export async function measureBaseline(
 
 /**
  * Lets the baseline's checks run beside the first query: a check that cannot run, or checks
- * that throw, stop the query under way (`stopped`), and the run ends as the baseline says.
+ * that throw, stop the query under way (`stopped`), and the run ends as the baseline says. The
+ * checks stop with the run, or when the run ended before it needed them (`cancel`).
  */
-export function measureBesideQuery(run: RunContext, measuring: Promise<string | undefined>): void {
+export function measureBesideQuery(
+  run: RunContext,
+  measuring: (signal: AbortSignal) => Promise<string | undefined>,
+): void {
   const stop = new AbortController();
-  const ended = measuring.then(
+  const cancelled = new AbortController();
+  const ended = measuring(AbortSignal.any([run.signal, cancelled.signal])).then(
     (reason) => {
       if (reason !== undefined) stop.abort(reason);
       return reason;
@@ -108,7 +119,11 @@ export function measureBesideQuery(run: RunContext, measuring: Promise<string | 
     },
   );
   ended.catch(() => undefined); // awaited by the first declaration, the first iteration's end and the loop's
-  run.baselineChecks = { ended, stopped: stop.signal };
+  run.baselineChecks = {
+    ended,
+    stopped: stop.signal,
+    cancel: () => cancelled.abort("the run ended before it needed the baseline's checks"),
+  };
 }
 
 /**
@@ -122,6 +137,17 @@ export async function awaitBaseline(run: RunContext): Promise<Terminal | undefin
   if (reason !== undefined) return failed("config_error", reason);
   run.baselineChecks = undefined;
   return undefined;
+}
+
+/**
+ * The run ended before its checks needed the baseline (an error, `blocked`, a budget): the
+ * baseline's checks still under way are stopped rather than waited for, and measured again by
+ * a resumed run (docs/integrity.md#baseline-beside-query). A check already found unable to run
+ * still ends the run as it says.
+ */
+export async function stopUnneededBaseline(run: RunContext): Promise<Terminal | undefined> {
+  run.baselineChecks?.cancel();
+  return awaitBaseline(run);
 }
 
 /** The end of the run once the baseline's checks stopped the query (a check cannot run). */

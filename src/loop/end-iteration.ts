@@ -19,8 +19,12 @@ export async function endIteration(
   verdict: Verdict,
 ): Promise<Terminal | undefined> {
   // run.json is written now: with the whole baseline, its checks beside the first query ended.
-  const unrunnable = await awaitBaseline(run);
-  if (unrunnable) return unrunnable;
+  // A model that declares itself blocked ends the run, which needs no baseline: the loop stops
+  // its checks instead (docs/integrity.md#baseline-beside-query).
+  if (verdict.kind !== "blocked") {
+    const unrunnable = await awaitBaseline(run);
+    if (unrunnable) return unrunnable;
+  }
   // The clean room's tree is the work as it ends the iteration: no other tree to write.
   const judged = "tree" in verdict ? verdict.tree : undefined;
   await keepIterationDiff(run, answer.turn.iteration, judged); // docs/record.md#diffs

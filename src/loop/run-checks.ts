@@ -11,6 +11,8 @@ export interface CheckPhase {
   readonly cwd: string;
   /** The iteration whose events the checks are; absent for the baseline, which records its own. */
   readonly iteration?: number;
+  /** What stops the phase's checks: the run's signal unless the phase has one of its own. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -57,6 +59,7 @@ export function makeCheckRunner(
 ): ConditionRunner {
   const definitionOf = (name: string) => run.agent.registry.validators[name];
   const { iteration } = phase;
+  const signal = phase.signal ?? run.signal;
   return {
     reuse({ validator, params }) {
       const definition = definitionOf(validator);
@@ -70,7 +73,7 @@ export function makeCheckRunner(
         checkId: phase.checkId,
         // Nothing tells a check it is closer's (docs/integrity.md#toolchain).
         env: {},
-        signal: run.signal,
+        signal,
         ...(params === undefined ? {} : { conditionParams: params }),
       });
       const definition = definitionOf(validator);
@@ -78,7 +81,7 @@ export function makeCheckRunner(
         run.verdicts.keep(fingerprint, definition, outcome, params);
       return outcome;
     },
-    stopped: () => run.signal.aborted,
+    stopped: () => signal.aborted,
     ...(iteration === undefined
       ? {}
       : {

@@ -43,6 +43,11 @@ export interface BaselineChecks {
   readonly ended: Promise<string | undefined>;
   /** Aborted when a check cannot run (or the checks failed): the query under way stops. */
   readonly stopped: AbortSignal;
+  /**
+   * Stops the checks of a run that ended before it needed them: nothing is kept, and `ended`
+   * resolves once they stopped (docs/integrity.md#baseline-beside-query).
+   */
+  cancel(): void;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { awaitBaseline } from "./baseline-checks.js";
+import { stopUnneededBaseline } from "./baseline-checks.js";
 import { beforeChecks } from "./before-checks.js";
 import { answerInChecks, answerToFinish, checkDeclaration } from "./check-declaration.js";
 import { checkFormat } from "./check-format.js";
@@ -26,8 +26,9 @@ import type { Verdict } from "./verdict.js";
 export async function runLoop(run: RunContext, finishOnly = false): Promise<Terminal> {
   try {
     const end = await iterate(run, finishOnly);
-    // Checks of the baseline beside the first query that cannot run end the run (docs/integrity.md#cannot-run).
-    return (await awaitBaseline(run)) ?? end;
+    // The baseline's checks still under way are not needed by a run that ended: they stop. One
+    // found unable to run still ends the run (docs/integrity.md#cannot-run).
+    return (await stopUnneededBaseline(run)) ?? end;
   } finally {
     await run.baselineChecks?.ended.catch(() => undefined); // nothing of the run outlives its loop
     // However the loop ended (a query cut off, an abort, a crash), closer's git after it

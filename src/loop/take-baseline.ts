@@ -118,7 +118,7 @@ function measureBesideFirstQuery(
 ): void {
   updateState(run, { baseline: { ...start, checks: [], inventories: {}, checksPending: true } });
   saveState(run);
-  measureBesideQuery(run, measureBaseline(run, { ...measure, start }));
+  measureBesideQuery(run, (signal) => measureBaseline(run, { ...measure, start }, signal));
 }
 
 /**
@@ -153,7 +153,7 @@ async function measureAgain(run: RunContext, kept: Baseline): Promise<void> {
   const names = conditions.map((condition) => condition.validator);
   const fingerprint = await readPhaseFingerprint(run, names, work);
   const measure = { conditions, cwd: place.room.cwd, fingerprint, startedMs, save: false };
-  measureBesideQuery(run, measureBaseline(run, { ...measure, start }));
+  measureBesideQuery(run, (signal) => measureBaseline(run, { ...measure, start }, signal));
 }
 
 /**

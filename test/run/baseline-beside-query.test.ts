@@ -1,6 +1,7 @@
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Backend } from "../../src/ports/backend.js";
 import { readRunState } from "../../src/record/run-record.js";
@@ -145,6 +146,48 @@ describe("docs/integrity.md#baseline-beside-query: the baseline's checks run bes
     // Not measured: a resumed run takes the checks again, on the work as the run found it.
     expect(state.baseline?.checksPending).toBe(true);
     expect(state.baseline?.checks).toEqual([]);
+  }, 60_000);
+
+  it("a first query that ends the run (the model declares itself blocked) does not wait for the baseline's checks: they are stopped, nothing of them is kept, and run.json keeps them pending", async () => {
+    const { setup: current, mark } = await project((at) =>
+      suiteAfter(at, `touch "${join(dirname(at), "suite-ended")}"; `),
+    );
+    const log = eventLog();
+    const backend = makeScriptedBackend([
+      {
+        structuredOutput: {
+          status: "blocked",
+          summary: "the task needs a decision",
+          next_action: { action: "blocked", reason: "which widgets to speed up is for a person" },
+        },
+      },
+    ]);
+
+    const outcome = await runOn(current, backend, log);
+
+    expect(outcome).toMatchObject({ success: false, status: "blocked" });
+    // The suite waits for a mark no one writes: had the run waited, it would have ended and said so.
+    expect(existsSync(join(dirname(mark), "suite-ended"))).toBe(false);
+    expect(log.of("baseline")).toEqual([]);
+    const state = await readRunState(outcome.runDir);
+    expect(state).toMatchObject({ status: "blocked" });
+    expect(state.baseline).toMatchObject({ checksPending: true, checks: [] });
+  }, 60_000);
+
+  it("a first query whose backend fails ends the run at once, not after the baseline's checks", async () => {
+    const { setup: current, mark } = await project((at) =>
+      suiteAfter(at, `touch "${join(dirname(at), "suite-ended")}"; `),
+    );
+    const log = eventLog();
+    const backend = makeScriptedBackend([
+      { error: { kind: "auth", message: "invalid x-api-key", retryable: false } },
+    ]);
+
+    const outcome = await runOn(current, backend, log);
+
+    expect(outcome).toMatchObject({ success: false, status: "error" });
+    expect(existsSync(join(dirname(mark), "suite-ended"))).toBe(false);
+    expect(log.of("baseline")).toEqual([]);
   }, 60_000);
 
   it("a run stopped while its baseline's checks run keeps what the first query needed; the resumed run measures the work as the run found it, not as the model left it", async () => {
