@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import type { EnqueueFlags } from "./actions/enqueue.js";
+import { addRepositoryOptions, addRunFlagOptions, agentParameterTokens } from "./job-options.js";
 
 const EXAMPLES = `
 Examples:
@@ -15,7 +16,7 @@ Redis: --redis URL or CLOSER_REDIS_URL.`;
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function makeEnqueueCommand(): Command {
-  return new Command("enqueue")
+  const command = new Command("enqueue")
     .description(
       "Queue closer runs on Redis for `closer worker` processes anywhere: one job per issue " +
         "(or task), an issue already queued or running never twice.",
@@ -27,15 +28,8 @@ export function makeEnqueueCommand(): Command {
     .option("--task-file <file>", "a written task from a file")
     .option("--redis <url>", "the Redis server (default: $CLOSER_REDIS_URL)")
     .option("--priority <p>", "1 is taken first; jobs without a priority come before all")
-    .option("--attempts <k>", "attempts before the job fails (default 1)")
-    .option("--repo <owner/name>", "the GitHub repository (default: from the origin remote)")
-    .option("--clone-url <url>", "what workers clone (default: the origin remote's URL)")
-    .option("--cwd <dir>", "the project folder holding .agent/ (default: the current folder)")
-    .option("--max-iterations <n>", "overrides runner.maxIterations in the workers' runs")
-    .option("--backend <kind>", "overrides runner.backend.kind")
-    .option("--model <model>", "overrides runner.backend.model")
-    .option("--sandbox <mode>", "overrides runner.sandbox.mode")
-    .option("--base-branch <branch>", "the branch the work starts from (default: the clone's)")
+    .option("--attempts <k>", "attempts before the job fails (default 1)");
+  return addRunFlagOptions(addRepositoryOptions(command))
     .option("--json", "print the jobs as one JSON line")
     .allowUnknownOption()
     .allowExcessArguments()
@@ -44,12 +38,7 @@ export function makeEnqueueCommand(): Command {
     .exitOverride()
     .action(async (agent: string, flags: EnqueueFlags, self: Command) => {
       const { enqueueFromCommandLine } = await import("./actions/enqueue.js");
-      const options = self.options.map((option) => ({
-        flags: option.flags,
-        description: option.description ?? "",
-      }));
       // commander's leftovers: the agent, then the agent's own parameter flags.
-      const parameterTokens = self.args.slice(1);
-      process.exitCode = await enqueueFromCommandLine(agent, flags, { parameterTokens, options });
+      process.exitCode = await enqueueFromCommandLine(agent, flags, agentParameterTokens(self, 1));
     });
 }

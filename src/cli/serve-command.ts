@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import type { ServeFlags } from "./actions/serve.js";
+import { addJobTemplateOptions, agentParameterTokens } from "./job-options.js";
 
 const EXAMPLES = `
 Examples:
@@ -12,7 +13,7 @@ content type application/json, the same secret, events: Issues. An issue that ge
 signature does not match is refused with 401 (docs/queue.md#serve).`;
 
 export function makeServeCommand(): Command {
-  return new Command("serve")
+  const command = new Command("serve")
     .description(
       "Queue an issue the moment it gets a label: an HTTP endpoint for GitHub's issues webhook, " +
         "its signature checked with the webhook's secret.",
@@ -30,23 +31,13 @@ export function makeServeCommand(): Command {
     .option(
       "--secret-file <file>",
       "the webhook's secret, on the file's first line (default: $CLOSER_WEBHOOK_SECRET)",
-    )
-    .option("--redis <url>", "the Redis server (default: $CLOSER_REDIS_URL)")
-    .option("--repo <owner/name>", "the GitHub repository (default: from the origin remote)")
-    .option("--clone-url <url>", "what workers clone (default: the origin remote's URL)")
-    .option("--cwd <dir>", "the project folder holding .agent/ (default: the current folder)")
-    .option("--priority <p>", "the jobs' priority: 1 is taken first")
-    .option("--attempts <k>", "attempts before a job fails (default 1)")
-    .option("--max-iterations <n>", "overrides runner.maxIterations in the workers' runs")
-    .option("--backend <kind>", "overrides runner.backend.kind")
-    .option("--model <model>", "overrides runner.backend.model")
-    .option("--sandbox <mode>", "overrides runner.sandbox.mode")
-    .option("--base-branch <branch>", "the branch the work starts from (default: the clone's)")
+    );
+  return addJobTemplateOptions(command)
     .addHelpText("after", EXAMPLES)
     .showHelpAfterError()
     .exitOverride()
-    .action(async (flags: ServeFlags) => {
+    .action(async (flags: ServeFlags, self: Command) => {
       const { serveFromCommandLine } = await import("./actions/serve.js");
-      process.exitCode = await serveFromCommandLine(flags);
+      process.exitCode = await serveFromCommandLine(flags, agentParameterTokens(self, 0));
     });
 }

@@ -1,49 +1,23 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  commit,
+  git,
+  makeUpstreamClone,
+  type UpstreamClone,
+} from "../../test/support/upstream-clone.js";
 import { deliverBranch, deliverToBase, readRemoteBranch } from "./deliver-commit.js";
 import { deliveredRef, readDeliveredMarker } from "./delivered-marker.js";
 import { pushExactCommit } from "./git-push.js";
 
-const run = promisify(execFile);
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const env = {
-    ...process.env,
-    GIT_AUTHOR_NAME: "t",
-    GIT_AUTHOR_EMAIL: "t@t",
-    GIT_COMMITTER_NAME: "t",
-    GIT_COMMITTER_EMAIL: "t@t",
-  };
-  return (await run("git", args, { cwd, env })).stdout.trim();
-}
-
-let scratch: string;
+let repos: UpstreamClone;
 let upstream: string;
 let clone: string;
 
-async function commit(cwd: string, file: string): Promise<string> {
-  await writeFile(join(cwd, file), `${file}\n`);
-  await git(cwd, "add", file);
-  await git(cwd, "commit", "--quiet", "-m", file);
-  return git(cwd, "rev-parse", "HEAD");
-}
-
 beforeEach(async () => {
-  scratch = await realpath(await mkdtemp(join(tmpdir(), "closer-marker-")));
-  upstream = join(scratch, "upstream.git");
-  clone = join(scratch, "clone");
-  await git(scratch, "init", "--quiet", "--bare", "--initial-branch=main", upstream);
-  await git(scratch, "clone", "--quiet", upstream, clone);
-  await git(clone, "checkout", "--quiet", "-b", "main");
-  await commit(clone, "base.txt");
-  await git(clone, "push", "--quiet", "origin", "main");
+  repos = await makeUpstreamClone("closer-marker-");
+  ({ upstream, clone } = repos);
 });
-afterEach(async () => {
-  await rm(scratch, { recursive: true, force: true });
-});
+afterEach(() => repos.cleanup());
 
 describe("docs/queue.md#exactly-once: a delivered run's marker ref on origin", () => {
   it("is absent until the base push, then names the delivered commit, pushed with it", async () => {

@@ -22,6 +22,23 @@ describe.skipIf(redis === undefined)(
       return file;
     };
 
+    it("a --backend or --sandbox no worker could run is refused here, and nothing is queued", async () => {
+      const file = await taskFile();
+      const cwd = harness.fixture.origin.dir;
+      const common = [
+        ...["enqueue", "good", "--task-file", file, "--redis", url(), "--cwd", cwd],
+        ...["--clone-url", "https://github.com/acme/widgets.git"],
+      ];
+      const backend = await cli(...common, "--backend", "claud-sdk");
+      expect(backend.code).toBe(2);
+      expect(backend.stderr).toContain("--backend");
+      expect(backend.stderr).toContain("claud-sdk");
+      const sandbox = await cli(...common, "--sandbox", "sometimes");
+      expect(sandbox.code).toBe(2);
+      expect(sandbox.stderr).toContain("--sandbox");
+      expect(await harness.queue.count()).toBe(0);
+    });
+
     it("a repository without origin: one error naming --clone-url and --repo; then --clone-url alone supplies both", async () => {
       const file = await taskFile();
       const cwd = harness.fixture.origin.dir;

@@ -1,14 +1,12 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Job } from "bullmq";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { QueueJobData } from "../../src/queue/index.js";
 import { writeAgent } from "../../src/testing/index.js";
 import { cli } from "../cli/support/cli-repo.js";
 import { makeIssueAgent } from "../run/support/issue-repo.js";
 import { startTestRedis } from "../support/redis-server.js";
-import { startWorker, waitFor } from "./support/queue-fixture.js";
-import { useQueueHarness } from "./support/queue-harness.js";
+import { WORK_EXISTS, waitFor } from "./support/queue-fixture.js";
+import { useQueueHarness, workIssues } from "./support/queue-harness.js";
 
 const started = await startTestRedis();
 if (started.missing !== undefined) {
@@ -45,35 +43,14 @@ function lazyAgent(name: string, maxIterations: number) {
     },
     parameters: { issue: { type: "number", description: "the issue" } },
     worktree: { onSuccess: "keep" },
-    textOnly: true,
-    patterns: {
-      "work-missing": {
-        description: "work.txt is missing",
-        edition: "failed",
-        adaptation: "work-missing",
-        params: [],
-      },
-    },
-    validators: {
-      "work-exists": {
-        type: "file",
-        path: "work.txt",
-        failurePattern: "work-missing",
-        extractParams: {},
-      },
-    },
-    conditions: ["git-clean", "work-exists"],
+    ...WORK_EXISTS,
   });
 }
 
 describe.skipIf(redis === undefined)(
   `docs/queue.md#job-ends a job's state follows its run's end, on a real redis-server${started.missing === undefined ? "" : ` (skipped: ${started.missing})`}`,
   () => {
-    const harness = useQueueHarness(
-      redis,
-      [1, 2, 3].map((number) => ({ number, title: `Write the work file ${number}`, labels: [] })),
-    );
-    const { workers } = harness;
+    const harness = useQueueHarness(redis, workIssues(3, []));
     const url = () => redis?.url ?? "";
 
     beforeAll(async () => {
@@ -87,30 +64,16 @@ describe.skipIf(redis === undefined)(
 
     const enqueue = async (agent: string, issue: number, ...more: string[]) => {
       const result = await cli(
-        ...["enqueue", agent, "--issue", String(issue), "--redis", url()],
-        ...["--cwd", harness.fixture.origin.dir, "--repo", "acme/widgets"],
-        ...["--clone-url", harness.fixture.origin.dir, "--sandbox", "off", "--json", ...more],
+        ...["enqueue", agent, "--issue", String(issue)],
+        ...harness.jobFlags(),
+        ...["--json", ...more],
       );
       expect(result.code, result.stderr).toBe(0);
       return (JSON.parse(result.stdout) as { jobId: string }[])[0]?.jobId ?? "";
     };
-    const worker = async (repoDir?: string, stalledIntervalMs = 30_000) => {
-      const process = startWorker({
-        redisUrl: url(),
-        repoDir: repoDir ?? (await harness.fixture.repoDir()),
-        github: harness.github,
-        home: harness.fixture.home,
-        stalledIntervalMs,
-      });
-      workers.push(process);
-      return process;
-    };
-    const jobIn = (state: "failed" | "completed", id: string) =>
-      waitFor(`job ${id} to be ${state}`, async () =>
-        (await harness.queue.getJobState(id)) === state
-          ? ((await harness.queue.getJob(id)) as Job<QueueJobData>)
-          : undefined,
-      );
+    const worker = (repoDir?: string, stalledIntervalMs?: number) =>
+      harness.worker({ repoDir, stalledIntervalMs });
+    const jobIn = harness.jobIn;
     const queries = async (agent: string) => {
       const file = join(harness.fixture.gates, `${agent}.queries`);
       const text = await readFile(file, "utf8").catch(() => "");

@@ -4,7 +4,7 @@ import type { JobWork } from "../../src/queue/index.js";
 import { cli } from "../cli/support/cli-repo.js";
 import { TOKEN } from "../run/support/issue-repo.js";
 import { startTestRedis } from "../support/redis-server.js";
-import { startWorker, waitFor } from "./support/queue-fixture.js";
+import { waitFor } from "./support/queue-fixture.js";
 import { useQueueHarness } from "./support/queue-harness.js";
 
 const HOW_TO_START = "docker run -p 6379:6379 redis";
@@ -58,42 +58,17 @@ describe.skipIf(redis === undefined)(
       redis,
       [1, 2, 3].map((number) => ({ number, title: `Work ${number}`, labels: ["ready"] })),
     );
-    const { workers } = harness;
 
     const url = () => redis?.url ?? "";
     const enqueue = async (issue: number, ...more: string[]) => {
       const result = await cli(
-        "enqueue",
-        "good",
-        "--issue",
-        String(issue),
-        "--redis",
-        url(),
-        "--cwd",
-        harness.fixture.origin.dir,
-        "--repo",
-        "acme/widgets",
-        "--clone-url",
-        harness.fixture.origin.dir,
-        "--sandbox",
-        "off",
-        "--json",
+        ...["enqueue", "good", "--issue", String(issue), ...harness.jobFlags(), "--json"],
         ...more,
       );
       expect(result.code, result.stderr).toBe(0);
       return (JSON.parse(result.stdout) as { jobId: string }[])[0]?.jobId ?? "";
     };
-    const worker = async () => {
-      const process = startWorker({
-        redisUrl: url(),
-        repoDir: await harness.fixture.repoDir(),
-        github: harness.github,
-        home: harness.fixture.home,
-        stalledIntervalMs: 30_000,
-      });
-      workers.push(process);
-      return process;
-    };
+    const worker = () => harness.worker();
     const stateOf = async (jobId: string) => (await harness.queue.getJob(jobId))?.getState();
     const rows = async () => {
       const result = await cli("queue", "--redis", url(), "--json");
@@ -224,7 +199,7 @@ describe.skipIf(redis === undefined)(
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain("no job 9999 on the queue");
 
-      for (const active of workers.splice(0)) {
+      for (const active of harness.workers.splice(0)) {
         active.child.kill("SIGKILL");
         await active.exited;
       }

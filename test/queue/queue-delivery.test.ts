@@ -1,11 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeAgent } from "../../src/testing/index.js";
 import { cli } from "../cli/support/cli-repo.js";
-import type { FakeGithub } from "../doubles/fake-github/index.js";
 import { startTestRedis } from "../support/redis-server.js";
 import { type BareUpstream, makeBareUpstream } from "./support/bare-upstream.js";
-import { queueAgent, startWorker, waitFor } from "./support/queue-fixture.js";
-import { useQueueHarness } from "./support/queue-harness.js";
+import {
+  closesOf,
+  commentsOf,
+  expectDeliveredOnce,
+  pullRequestsOpened,
+} from "./support/delivery-counts.js";
+import { queueAgent, waitFor } from "./support/queue-fixture.js";
+import { useQueueHarness, workIssues } from "./support/queue-harness.js";
 
 const started = await startTestRedis();
 if (started.missing !== undefined) {
@@ -16,49 +21,10 @@ const API = "/api/v3/repos/acme/widgets";
 /** The lock and stalled-check period of the workers in the crash tests (docs/queue.md#stalled-jobs). */
 const CRASH_INTERVAL_MS = 3000;
 
-const pathOf = (request: { path: string }) => request.path.split("?")[0];
-
-function closesOf(github: FakeGithub, issue: number): number {
-  return github.requests.filter(
-    (request) =>
-      request.method === "PATCH" &&
-      pathOf(request) === `${API}/issues/${issue}` &&
-      (request.body as { state?: string } | undefined)?.state === "closed",
-  ).length;
-}
-
-/** The bodies of the comments posted on issue `n`. */
-function commentsOf(github: FakeGithub, issue: number): string[] {
-  return github.requests
-    .filter(
-      (request) =>
-        request.method === "POST" && pathOf(request) === `${API}/issues/${issue}/comments`,
-    )
-    .map((request) => String((request.body as { body?: string } | undefined)?.body ?? ""));
-}
-
-/** The pull requests opened (POST …/pulls) from `branch`. */
-function pullRequestsOpened(github: FakeGithub, branch: string): number {
-  return github.requests.filter(
-    (request) =>
-      request.method === "POST" &&
-      pathOf(request) === `${API}/pulls` &&
-      (request.body as { head?: string } | undefined)?.head === branch,
-  ).length;
-}
-
 describe.skipIf(redis === undefined)(
   `docs/queue.md#delivery queued jobs deliver to the shared repository${started.missing === undefined ? "" : ` (skipped: ${started.missing})`}`,
   () => {
-    const harness = useQueueHarness(
-      redis,
-      Array.from({ length: 11 }, (_, index) => ({
-        number: index + 1,
-        title: `Write the work file ${index + 1}`,
-        labels: ["ready"],
-      })),
-    );
-    const { workers } = harness;
+    const harness = useQueueHarness(redis, workIssues(11));
     let upstream: BareUpstream;
 
     beforeAll(async () => {
@@ -80,55 +46,12 @@ describe.skipIf(redis === undefined)(
         "enqueue",
         agent,
         ...issues.flatMap((issue) => ["--issue", String(issue)]),
-        "--redis",
-        redis?.url ?? "",
-        "--cwd",
-        harness.fixture.origin.dir,
-        "--repo",
-        "acme/widgets",
-        "--clone-url",
-        upstream.dir,
-        "--sandbox",
-        "off",
+        ...harness.jobFlags(upstream.dir),
         "--json",
       );
 
-    const worker = async (stalledIntervalMs = 30_000) => {
-      const one = startWorker({
-        redisUrl: redis?.url ?? "",
-        repoDir: await harness.fixture.repoDir(),
-        github: harness.github,
-        home: harness.fixture.home,
-        stalledIntervalMs,
-      });
-      workers.push(one);
-      return one;
-    };
-
-    const completedJob = (id: string) =>
-      waitFor(`job ${id} to complete`, async () =>
-        (await harness.queue.getJobState(id)) === "completed"
-          ? await harness.queue.getJob(id)
-          : undefined,
-      );
-
-    /** The one pull request from issue `n`'s branch, checked against the pushed branch. */
-    async function expectDeliveredOnce(issue: number): Promise<void> {
-      const branch = `closer/issue-${issue}`;
-      const pulls = harness.github.state.pullRequests.filter((pull) => pull.head === branch);
-      expect(pulls, branch).toHaveLength(1);
-      expect(pullRequestsOpened(harness.github, branch), branch).toBe(1);
-      expect(pulls[0]).toMatchObject({ base: "main", state: "open" });
-      expect(pulls[0]?.body).toContain(`Closes #${issue}`);
-      expect(await upstream.fileAt(branch, "work.txt")).toBe(`done on ${branch}`);
-      expect(await upstream.holds(branch, await upstream.commitOf("main"))).toBe(true);
-      const comments = commentsOf(harness.github, issue);
-      expect(comments, `issue ${issue}`).toHaveLength(1);
-      expect(comments[0]).toContain(
-        `Pull request: https://github.example/acme/widgets/pull/${pulls[0]?.number}`,
-      );
-      expect(closesOf(harness.github, issue), `issue ${issue}`).toBe(1);
-    }
+    const worker = (stalledIntervalMs?: number) => harness.worker({ stalledIntervalMs });
+    const completedJob = (id: string) => harness.jobIn("completed", id);
 
     it("two workers drain six jobs: each fix reaches the upstream once, as a pushed branch with one pull request, linked from one comment", async () => {
       const mainBefore = await upstream.commitOf("main");
@@ -142,7 +65,8 @@ describe.skipIf(redis === undefined)(
         const done = await completedJob(job.jobId);
         expect(done.returnvalue).toMatchObject({ success: true, status: "completed" });
       }
-      for (const issue of [1, 2, 3, 4, 5, 6]) await expectDeliveredOnce(issue);
+      for (const issue of [1, 2, 3, 4, 5, 6])
+        await expectDeliveredOnce(harness.github, upstream, issue);
       expect(await upstream.commitOf("main")).toBe(mainBefore);
     }, 180_000);
 
@@ -165,7 +89,7 @@ describe.skipIf(redis === undefined)(
       expect(
         (await harness.fixture.queries()).filter((branch) => branch === "closer/issue-7"),
       ).toHaveLength(1);
-      await expectDeliveredOnce(7);
+      await expectDeliveredOnce(harness.github, upstream, 7);
       expect(
         harness.github.state.issues.find((issue) => issue.number === 7)?.comments,
       ).toHaveLength(1);
@@ -187,7 +111,7 @@ describe.skipIf(redis === undefined)(
 
       const done = await completedJob(jobId);
       expect(done.returnvalue).toMatchObject({ success: true, status: "completed" });
-      await expectDeliveredOnce(8);
+      await expectDeliveredOnce(harness.github, upstream, 8);
     }, 180_000);
 
     it("onSuccess merge on a worker: each verified commit lands on the upstream's main, fast-forward, once; the comment names it; no branch, no pull request", async () => {

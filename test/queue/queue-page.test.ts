@@ -7,7 +7,7 @@ import type { QueueJobData } from "../../src/queue/index.js";
 import { queuePageHandler } from "../../src/queue/queue-page.js";
 import { saveScreenshot, startChromium, TEST_ARTIFACTS } from "../observe/support/chromium.js";
 import { startTestRedis } from "../support/redis-server.js";
-import { startWorker, waitFor } from "./support/queue-fixture.js";
+import { waitFor } from "./support/queue-fixture.js";
 import { useQueueHarness } from "./support/queue-harness.js";
 
 const started = await startTestRedis();
@@ -83,14 +83,7 @@ describe.skipIf(redis === undefined)(
 
     it("shows the jobs, their states and totals, links each report here, says where one elsewhere is, and refreshes", async () => {
       const { queue, fixture } = harness;
-      const worker = startWorker({
-        redisUrl: redis?.url ?? "",
-        repoDir: await fixture.repoDir(),
-        github: harness.github,
-        home: fixture.home,
-        stalledIntervalMs: 30_000,
-      });
-      harness.workers.push(worker);
+      const worker = await harness.worker();
       const done = await queue.add("run", jobData({ kind: "issue", issue: 1 }, fixture.origin.dir));
       await waitFor(
         "the first job to complete",

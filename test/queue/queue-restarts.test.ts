@@ -4,8 +4,8 @@ import { cli } from "../cli/support/cli-repo.js";
 import { startRestartableRedis } from "../support/restartable-redis.js";
 import { type BareUpstream, makeBareUpstream } from "./support/bare-upstream.js";
 import { closesOf, expectDeliveredOnce } from "./support/delivery-counts.js";
-import { queueAgent, startWorker, type WorkerProcess, waitFor } from "./support/queue-fixture.js";
-import { useQueueHarness } from "./support/queue-harness.js";
+import { queueAgent, type WorkerProcess, waitFor } from "./support/queue-fixture.js";
+import { useQueueHarness, workIssues } from "./support/queue-harness.js";
 
 const started = await startRestartableRedis();
 if (started.missing !== undefined) {
@@ -22,15 +22,7 @@ const alive = (worker: WorkerProcess) =>
 describe.skipIf(redis === undefined)(
   `docs/queue.md#redis-restart the queue's guarantees across a Redis restart and a stopped worker${started.missing === undefined ? "" : ` (skipped: ${started.missing})`}`,
   () => {
-    const harness = useQueueHarness(
-      redis,
-      Array.from({ length: 19 }, (_, index) => ({
-        number: index + 1,
-        title: `Write the work file ${index + 1}`,
-        labels: ["ready"],
-      })),
-    );
-    const { workers } = harness;
+    const harness = useQueueHarness(redis, workIssues(19));
     let upstream: BareUpstream;
 
     beforeAll(async () => {
@@ -55,16 +47,7 @@ describe.skipIf(redis === undefined)(
         "enqueue",
         agent,
         ...issues.flatMap((issue) => ["--issue", String(issue)]),
-        "--redis",
-        redis?.url ?? "",
-        "--cwd",
-        harness.fixture.origin.dir,
-        "--repo",
-        "acme/widgets",
-        "--clone-url",
-        upstream.dir,
-        "--sandbox",
-        "off",
+        ...harness.jobFlags(upstream.dir),
         "--json",
       );
       expect(result.code, result.stderr).toBe(0);
@@ -73,17 +56,7 @@ describe.skipIf(redis === undefined)(
       return jobs.map((job) => job.jobId);
     };
 
-    const worker = async (stalledIntervalMs = 30_000) => {
-      const one = startWorker({
-        redisUrl: redis?.url ?? "",
-        repoDir: await harness.fixture.repoDir(),
-        github: harness.github,
-        home: harness.fixture.home,
-        stalledIntervalMs,
-      });
-      workers.push(one);
-      return one;
-    };
+    const worker = (stalledIntervalMs?: number) => harness.worker({ stalledIntervalMs });
 
     /** Resolves once `count` jobs are active and each one's run is in its first iteration. */
     const runsUnderWay = (count: number) =>
@@ -95,18 +68,11 @@ describe.skipIf(redis === undefined)(
         return working.length === count ? working.map((job) => job.id) : undefined;
       });
 
-    /** Every job completed; the state is read first, as a job read before it ended has no value. */
+    /** Every job completed. */
     const allCompleted = async (jobIds: readonly string[]) => {
       for (const id of jobIds) {
-        const done = await waitFor(
-          `job ${id} to complete`,
-          async () =>
-            (await harness.queue.getJobState(id)) === "completed"
-              ? await harness.queue.getJob(id)
-              : undefined,
-          180_000,
-        );
-        expect(done?.returnvalue, `job ${id}`).toMatchObject({
+        const done = await harness.jobIn("completed", id, 180_000);
+        expect(done.returnvalue, `job ${id}`).toMatchObject({
           success: true,
           status: "completed",
         });

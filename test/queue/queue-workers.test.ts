@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { cli } from "../cli/support/cli-repo.js";
-import type { FakeGithub } from "../doubles/fake-github/index.js";
 import { startTestRedis } from "../support/redis-server.js";
-import { startWorker, waitFor } from "./support/queue-fixture.js";
-import { useQueueHarness } from "./support/queue-harness.js";
+import { closesOf, commentsOf } from "./support/delivery-counts.js";
+import { waitFor } from "./support/queue-fixture.js";
+import { useQueueHarness, workIssues } from "./support/queue-harness.js";
 
 const started = await startTestRedis();
 if (started.missing !== undefined) {
@@ -14,79 +14,24 @@ const ISSUES = "/api/v3/repos/acme/widgets/issues";
 /** The lock and stalled-check period of the workers in the crash tests (docs/queue.md#stalled-jobs). */
 const CRASH_INTERVAL_MS = 3000;
 
-/** The requests that closed issue `n` (a PATCH with state closed). */
-function closesOf(github: FakeGithub, issue: number): number {
-  return github.requests.filter(
-    (request) =>
-      request.method === "PATCH" &&
-      request.path.split("?")[0] === `${ISSUES}/${issue}` &&
-      (request.body as { state?: string } | undefined)?.state === "closed",
-  ).length;
-}
-
-/** The comments posted on issue `n`. */
-function commentsOf(github: FakeGithub, issue: number): number {
-  return github.requests.filter(
-    (request) =>
-      request.method === "POST" && request.path.split("?")[0] === `${ISSUES}/${issue}/comments`,
-  ).length;
-}
-
 describe.skipIf(redis === undefined)(
   `docs/queue.md the queue on a real redis-server${started.missing === undefined ? "" : ` (skipped: ${started.missing})`}`,
   () => {
-    const harness = useQueueHarness(
-      redis,
-      Array.from({ length: 10 }, (_, index) => ({
-        number: index + 1,
-        title: `Write the work file ${index + 1}`,
-        labels: ["ready"],
-      })),
-    );
-    const { workers } = harness;
+    const harness = useQueueHarness(redis, workIssues(10));
 
     const enqueue = (agent: string, ...issues: number[]) =>
       cli(
         "enqueue",
         agent,
         ...issues.flatMap((issue) => ["--issue", String(issue)]),
-        "--redis",
-        redis?.url ?? "",
-        "--cwd",
-        harness.fixture.origin.dir,
-        "--repo",
-        "acme/widgets",
-        "--clone-url",
-        harness.fixture.origin.dir,
-        "--sandbox",
-        "off",
+        ...harness.jobFlags(),
         "--json",
       );
 
-    /**
-     * BullMQ's default lock (30 s) where no worker dies; a short one where one does, so the
-     * stalled-job check hands its job over soon — still long enough that a busy machine's
-     * event loop does not let a live worker's lock lapse.
-     */
-    const worker = async (repoDir?: string, stalledIntervalMs = 30_000) => {
-      const started = startWorker({
-        redisUrl: redis?.url ?? "",
-        repoDir: repoDir ?? (await harness.fixture.repoDir()),
-        github: harness.github,
-        home: harness.fixture.home,
-        stalledIntervalMs,
-      });
-      workers.push(started);
-      return started;
-    };
-
-    // The state first, then the job: a job read just before it completed has no return value yet.
-    const completedJob = (id: string) =>
-      waitFor(`job ${id} to complete`, async () =>
-        (await harness.queue.getJobState(id)) === "completed"
-          ? await harness.queue.getJob(id)
-          : undefined,
-      );
+    const worker = (repoDir?: string, stalledIntervalMs?: number) =>
+      harness.worker({ repoDir, stalledIntervalMs });
+    const completedJob = (id: string) => harness.jobIn("completed", id);
+    const commentCount = (issue: number) => commentsOf(harness.github, issue).length;
 
     it("enqueueing the same issue twice makes one job; once it finished, it may be queued again", async () => {
       const first = await enqueue("good", 9);
@@ -123,7 +68,7 @@ describe.skipIf(redis === undefined)(
 
       for (const issue of [1, 2, 3, 4, 5, 6]) {
         expect(closesOf(harness.github, issue), `issue ${issue}`).toBe(1);
-        expect(commentsOf(harness.github, issue), `issue ${issue}`).toBe(1);
+        expect(commentCount(issue), `issue ${issue}`).toBe(1);
         expect(harness.github.state.issues.find((entry) => entry.number === issue)?.state).toBe(
           "closed",
         );
@@ -155,7 +100,7 @@ describe.skipIf(redis === undefined)(
       expect(done.returnvalue).toMatchObject({ success: true, status: "completed", runId });
       expect(done.data.startedBy).toBe(`${done.data.startedBy?.split(":")[0]}:${second.child.pid}`);
       expect(closesOf(harness.github, 7)).toBe(1);
-      expect(commentsOf(harness.github, 7)).toBe(1);
+      expect(commentCount(7)).toBe(1);
     }, 180_000);
 
     it("a worker killed with SIGKILL while its completion comment is on its way: the other worker, without its record, posts no second comment and closes once", async () => {
@@ -177,7 +122,7 @@ describe.skipIf(redis === undefined)(
         status: "completed",
         resumed: false,
       });
-      expect(commentsOf(harness.github, 10)).toBe(1);
+      expect(commentCount(10)).toBe(1);
       expect(
         harness.github.state.issues.find((issue) => issue.number === 10)?.comments,
       ).toHaveLength(1);
@@ -204,7 +149,7 @@ describe.skipIf(redis === undefined)(
       expect(await first.exited).toBe(143);
       expect(first.stderr()).toContain(`job ${jobId}: released`);
       expect(await (await harness.queue.getJob(jobId))?.getState()).toBe("waiting");
-      expect(commentsOf(harness.github, 8)).toBe(0);
+      expect(commentCount(8)).toBe(0);
 
       await harness.fixture.openGate("term");
       await worker(repoDir);
@@ -216,7 +161,7 @@ describe.skipIf(redis === undefined)(
         resumed: true,
       });
       expect(closesOf(harness.github, 8)).toBe(1);
-      expect(commentsOf(harness.github, 8)).toBe(1);
+      expect(commentCount(8)).toBe(1);
     }, 180_000);
   },
 );

@@ -51,18 +51,7 @@ describe.skipIf(redis === undefined)(
       await ticks?.close();
     });
 
-    const jobTemplate = () => [
-      "--redis",
-      redis?.url ?? "",
-      "--cwd",
-      harness.fixture.origin.dir,
-      "--repo",
-      "acme/widgets",
-      "--clone-url",
-      harness.fixture.origin.dir,
-      "--sandbox",
-      "off",
-    ];
+    const jobTemplate = () => harness.jobFlags();
     const start = (...args: string[]) => {
       const running = startCloser(args, {
         github: harness.github,
@@ -72,8 +61,8 @@ describe.skipIf(redis === undefined)(
       processes.push(running);
       return running;
     };
-    const watch = (every: string) =>
-      start("watch", "good", "--label", "ready", "--every", every, ...jobTemplate());
+    const watch = (every: string, ...more: string[]) =>
+      start("watch", "good", "--label", "ready", "--every", every, ...jobTemplate(), ...more);
     /** The jobs of the runs' queue for each issue, whatever their state. */
     const jobsByIssue = async () => {
       const jobs = await harness.queue.getJobs(
@@ -105,9 +94,12 @@ describe.skipIf(redis === undefined)(
     };
 
     it("closer watch queues each newly labelled issue within an interval, never twice across ticks and two watchers", async () => {
-      const first = watch("1s");
+      const first = watch("1s", "--note", "handle with care");
       await waitFor("issue 1 to be queued", async () => (await jobsByIssue())[1] === 1);
       expect(first.stderr()).toContain('schedule "acme/widgets label ready" every 1 s');
+      // The agent's own parameters travel in the tick's job template to each job.
+      const [queued] = await harness.queue.getJobs(["waiting"]);
+      expect(queued?.data.flags).toEqual({ sandbox: "off", args: { note: "handle with care" } });
 
       label(2, "ready");
       const labelledAt = Date.now();
@@ -163,6 +155,9 @@ describe.skipIf(redis === undefined)(
       expect(JSON.parse(list.stdout)).toMatchObject([
         { id: "acme/widgets label ready", everyMs: 2000, agent: "good" },
       ]);
+      const typo = await cli("watch", "--list", "--jsno", "--redis", redis?.url ?? "");
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toContain("unknown option '--jsno' (did you mean --json?)");
       const stop = await cli("watch", "--stop", "--label", "ready", ...jobTemplate());
       expect(stop.code, stop.stderr).toBe(0);
       expect(await ticks.getJobSchedulersCount()).toBe(0);
@@ -181,16 +176,11 @@ describe.skipIf(redis === undefined)(
           issue: { number: issue, state: "open", labels: [{ name }] },
           repository: { full_name: "acme/widgets" },
         });
-      const serve = async () => {
+      const serve = async (...more: string[]) => {
         const server = start(
-          "serve",
-          "--agent",
-          "good",
-          "--label",
-          "ready",
-          "--port",
-          "0",
+          ...["serve", "--agent", "good", "--label", "ready", "--port", "0"],
           ...jobTemplate(),
+          ...more,
         );
         const url = await waitFor(
           "closer serve to listen",
@@ -211,7 +201,7 @@ describe.skipIf(redis === undefined)(
         });
 
       it("refuses a bad signature with 401, queues a labelled issue once, and ignores the rest", async () => {
-        const { server, url } = await serve();
+        const { server, url } = await serve("--note=from the webhook");
         expect(server.stderr()).toContain(`${url}/webhook`);
         expect(server.stderr()).toContain("application/json");
 
@@ -228,6 +218,8 @@ describe.skipIf(redis === undefined)(
         expect(redelivered.status).toBe(200);
         expect(await redelivered.json()).toMatchObject({ issue: 2, duplicate: true });
         expect(await jobsByIssue()).toEqual({ 2: 1 });
+        const [queued] = await harness.queue.getJobs(["waiting"]);
+        expect(queued?.data.flags.args).toEqual({ note: "from the webhook" });
 
         const other = await deliver(url, labelled(3, "later"), sign(labelled(3, "later")));
         expect(other.status).toBe(200);
@@ -245,6 +237,17 @@ describe.skipIf(redis === undefined)(
         server.child.kill("SIGTERM");
         expect(await server.exited).toBe(143);
       }, 60_000);
+
+      it("refuses an agent parameter flag it does not know, naming the agent's own", async () => {
+        vi.stubEnv("CLOSER_WEBHOOK_SECRET", SECRET);
+        const result = await cli(
+          ...["serve", "--agent", "good", "--label", "ready", "--notes", "x"],
+          ...jobTemplate(),
+        );
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain("unknown option '--notes' (did you mean --note?)");
+        expect(result.stderr).toContain("see closer serve --help");
+      });
 
       it("stops at once without the webhook's secret, naming the fix", async () => {
         vi.stubEnv("CLOSER_WEBHOOK_SECRET", "");

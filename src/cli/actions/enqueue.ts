@@ -1,11 +1,9 @@
 import { resolve } from "node:path";
-import { readCliOverrides } from "../../definition/apply-cli-overrides.js";
 import { CloserError, wholeNumberAtLeastOne } from "../../errors.js";
 import type { ResolvedAgent } from "../../ports/agent.js";
 import {
   describeJobWork,
   enqueueJobs,
-  type JobRunFlags,
   type JobWork,
   openQueue,
   type QueueJobData,
@@ -13,9 +11,9 @@ import {
 } from "../../queue/index.js";
 import { githubClientFor } from "../../run/github-client-for.js";
 import { readTaskFile } from "../../run/task-file.js";
-import { type OptionHelp, parseParameterFlags } from "../run/parameter-flags.js";
 import { exitCodeAfterError } from "./error-exit.js";
-import { readJobPieces } from "./job-pieces.js";
+import { type AgentParameterTokens, agentArgsReader, readJobPieces } from "./job-pieces.js";
+import { enqueueOptionsOf, runFlagsOf, withAgentArgs } from "./job-template.js";
 
 /** `closer enqueue`'s options as commander parses them. */
 export interface EnqueueFlags {
@@ -39,48 +37,29 @@ export interface EnqueueFlags {
 
 const USAGE = "closer enqueue <agent> --issue N … | --label L [--project N] | --task-file F";
 
-/** What commander leaves for the agent's parameters, and closer's options for their help. */
-export interface EnqueueParameters {
-  readonly parameterTokens: readonly string[];
-  readonly options: readonly OptionHelp[];
-}
-
 /** Everything `closer enqueue` does; returns the exit code. */
 export async function enqueueFromCommandLine(
   agentName: string,
   flags: EnqueueFlags,
-  parameters: EnqueueParameters = { parameterTokens: [], options: [] },
+  parameters: AgentParameterTokens = { parameterTokens: [], options: [] },
 ): Promise<number> {
   try {
     assertSources(flags);
-    const options = {
-      ...(flags.priority === undefined
-        ? {}
-        : { priority: wholeNumberAtLeastOne("--priority", flags.priority) }),
-      ...(flags.attempts === undefined
-        ? {}
-        : { attempts: wholeNumberAtLeastOne("--attempts", flags.attempts) }),
-    };
+    const options = enqueueOptionsOf(flags);
+    // A bad --backend or --sandbox is left to the worker.
     const runFlags = runFlagsOf(flags);
     const cwd = resolve(flags.cwd ?? process.cwd());
     const connection = await reachableRedis(flags.redis, process.env);
     // The agent's own parameters are checked as soon as the agent is read, before what else is missing.
-    const readArgs = (agent: ResolvedAgent) =>
-      parseParameterFlags({
-        tokens: parameters.parameterTokens,
-        agent,
-        closerValues: {},
-        supplied: flags.taskFile === undefined ? ["issue"] : [],
-        closerOptions: parameters.options,
-        command: "closer enqueue",
-      });
+    const supplied = flags.taskFile === undefined ? ["issue"] : [];
+    const readArgs = agentArgsReader(parameters, "closer enqueue", supplied);
     const { agent, repository, args } = await readJobPieces(agentName, cwd, flags, readArgs);
     const works = await worksOf(flags, {
       agent,
       cwd,
       repo: `${repository.owner}/${repository.name}`,
     });
-    const jobFlags: JobRunFlags = Object.keys(args).length === 0 ? runFlags : { ...runFlags, args };
+    const jobFlags = withAgentArgs(runFlags, args);
     const jobs = works.map(
       (work): QueueJobData => ({ version: 1, repository, agent: agentName, work, flags: jobFlags }),
     );
@@ -120,19 +99,6 @@ function assertSources(flags: EnqueueFlags): void {
       : `${given.join(" and ")} cannot be combined: give one source of work`,
     { fix: USAGE },
   );
-}
-
-function runFlagsOf(flags: EnqueueFlags): JobRunFlags {
-  const read = readCliOverrides(
-    flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations },
-  );
-  return {
-    ...(read.maxIterations === undefined ? {} : { maxIterations: read.maxIterations }),
-    ...(flags.backend === undefined ? {} : { backend: flags.backend }),
-    ...(flags.model === undefined ? {} : { model: flags.model }),
-    ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
-    ...(flags.baseBranch === undefined ? {} : { baseBranch: flags.baseBranch }),
-  };
 }
 
 async function worksOf(

@@ -4,13 +4,41 @@ import { parseRepoUrl, resolveRepo } from "../../github/resolve-repo.js";
 import type { ResolvedAgent } from "../../ports/agent.js";
 import type { JobRepository } from "../../queue/index.js";
 import { getRemoteUrl } from "../../workspace/git.js";
+import { type OptionHelp, parseParameterFlags } from "../run/parameter-flags.js";
 
-/** What every job of one `closer enqueue` carries besides its work (docs/queue.md#job-data). */
+/** What every job of one `closer enqueue`, `watch` or `serve` carries besides its work (docs/queue.md#job-data). */
 export interface JobPieces<T> {
   readonly agent: ResolvedAgent;
   readonly repository: JobRepository;
   /** What `readAgent` made of the agent (its parameters as the command line gives them). */
   readonly args: T;
+}
+
+/** What commander leaves for the agent's parameters, and closer's options for their help. */
+export interface AgentParameterTokens {
+  readonly parameterTokens: readonly string[];
+  readonly options: readonly OptionHelp[];
+}
+
+/**
+ * Reads the agent's own parameters (docs/cli.md#agent-parameters) from `parameters`, typed, for
+ * `readJobPieces`: they travel in each job as `flags.args` (docs/queue.md#job-data). `supplied`:
+ * the parameters the job's work gives itself (`issue` for an issue).
+ */
+export function agentArgsReader(
+  parameters: AgentParameterTokens,
+  command: string,
+  supplied: readonly string[],
+): (agent: ResolvedAgent) => Record<string, unknown> {
+  return (agent) =>
+    parseParameterFlags({
+      tokens: parameters.parameterTokens,
+      agent,
+      closerValues: {},
+      supplied,
+      closerOptions: parameters.options,
+      command,
+    });
 }
 
 /** One piece a job lacks, and the flag that supplies it. */

@@ -1,10 +1,8 @@
 import { resolve } from "node:path";
 import { readCliOverrides } from "../../definition/apply-cli-overrides.js";
-import { loadAgent } from "../../definition/load-agent.js";
-import { CloserError, wholeNumberAtLeastOne } from "../../errors.js";
-import { resolveRepo } from "../../github/resolve-repo.js";
+import { wholeNumberAtLeastOne } from "../../errors.js";
 import type { EnqueueOptions, JobRepository, JobRunFlags } from "../../queue/index.js";
-import { getRemoteUrl } from "../../workspace/git.js";
+import { type AgentParameterTokens, agentArgsReader, readJobPieces } from "./job-pieces.js";
 
 /** The options `closer watch` and `closer serve` share with `closer enqueue`: what each job carries. */
 export interface JobTemplateFlags {
@@ -40,7 +38,10 @@ export function enqueueOptionsOf(flags: JobTemplateFlags): EnqueueOptions {
   };
 }
 
-/** closer run's flags the jobs carry; a bad value is a usage error here, not on a worker. */
+/**
+ * closer run's flags the jobs carry; a bad `--max-iterations`, `--backend` or `--sandbox` is a
+ * usage error here, not on a worker.
+ */
 export function runFlagsOf(flags: JobTemplateFlags): JobRunFlags {
   const read = readCliOverrides({
     ...(flags.maxIterations === undefined ? {} : { maxIterations: flags.maxIterations }),
@@ -56,29 +57,29 @@ export function runFlagsOf(flags: JobTemplateFlags): JobRunFlags {
   };
 }
 
-/** The repository of `--repo`/`--clone-url`, else of the origin remote of `--cwd`. */
-export async function jobRepositoryOf(flags: JobTemplateFlags): Promise<JobRepository> {
-  const cwd = resolve(flags.cwd ?? process.cwd());
-  const { owner, repo } = await resolveRepo(
-    cwd,
-    flags.repo === undefined ? {} : { override: flags.repo },
-  );
-  const cloneUrl = flags.cloneUrl ?? (await getRemoteUrl(cwd));
-  if (cloneUrl === undefined) {
-    throw new CloserError("usage_error", `${cwd} has no "origin" remote for workers to clone`, {
-      fix: "pass --clone-url URL (what `git clone` on the worker's machine takes)",
-    });
-  }
-  return { cloneUrl, owner, name: repo };
+/** `runFlags` with the agent's own parameters as `args`, when any is given (docs/queue.md#job-data). */
+export function withAgentArgs(
+  runFlags: JobRunFlags,
+  args: Readonly<Record<string, unknown>>,
+): JobRunFlags {
+  return Object.keys(args).length === 0 ? runFlags : { ...runFlags, args };
 }
 
 /**
- * Everything a job carries but its issue: the agent is loaded and checked in
- * `--cwd` first, so a typo fails when the command starts, not on a worker.
+ * Everything a job carries but its issue, read as `closer enqueue` reads it: the agent is loaded
+ * and checked in `--cwd` first, with its own parameter flags from `parameters` (typed, carried as
+ * `flags.args`), so a typo fails when `command` starts, not on a worker; then the repository.
  */
-export async function jobTemplateOf(agent: string, flags: JobTemplateFlags): Promise<JobTemplate> {
+export async function jobTemplateOf(
+  agent: string,
+  flags: JobTemplateFlags,
+  parameters: AgentParameterTokens,
+  command: string,
+): Promise<JobTemplate> {
   const enqueue = enqueueOptionsOf(flags);
   const runFlags = runFlagsOf(flags);
-  await loadAgent(agent, { cwd: resolve(flags.cwd ?? process.cwd()) });
-  return { repository: await jobRepositoryOf(flags), agent, flags: runFlags, enqueue };
+  const cwd = resolve(flags.cwd ?? process.cwd());
+  const readArgs = agentArgsReader(parameters, command, ["issue"]);
+  const { repository, args } = await readJobPieces(agent, cwd, flags, readArgs);
+  return { repository, agent, flags: withAgentArgs(runFlags, args), enqueue };
 }

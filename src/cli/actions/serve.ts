@@ -14,6 +14,7 @@ import { queuePageHandler } from "../../queue/queue-page.js";
 import { exitCodeOfSignal } from "../../run/exit-code.js";
 import { withInterrupt } from "../run/interrupt.js";
 import { exitCodeAfterError } from "./error-exit.js";
+import type { AgentParameterTokens } from "./job-pieces.js";
 import { type JobTemplateFlags, jobTemplateOf } from "./job-template.js";
 
 /** `closer serve`'s options as commander parses them. */
@@ -76,7 +77,10 @@ function portOf(text: string | undefined): number {
 }
 
 /** Everything `closer serve` does; returns the exit code once it has stopped. */
-export async function serveFromCommandLine(flags: ServeFlags): Promise<number> {
+export async function serveFromCommandLine(
+  flags: ServeFlags,
+  parameters: AgentParameterTokens = { parameterTokens: [], options: [] },
+): Promise<number> {
   try {
     if (flags.agent === undefined || flags.label === undefined || flags.label.trim() === "") {
       throw new CloserError("usage_error", "closer serve needs --agent and --label", {
@@ -86,7 +90,7 @@ export async function serveFromCommandLine(flags: ServeFlags): Promise<number> {
     const port = portOf(flags.port);
     const secret = await webhookSecret(flags);
     const connection = await reachableRedis(flags.redis, process.env);
-    const template = await jobTemplateOf(flags.agent, flags);
+    const template = await jobTemplateOf(flags.agent, flags, parameters, "closer serve");
     const { Webhooks } =
       await importModule<typeof import("@octokit/webhooks")>("@octokit/webhooks");
     const webhooks = new Webhooks({ secret });

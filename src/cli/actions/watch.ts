@@ -12,7 +12,9 @@ import {
 } from "../../queue/index.js";
 import { exitCodeOfSignal } from "../../run/exit-code.js";
 import { withInterrupt } from "../run/interrupt.js";
+import { assertKnownOptions, hintFor } from "../run/known-options.js";
 import { exitCodeAfterError } from "./error-exit.js";
+import type { AgentParameterTokens } from "./job-pieces.js";
 import { type JobTemplateFlags, jobTemplateOf } from "./job-template.js";
 
 /** `closer watch`'s options as commander parses them. */
@@ -53,8 +55,10 @@ export function parseEvery(text: string): number {
 export async function watchFromCommandLine(
   agent: string | undefined,
   flags: WatchFlags,
+  parameters: AgentParameterTokens = { parameterTokens: [], options: [] },
 ): Promise<number> {
   try {
+    if (flags.list === true || flags.stop === true) refuseParameters(parameters);
     if (flags.list === true) return await listSchedules(flags);
     if (flags.label === undefined || flags.label.trim() === "") {
       throw new CloserError("usage_error", "missing --label: say which label to watch", {
@@ -69,7 +73,7 @@ export async function watchFromCommandLine(
     }
     const everyMs = flags.every === undefined ? DEFAULT_EVERY_MS : parseEvery(flags.every);
     const connection = await reachableRedis(flags.redis, process.env);
-    const template = await jobTemplateOf(agent, flags);
+    const template = await jobTemplateOf(agent, flags, parameters, "closer watch");
     const stopped = await withInterrupt(
       async (signal) => {
         await runWatcher({
@@ -88,6 +92,18 @@ export async function watchFromCommandLine(
   } catch (error) {
     return exitCodeAfterError(error);
   }
+}
+
+/** --list and --stop run no agent: a flag neither they nor closer watch know is refused. */
+function refuseParameters(parameters: AgentParameterTokens): void {
+  const [first] = parameters.parameterTokens;
+  if (first === undefined) return;
+  const known = { command: "closer watch", options: parameters.options };
+  assertKnownOptions([first], known);
+  throw new CloserError("usage_error", `unexpected argument "${first}"`, {
+    found: first,
+    fix: hintFor(known),
+  });
 }
 
 async function stopSchedule(label: string, flags: WatchFlags): Promise<number> {

@@ -6,7 +6,7 @@ import { TOKEN } from "../../run/support/issue-repo.js";
 const MAIN = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
 const TSX_LOADER = new URL("../../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 
-/** A `closer` process that runs until stopped: `closer watch`, `closer serve`. */
+/** A `closer` process that runs until stopped: `closer worker`, `closer watch`, `closer serve`. */
 export interface CloserProcess {
   readonly child: ChildProcess;
   /** What it wrote on stderr so far. */
@@ -15,7 +15,7 @@ export interface CloserProcess {
   readonly exited: Promise<number | string>;
 }
 
-/** Starts `closer <args>` as its own process, with the fake GitHub's URL and token. */
+/** Starts `closer <args>` as its own process, with the fake GitHub's URL and token; its stdout is not kept. */
 export function startCloser(
   args: readonly string[],
   options: {
@@ -33,7 +33,7 @@ export function startCloser(
       NO_COLOR: "1",
       ...options.env,
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {

@@ -1,15 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type FixtureRepo, makeFixtureRepo, writeAgent } from "../../../src/testing/index.js";
 import type { FakeGithub } from "../../doubles/fake-github/index.js";
-import { makeIssueAgent, PROJECT, TOKEN } from "../../run/support/issue-repo.js";
-
-const MAIN = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
-const TSX_LOADER = new URL("../../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+import { makeIssueAgent, PROJECT } from "../../run/support/issue-repo.js";
+import { type CloserProcess, startCloser } from "./closer-process.js";
 
 /**
  * The model, for the `command` backend: writes work.txt and commits it, then
@@ -48,6 +44,28 @@ console.log(JSON.stringify({
 `;
 }
 
+/** A queue agent's checks: the tree is clean and work.txt exists; a text-only model. */
+export const WORK_EXISTS = {
+  textOnly: true,
+  patterns: {
+    "work-missing": {
+      description: "work.txt is missing",
+      edition: "failed",
+      adaptation: "work-missing",
+      params: [],
+    },
+  },
+  validators: {
+    "work-exists": {
+      type: "file",
+      path: "work.txt",
+      failurePattern: "work-missing",
+      extractParams: {},
+    },
+  },
+  conditions: ["git-clean", "work-exists"],
+};
+
 /** The agents of the origin repository: `good` at once, `gate-<name>` behind a gate. */
 export const GATES = ["kill", "term"] as const;
 
@@ -72,24 +90,7 @@ export function queueAgent(
     },
     // Each issue's branch is kept by default: the runs of one clone never merge into each other.
     worktree,
-    textOnly: true,
-    patterns: {
-      "work-missing": {
-        description: "work.txt is missing",
-        edition: "failed",
-        adaptation: "work-missing",
-        params: [],
-      },
-    },
-    validators: {
-      "work-exists": {
-        type: "file",
-        path: "work.txt",
-        failurePattern: "work-missing",
-        extractParams: {},
-      },
-    },
-    conditions: ["git-clean", "work-exists"],
+    ...WORK_EXISTS,
   });
 }
 
@@ -147,13 +148,7 @@ export async function makeQueueFixture(): Promise<QueueFixture> {
 }
 
 /** A `closer worker` process. */
-export interface WorkerProcess {
-  readonly child: ChildProcess;
-  /** What it wrote on stderr so far. */
-  stderr(): string;
-  /** Resolves with its exit code (or the signal that ended it). */
-  readonly exited: Promise<number | string>;
-}
+export type WorkerProcess = CloserProcess;
 
 /** Starts `closer worker` as its own process, the way a user on another machine would. */
 export function startWorker(options: {
@@ -172,24 +167,7 @@ export function startWorker(options: {
     "--stalled-interval",
     String(options.stalledIntervalMs),
   ];
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, ...args], {
-    env: {
-      ...process.env,
-      HOME: options.home,
-      GITHUB_TOKEN: TOKEN,
-      GITHUB_API_URL: options.github.url,
-      NO_COLOR: "1",
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  const exited = new Promise<number | string>((resolve) =>
-    child.on("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
-  );
-  return { child, stderr: () => stderr, exited };
+  return startCloser(args, options);
 }
 
 /** Waits until `test` holds, polling; fails with `what` after a generous timeout. */
