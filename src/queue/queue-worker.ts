@@ -8,10 +8,9 @@ import {
   describeJobWork,
   QUEUE_NAME,
   type QueueJobData,
-  type QueueJobProgress,
 } from "./job-data.js";
 import { jobEndOf } from "./job-end.js";
-import { nextProgress, withReportPath } from "./job-progress.js";
+import { reportProgress } from "./job-progress.js";
 import { type RedisConnection, unreachableReason } from "./redis-connection.js";
 import { type JobResult, runJob } from "./run-job.js";
 
@@ -131,25 +130,11 @@ async function processJob(
   const runId = job.data.runId ?? makeRunId(makeSystemClock());
   await job.updateData({ ...job.data, runId, startedBy: name });
   settings.log(`job ${job.id}: ${describeJobWork(job.data)}: run ${runId} starts`);
-  let progress: QueueJobProgress = {
-    runId,
-    iteration: 0,
-    status: "starting",
-    costUsd: 0,
-    worker: name,
-  };
-  void job.updateProgress({ ...progress }).catch(() => {});
+  const progress = reportProgress({ runId, worker: name }, (sent) => job.updateProgress(sent));
   const shown = settings.onEventFor?.(job.id ?? "");
   const onEvent: EventListener = (event) => {
     shown?.(event);
-    const next = nextProgress(progress, event);
-    if (next === undefined) return;
-    progress = next;
-    void job.updateProgress({ ...progress }).catch(() => {});
-  };
-  const onRunDir = (runDir: string) => {
-    progress = withReportPath(progress, runDir);
-    void job.updateProgress({ ...progress }).catch(() => {});
+    progress.onEvent(event);
   };
   const release = async (why: string) => {
     await job.moveToWait(token);
@@ -172,7 +157,7 @@ async function processJob(
   try {
     result = await runJob(
       { ...job.data, runId },
-      { ...settings, signal, serialize: context.serialize, onEvent, onRunDir },
+      { ...settings, signal, serialize: context.serialize, onEvent, onRunDir: progress.onRunDir },
     );
   } catch (error) {
     if (!(await stillHeld())) throw letGo(`stopped: ${(error as Error).message}`);
@@ -193,13 +178,7 @@ async function processJob(
   if (end.kind === "complete") return result;
   // A failed job has no return value: its data keeps the run's result, its progress the numbers.
   await job.updateData({ ...job.data, runId, startedBy: name, result });
-  progress = {
-    ...progress,
-    status: result.status,
-    iteration: typeof result.iterations === "number" ? result.iterations : progress.iteration,
-    costUsd: typeof result.costUsd === "number" ? result.costUsd : progress.costUsd,
-  };
-  await job.updateProgress({ ...progress });
+  await progress.ended(result);
   // An end the run reached itself is no attempt's to cure: no retry spends one on it.
   throw end.kind === "fail" ? new UnrecoverableError(end.reason) : new Error(end.reason);
 }
