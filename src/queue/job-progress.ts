@@ -7,10 +7,7 @@ import type { QueueJobProgress } from "./job-data.js";
  * The job's progress after one run event, or undefined when the event changes
  * nothing a `closer queue` reader sees (iteration, status, cost).
  */
-function nextProgress(
-  progress: QueueJobProgress,
-  event: RunEvent,
-): QueueJobProgress | undefined {
+function nextProgress(progress: QueueJobProgress, event: RunEvent): QueueJobProgress | undefined {
   switch (event.type) {
     case "iteration-start":
       return { ...progress, iteration: event.iteration, status: "working" };

@@ -4,11 +4,7 @@ import { isCloserError } from "../errors.js";
 import { importModule } from "../import-module.js";
 import type { EventListener } from "../ports/events.js";
 import { type Environment, makeRunId, makeSerializer, makeSystemClock } from "../run/index.js";
-import {
-  describeJobWork,
-  QUEUE_NAME,
-  type QueueJobData,
-} from "./job-data.js";
+import { describeJobWork, QUEUE_NAME, type QueueJobData } from "./job-data.js";
 import { jobEndOf } from "./job-end.js";
 import { reportProgress } from "./job-progress.js";
 import { type RedisConnection, unreachableReason } from "./redis-connection.js";
