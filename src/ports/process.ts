@@ -3,6 +3,8 @@ export interface Launch {
   readonly file: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where it starts; the process's own folder when absent. */
+  readonly cwd?: string;
 }
 
 /** Runs a launch inside an OS sandbox; called once per process started. */

@@ -118,6 +118,7 @@ export function startGroupedProcess(options: GroupedProcessOptions): GroupedProc
     file: options.file,
     args: options.args,
     env: { ...options.env, [PROCESS_MARK_VARIABLE]: mark },
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   };
   const launch = options.sandbox?.(direct) ?? direct;
   const child = spawn(launch.file, launch.args, {

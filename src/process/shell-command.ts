@@ -117,6 +117,7 @@ function spawnChild(options: CommandOptions, mark: string): ChildProcess {
     file,
     args: isShell ? ["-c", command] : command.slice(1),
     env: { ...environmentOf(options), [PROCESS_MARK_VARIABLE]: mark },
+    cwd: options.cwd,
   };
   const launch = options.sandbox?.(direct) ?? direct;
   const input = options.input === undefined ? undefined : openInputFile(options.input);

@@ -8,6 +8,11 @@ export const LIBRARY_HOST_PROGRAM = `
 import { rmdirSync } from "node:fs";
 const library = await import(process.argv[1]);
 const manager = library.SandboxManager;
+// The text the monitor names an attribution key by: the wrap registers it, a held sandbox's
+// entries are not wrapped (docs/sandbox.md#held-sandbox).
+const texts = await import(new URL("./sandbox/sandbox-manager.js", process.argv[1]).href).catch(
+  () => ({}),
+);
 const turn = () => new Promise((done) => setImmediate(done));
 function forwardRefusals() {
   const store = manager.getSandboxViolationStore();
@@ -45,6 +50,11 @@ const requests = {
   },
   unregister({ commandId }) {
     manager.unregisterCommandNetworkLists(commandId);
+  },
+  label({ commandId, text }) {
+    if (typeof texts.registerCommandText !== "function") return false;
+    texts.registerCommandText(text, { commandId, commandText: text });
+    return true;
   },
   cleanup() {
     manager.cleanupAfterCommand();

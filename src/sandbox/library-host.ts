@@ -20,6 +20,11 @@ export interface SandboxManager {
   /** The hosts one wrap's processes may reach; rejects a host the library cannot read. */
   registerHosts(commandId: string, hosts: readonly string[]): Promise<void>;
   unregisterHosts(commandId: string): void;
+  /**
+   * Has the library name what it reports under `commandId`'s key by `text`; false where the
+   * library cannot (a refusal is then named by the key).
+   */
+  labelCommand(commandId: string, text: string): Promise<boolean>;
   /** Ends one wrap: the library removes its mount points. */
   cleanupAfterCommand(): void;
   /** Every refusal the library reports, by the label of the wrap it came from. */
@@ -149,6 +154,10 @@ export class LibraryHost implements SandboxManager {
 
   unregisterHosts(commandId: string): void {
     this.#ask("unregister", { commandId }).catch(() => undefined);
+  }
+
+  labelCommand(commandId: string, text: string): Promise<boolean> {
+    return this.#ask("label", { commandId, text });
   }
 
   cleanupAfterCommand(): void {

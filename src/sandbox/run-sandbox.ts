@@ -8,28 +8,28 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CloserError } from "../errors.js";
-import type { SandboxEntry, SandboxPort } from "../ports/loop-ports.js";
+import type { SandboxPort } from "../ports/loop-ports.js";
 import { PROCESS_KINDS, type ProcessKind } from "../ports/process.js";
-import type { SandboxConfig } from "../ports/runner-config.js";
+import type { HeldSupport } from "./held-join.js";
 import { makeHeldPlaces, removeMadePlaces } from "./held-places.js";
-import { type RefusalWatch, watchRefusedConnections } from "./refusal-watch.js";
-import { isRefusal, type RefusalJudge } from "./refusals.js";
+import { type HeldSandbox, holdSandbox } from "./held-sandbox.js";
+import { HeldSandboxes } from "./held-sandboxes.js";
+import type { RefusalWatch } from "./refusal-watch.js";
+import { type KindPolicy, placesToMake, type SandboxPolicy, sandboxPolicyFor } from "./sandbox-policy.js";
 import {
-  isLoopbackHost,
-  type KindPolicy,
-  placesToMake,
-  type SandboxPlace,
-  type SandboxPolicy,
-  sandboxPolicyFor,
-} from "./sandbox-policy.js";
+  attributionKeyOf,
+  enterSandbox,
+  kindRules,
+  type PrepareSandboxOptions,
+  type RunSandboxContext,
+  registerHosts,
+  wrapConfig,
+} from "./sandbox-entry.js";
 import { PROCESS_SANDBOX, type SandboxManager } from "./sandbox-runtime.js";
-import { makeSandboxedLaunch, TRAMPOLINE } from "./sandboxed-launch.js";
-import {
-  cacheVariables,
-  makeCacheFolder,
-  removeCacheFolder,
-  type UserToolchain,
-} from "./tool-caches.js";
+import { TRAMPOLINE } from "./sandboxed-launch.js";
+import { makeCacheFolder, removeCacheFolder, type UserToolchain } from "./tool-caches.js";
+
+export type { PrepareSandboxOptions } from "./sandbox-entry.js";
 
 /** A run's sandbox while it is on. */
 export interface RunSandbox extends SandboxPort {
@@ -51,15 +51,6 @@ export const SANDBOX_OFF: SandboxState = {
   reason: "off (runner.sandbox.mode or --sandbox)",
 };
 
-export interface PrepareSandboxOptions {
-  readonly config: SandboxConfig;
-  readonly runId: string;
-  /** Where the run works; the scratch folder and the caches' folders are made here. */
-  readonly place: Omit<SandboxPlace, "scratchDir" | "caches">;
-  /** agent.json, named in a refusal to start. */
-  readonly agentFile: string;
-}
-
 /** The run's sandbox by its mode: on, off, or off with a warning where `auto` found it cannot work. */
 export async function prepareRunSandbox(options: PrepareSandboxOptions): Promise<SandboxState> {
   const { mode } = options.config;
@@ -69,7 +60,7 @@ export async function prepareRunSandbox(options: PrepareSandboxOptions): Promise
   try {
     const support = await PROCESS_SANDBOX.support();
     if (!support.works) return refuseOrWarn(options, support);
-    started = await startRunSandbox(support.manager, options);
+    started = await startRunSandbox(support.manager, support.held, options);
     return { on: true, sandbox: started };
   } finally {
     if (started === undefined) await PROCESS_SANDBOX.release();
@@ -97,6 +88,7 @@ function refuseOrWarn(
 
 async function startRunSandbox(
   manager: SandboxManager,
+  heldSupport: HeldSupport,
   options: PrepareSandboxOptions,
 ): Promise<RunSandbox> {
   // Neutral names: what the checks see of them says nothing of closer (docs/integrity.md#toolchain).
@@ -144,6 +136,14 @@ async function startRunSandbox(
       ignoredPaths: policy.ignored.paths,
       ignoredHosts: policy.ignored.hosts,
     }),
+    ...(heldSupport.joins
+      ? {
+          held: {
+            sandboxes: holdKinds(manager, options, heldSupport, policy, caches.checks),
+            join: heldSupport.join,
+          },
+        }
+      : {}),
   };
   let entries = 0;
   return {
@@ -155,103 +155,11 @@ async function startRunSandbox(
     },
     async release() {
       unsubscribe();
+      await run.held?.sandboxes.end();
       await removeFolders();
       await PROCESS_SANDBOX.release();
     },
   };
-}
-
-/** What every entry of one run's sandbox shares. */
-interface RunSandboxContext {
-  readonly manager: SandboxManager;
-  readonly options: PrepareSandboxOptions;
-  readonly scratchDir: string;
-  /** The toolchains' caches: the model's folder, and the folder of each check's own. */
-  readonly caches: { readonly model: string; readonly checks: string };
-  /** Where the user's toolchains keep what the caches are seeded from. */
-  readonly user: UserToolchain;
-  /** What the library reported, by the label of the entry it came from. */
-  readonly reported: Map<string, string[]>;
-  /** The watch of each entry's refused connections, by its label (docs/sandbox.md#refused-connection). */
-  readonly watches: Map<string, RefusalWatch>;
-  /** The read-only places closer made where they were missing, removed when the run ends where safe. */
-  readonly made: string[];
-  /** What was refused and counts, by kind, until the loop takes it. */
-  readonly refused: Record<ProcessKind, string[]>;
-  readonly judgeOf: (rules: KindPolicy, unheld: readonly string[]) => RefusalJudge;
-}
-
-/**
- * One query's or one check's stay in the sandbox: the kind's policy read afresh (another run
- * of a batch may have made or deleted a branch since, and the sandbox cannot hold a ref that
- * is gone), wrapped with a network allow list of its own; leaving judges what was refused.
- */
-async function enterSandbox(
-  run: RunSandboxContext,
-  kind: ProcessKind,
-  entry: number,
-): Promise<SandboxEntry> {
-  const { manager, options, scratchDir, caches } = run;
-  const place = { ...options.place, scratchDir, caches };
-  const policy = sandboxPolicyFor(place);
-  run.made.push(...(await makeHeldPlaces(placesToMake(place, policy))));
-  // Each check's caches are its own, empty when it starts and gone when it ends (docs/sandbox.md#caches).
-  const cacheFolder = kind === "backend" ? caches.model : join(caches.checks, String(entry));
-  if (kind === "validators") await makeCacheFolder(cacheFolder, run.user);
-  const rules: KindPolicy =
-    kind === "backend"
-      ? policy.backend
-      : { ...policy.validators, allowWrite: [...policy.validators.allowWrite, cacheFolder] };
-  const commandId = randomBytes(16).toString("base64url");
-  const label = `closer ${options.runId} ${kind} ${entry}`;
-  run.reported.set(label, []);
-  const watch = watchRefusedConnections(kind, run.judgeOf(rules, policy.unheld));
-  run.watches.set(label, watch);
-  const forget = async () => {
-    manager.unregisterHosts(commandId);
-    run.reported.delete(label);
-    run.watches.delete(label);
-    if (kind === "validators") await removeCacheFolder(cacheFolder);
-  };
-  const leave = async () => {
-    await manager.refusalsDelivered();
-    manager.cleanupAfterCommand();
-    const lines = run.reported.get(label) ?? [];
-    await forget();
-    const judge = run.judgeOf(rules, policy.unheld);
-    run.refused[kind].push(...lines.filter((line) => isRefusal(line, judge)));
-  };
-  try {
-    await registerHosts(manager, commandId, {
-      hosts: rules.hosts,
-      kind,
-      agentFile: options.agentFile,
-    });
-    const argv = await manager.wrap(
-      TRAMPOLINE,
-      {
-        filesystem: filesystemOf(rules),
-        // The environment policy's second layer (docs/sandbox.md#policy).
-        credentials: {
-          envVars: rules.deniedVariables.map((name) => ({ name, mode: "deny" as const })),
-        },
-      },
-      { cwd: options.place.tree, commandId, commandText: label },
-    );
-    const clearNoProxy = rules.hosts.some(isLoopbackHost);
-    const launch = makeSandboxedLaunch(
-      { argv },
-      {
-        tmpDir: scratchDir,
-        clearNoProxy,
-        defaults: cacheVariables(kind, cacheFolder, run.user),
-      },
-    );
-    return { wrapper: launch, tempDir: scratchDir, leave, refused: watch.signal };
-  } catch (error) {
-    await forget();
-    throw error;
-  }
 }
 
 /** A host the library cannot read is the agent's mistake: said before the first query. */
@@ -267,28 +175,54 @@ async function assertHosts(
   }
 }
 
-function filesystemOf(rules: KindPolicy) {
-  return {
-    allowWrite: [...rules.allowWrite],
-    denyWrite: [...rules.denyWrite],
-    denyRead: [...rules.denyRead],
-  };
+
+/**
+ * The run's held sandboxes (docs/sandbox.md#held-sandbox), both kinds started at once, beside
+ * the first query rather than before it.
+ */
+function holdKinds(
+  manager: SandboxManager,
+  options: PrepareSandboxOptions,
+  support: Extract<HeldSupport, { joins: true }>,
+  policy: SandboxPolicy,
+  checksCaches: string,
+): HeldSandboxes {
+  const sandboxes = new HeldSandboxes((kind, rules) =>
+    startHeld(manager, options, support, kind, rules),
+  );
+  for (const kind of PROCESS_KINDS) void sandboxes.prepare(kind, kindRules(kind, policy, checksCaches));
+  return sandboxes;
 }
 
-async function registerHosts(
+async function startHeld(
   manager: SandboxManager,
-  commandId: string,
-  { hosts, kind, agentFile }: { hosts: readonly string[]; kind: ProcessKind; agentFile: string },
-): Promise<void> {
+  options: PrepareSandboxOptions,
+  support: Extract<HeldSupport, { joins: true }>,
+  kind: ProcessKind,
+  rules: KindPolicy,
+): Promise<HeldSandbox> {
+  const commandId = randomBytes(16).toString("base64url");
+  const argv = await manager.wrap(TRAMPOLINE, wrapConfig(rules), {
+    cwd: options.place.tree,
+    commandId,
+    commandText: `closer ${options.runId} ${kind} held`,
+  });
   try {
-    await manager.registerHosts(commandId, hosts);
-  } catch (error) {
-    const field = kind === "backend" ? "allowedDomains" : "validatorDomains";
-    throw new CloserError("config_error", `a host the sandbox cannot allow: ${String(error)}`, {
-      file: agentFile,
-      jsonPath: `runner.sandbox.${field}`,
-      found: hosts.join(", "),
-      fix: "write each host as example.com, *.example.com or 127.0.0.1, with an optional :port",
+    const held = await holdSandbox({
+      argv,
+      attributionKey: attributionKeyOf(commandId),
+      cwd: options.place.tree,
+      tools: support.tools,
     });
+    return {
+      ...held,
+      async end() {
+        await held.end();
+        manager.cleanupAfterCommand();
+      },
+    };
+  } catch (error) {
+    manager.cleanupAfterCommand();
+    throw error;
   }
 }

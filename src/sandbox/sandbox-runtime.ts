@@ -9,12 +9,18 @@
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
+import { findHeldSupport, type HeldSupport } from "./held-join.js";
 import { type HostStart, LibraryHost, type SandboxManager } from "./library-host.js";
 
 export type { SandboxManager } from "./library-host.js";
 
 export type SandboxSupport =
-  | { readonly works: true; readonly manager: SandboxManager }
+  | {
+      readonly works: true;
+      readonly manager: SandboxManager;
+      /** Whether processes join a held sandbox here (docs/sandbox.md#held-sandbox). */
+      readonly held: HeldSupport;
+    }
   | { readonly works: false; readonly reason: string; readonly fix: string };
 
 /** What to do about a missing dependency: the packages the sandbox runs on. */
@@ -159,7 +165,7 @@ async function proveWithTrue(manager: SandboxManager): Promise<SandboxSupport> {
       timeoutMs: PROBE_TIMEOUT_MS,
     });
     manager.cleanupAfterCommand(); // every wrap is ended once: the library counts them
-    if (result.exitCode === 0) return { works: true, manager };
+    if (result.exitCode === 0) return { works: true, manager, held: await findHeldSupport(manager) };
     const said = (result.stderr || result.stdout).trim().split("\n").slice(-3).join(" ");
     return {
       works: false,

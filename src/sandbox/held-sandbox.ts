@@ -1,0 +1,191 @@
+/**
+ * A sandbox held for a run and one kind of process (docs/sandbox.md#held-sandbox): the
+ * library wraps one holder, a process that waits inside bubblewrap's namespaces (the mounts
+ * of the kind's policy, no network but the proxy's relays) until closer lets it go. Every
+ * process of every query or check of that kind then joins those namespaces
+ * (`src/sandbox/entered-launch.ts`) instead of building a sandbox of its own.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdir, readFile, readlink } from "node:fs/promises";
+import { basename } from "node:path";
+import { signalProcessGroup } from "../process/process-group.js";
+import { SANDBOXED_COMMAND_VARIABLE } from "./sandboxed-launch.js";
+import type { SandboxTools } from "./sandbox-tools.js";
+
+/**
+ * What the holder runs under the library's wrap: it says it is up, then waits until closer
+ * ends it (or bubblewrap does, when closer ends). Its stdin is not a pipe: with a socket on
+ * stdin the library's wait for its relays takes its whole 0.3 s.
+ */
+const HOLDER_LINE = "printf up; exec sleep 2147483647";
+
+/** How long the holder may take to be up: the library's relays wait 0.3 s at most. */
+const START_TIMEOUT_MS = 30_000;
+
+/** Variables a shell makes on its own, which the library did not give. */
+const SHELL_MADE = new Set(["PWD", "OLDPWD", "SHLVL", "_"]);
+
+export interface HeldSandbox {
+  /** A process inside the held namespaces (bubblewrap's first), as this machine numbers it. */
+  readonly pid: number;
+  /** The library's seccomp helper, which every process runs under (its user namespace, its filter). */
+  readonly applySeccomp: string;
+  /**
+   * The variables the library gives a process of this sandbox (its proxy, its monitor's socket),
+   * written for the holder's attribution key; `attributionKey` says which that is.
+   */
+  readonly env: Readonly<Record<string, string>>;
+  /** The variables the library takes away from every process (closer's GitHub tokens). */
+  readonly unset: readonly string[];
+  readonly attributionKey: string;
+  /** Whether the library's processes keep CAP_SETFCAP in their bounding set (root's, to map uid 0). */
+  readonly keepsSetfcap: boolean;
+  readonly tools: SandboxTools;
+  /** Lets the holder go: its namespaces end with it, and any process still in them. */
+  end(): Promise<void>;
+}
+
+export interface HoldOptions {
+  /** The library's wrap of the trampoline (`sandboxedLaunch`'s), for this kind's policy. */
+  readonly argv: readonly string[];
+  /** The attribution key the wrap was made for: base64 of its command id. */
+  readonly attributionKey: string;
+  readonly cwd: string;
+  readonly tools: SandboxTools;
+}
+
+/** Starts the holder of a wrap and reads what its processes need from it. */
+export async function holdSandbox(options: HoldOptions): Promise<HeldSandbox> {
+  const [file, ...args] = options.argv;
+  if (file === undefined) throw new Error("the sandbox returned an empty command");
+  const holder = spawn(file, args, {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", [SANDBOXED_COMMAND_VARIABLE]: HOLDER_LINE },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const end = () => endHolder(holder);
+  try {
+    await holderUp(holder);
+    const pid = holder.pid ?? 0;
+    const inside = await firstInside(pid);
+    const helper = await seccompHelper(pid);
+    const env = await libraryVariables(helper);
+    return {
+      pid: inside,
+      applySeccomp: await readlink(`/proc/${helper}/exe`),
+      env,
+      unset: unsetVariables(options.argv),
+      attributionKey: options.attributionKey,
+      keepsSetfcap: await keepsSetfcap(helper),
+      tools: options.tools,
+      end,
+    };
+  } catch (error) {
+    await end();
+    throw error;
+  }
+}
+
+function holderUp(holder: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let said = "";
+    const timer = setTimeout(() => fail("it did not start in 30 s"), START_TIMEOUT_MS);
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      const stderr = said.trim().split("\n").slice(-3).join(" ");
+      reject(new Error(`the held sandbox did not start: ${why}${stderr === "" ? "" : `: ${stderr}`}`));
+    };
+    holder.stderr?.on("data", (chunk: Buffer) => {
+      said = (said + chunk.toString("utf8")).slice(-2000);
+    });
+    holder.stdout?.once("data", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    holder.once("error", (error) => fail(error.message));
+    holder.once("exit", (code, signal) => fail(`it ended (${signal ?? `exit ${code}`})`));
+  });
+}
+
+async function endHolder(holder: ChildProcess): Promise<void> {
+  holder.stdout?.destroy();
+  holder.stderr?.destroy();
+  if (holder.exitCode !== null || holder.signalCode !== null) return;
+  const exited = new Promise<void>((done) => holder.once("exit", () => done()));
+  // bubblewrap ends its namespaces with it (--die-with-parent): the relays, the holder.
+  if (holder.pid === undefined || !signalProcessGroup(holder.pid, "SIGKILL")) holder.kill("SIGKILL");
+  await exited;
+}
+
+/** The processes below `pid`, nearest first. */
+async function descendants(pid: number): Promise<number[]> {
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const parent = queue.shift() as number;
+    for (const task of await readdir(`/proc/${parent}/task`).catch(() => [])) {
+      const children = await readFile(`/proc/${parent}/task/${task}/children`, "utf8").catch(
+        () => "",
+      );
+      for (const child of children.split(" ").filter(Boolean).map(Number)) {
+        found.push(child);
+        queue.push(child);
+      }
+    }
+  }
+  return found;
+}
+
+/** bubblewrap's first process in the namespaces it made: the nearest below with a user namespace not ours. */
+async function firstInside(pid: number): Promise<number> {
+  const ours = await readlink("/proc/self/ns/user");
+  for (const child of await descendants(pid)) {
+    const namespace = await readlink(`/proc/${child}/ns/user`).catch(() => ours);
+    if (namespace !== ours) return child;
+  }
+  throw new Error("the held sandbox has no process in namespaces of its own");
+}
+
+/** The library's seccomp helper the holder runs under: the nearest such process. */
+async function seccompHelper(pid: number): Promise<number> {
+  for (const child of await descendants(pid)) {
+    const exe = await readlink(`/proc/${child}/exe`).catch(() => "");
+    if (basename(exe) === "apply-seccomp") return child;
+  }
+  throw new Error(
+    "the sandbox library ran no seccomp helper (apply-seccomp): its filter would be missing",
+  );
+}
+
+/** What the helper was started with, less what closer gave the holder and what a shell makes. */
+async function libraryVariables(helper: number): Promise<Record<string, string>> {
+  const environ = await readFile(`/proc/${helper}/environ`, "utf8");
+  const env: Record<string, string> = {};
+  for (const entry of environ.split("\0")) {
+    const equals = entry.indexOf("=");
+    if (equals <= 0) continue;
+    const name = entry.slice(0, equals);
+    if (name === "PATH" || name === SANDBOXED_COMMAND_VARIABLE || SHELL_MADE.has(name)) continue;
+    env[name] = entry.slice(equals + 1);
+  }
+  return env;
+}
+
+/** CAP_SETFCAP's bit in a capability set. */
+const CAP_SETFCAP = 31n;
+
+async function keepsSetfcap(helper: number): Promise<boolean> {
+  const status = await readFile(`/proc/${helper}/status`, "utf8");
+  const bounding = /^CapBnd:\s*([0-9a-f]+)$/m.exec(status)?.[1];
+  return bounding !== undefined && ((BigInt(`0x${bounding}`) >> CAP_SETFCAP) & 1n) === 1n;
+}
+
+/** The names the wrap's bubblewrap takes away (`--unsetenv NAME`): plain names, never quoted. */
+export function unsetVariables(argv: readonly string[]): string[] {
+  const names = new Set<string>();
+  for (const match of argv.join(" ").matchAll(/--unsetenv ([A-Za-z_][A-Za-z0-9_]*)/g)) {
+    if (match[1] !== undefined) names.add(match[1]);
+  }
+  return [...names];
+}

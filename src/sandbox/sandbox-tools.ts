@@ -1,0 +1,51 @@
+/**
+ * The programs a process of a held sandbox starts through (docs/sandbox.md#held-sandbox):
+ * util-linux's `nsenter`, `unshare` and `setpriv`, and `sh` and `mount` for a check's own
+ * caches. Found once, by absolute path, on closer's PATH; the sandbox sees the same root.
+ */
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+
+export interface SandboxTools {
+  readonly nsenter: string;
+  readonly unshare: string;
+  readonly setpriv: string;
+  readonly sh: string;
+  readonly mount: string;
+}
+
+const NAMES = ["nsenter", "unshare", "setpriv", "sh", "mount"] as const;
+
+/** What to install when one is missing. */
+export const TOOLS_FIX =
+  "install util-linux 2.36 or later, which has nsenter, unshare and setpriv (Debian/Ubuntu: apt-get install util-linux mount), or run with --sandbox off";
+
+function onPath(name: string, path: string): string | undefined {
+  for (const folder of path.split(delimiter)) {
+    if (folder === "") continue;
+    const candidate = join(folder, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** The tools by absolute path, or the names of those missing. */
+export function findSandboxTools(
+  path = process.env.PATH ?? "",
+): SandboxTools | { readonly missing: readonly string[] } {
+  const searched = `${path}${delimiter}/usr/bin${delimiter}/bin${delimiter}/usr/sbin${delimiter}/sbin`;
+  const found: Partial<Record<(typeof NAMES)[number], string>> = {};
+  const missing: string[] = [];
+  for (const name of NAMES) {
+    const at = onPath(name, searched);
+    if (at === undefined) missing.push(name);
+    else found[name] = at;
+  }
+  if (missing.length > 0) return { missing };
+  return found as SandboxTools;
+}
