@@ -22,7 +22,8 @@ export type HeldSupport =
   | { readonly joins: false; readonly reason: string };
 
 export async function findHeldSupport(manager: SandboxManager): Promise<HeldSupport> {
-  if (process.platform !== "linux") return { joins: false, reason: `not on Linux (${process.platform})` };
+  if (process.platform !== "linux")
+    return { joins: false, reason: `not on Linux (${process.platform})` };
   const tools = findSandboxTools();
   if ("missing" in tools) {
     return { joins: false, reason: `${tools.missing.join(", ")} not found; ${TOOLS_FIX}` };
@@ -49,7 +50,14 @@ export async function findHeldSupport(manager: SandboxManager): Promise<HeldSupp
         const said = await runTrue(
           enteredLaunch(
             { file: "true", args: [], env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
-            { held, join, attributionKey: held.attributionKey, tmpDir: cwd, clearNoProxy: false, cwd },
+            {
+              held,
+              join,
+              attributionKey: held.attributionKey,
+              tmpDir: cwd,
+              clearNoProxy: false,
+              cwd,
+            },
           ),
           cwd,
         );

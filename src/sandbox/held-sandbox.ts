@@ -9,15 +9,16 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdir, readFile, readlink } from "node:fs/promises";
 import { basename } from "node:path";
 import { signalProcessGroup } from "../process/process-group.js";
-import { SANDBOXED_COMMAND_VARIABLE } from "./sandboxed-launch.js";
 import type { SandboxTools } from "./sandbox-tools.js";
+import { SANDBOXED_COMMAND_VARIABLE } from "./sandboxed-launch.js";
 
 /**
- * What the holder runs under the library's wrap: it says it is up, then waits until closer
- * ends it (or bubblewrap does, when closer ends). Its stdin is not a pipe: with a socket on
- * stdin the library's wait for its relays takes its whole 0.3 s.
+ * What the holder runs under the library's wrap: it writes the environment the library gave
+ * it, NUL-separated and closed by an empty entry, then waits until closer ends it (or
+ * bubblewrap does, when closer ends). Its stdin is not a pipe: with a socket on stdin the
+ * library's wait for its relays takes its whole 0.3 s.
  */
-const HOLDER_LINE = "printf up; exec sleep 2147483647";
+const HOLDER_LINE = "env -0; printf '\\0'; exec sleep 2147483647";
 
 /** How long the holder may take to be up: the library's relays wait 0.3 s at most. */
 const START_TIMEOUT_MS = 30_000;
@@ -66,15 +67,14 @@ export async function holdSandbox(options: HoldOptions): Promise<HeldSandbox> {
   });
   const end = () => endHolder(holder);
   try {
-    await holderUp(holder);
+    const given = await holderEnvironment(holder);
     const pid = holder.pid ?? 0;
     const inside = await firstInside(pid);
     const helper = await seccompHelper(pid);
-    const env = await libraryVariables(helper);
     return {
       pid: inside,
       applySeccomp: await readlink(`/proc/${helper}/exe`),
-      env,
+      env: { ...libraryVariables(given), ...helperVariables(options) },
       unset: unsetVariables(options.argv),
       attributionKey: options.attributionKey,
       keepsSetfcap: await keepsSetfcap(helper),
@@ -87,21 +87,28 @@ export async function holdSandbox(options: HoldOptions): Promise<HeldSandbox> {
   }
 }
 
-function holderUp(holder: ChildProcess): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+/** What the holder wrote of its environment, once it is up. */
+function holderEnvironment(holder: ChildProcess): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     let said = "";
+    let written = "";
     const timer = setTimeout(() => fail("it did not start in 30 s"), START_TIMEOUT_MS);
     const fail = (why: string) => {
       clearTimeout(timer);
       const stderr = said.trim().split("\n").slice(-3).join(" ");
-      reject(new Error(`the held sandbox did not start: ${why}${stderr === "" ? "" : `: ${stderr}`}`));
+      reject(
+        new Error(`the held sandbox did not start: ${why}${stderr === "" ? "" : `: ${stderr}`}`),
+      );
     };
     holder.stderr?.on("data", (chunk: Buffer) => {
       said = (said + chunk.toString("utf8")).slice(-2000);
     });
-    holder.stdout?.once("data", () => {
+    holder.stdout?.on("data", (chunk: Buffer) => {
+      written += chunk.toString("utf8");
+      const end = written.indexOf("\0\0");
+      if (end < 0) return;
       clearTimeout(timer);
-      resolve();
+      resolve(written.slice(0, end));
     });
     holder.once("error", (error) => fail(error.message));
     holder.once("exit", (code, signal) => fail(`it ended (${signal ?? `exit ${code}`})`));
@@ -114,7 +121,8 @@ async function endHolder(holder: ChildProcess): Promise<void> {
   if (holder.exitCode !== null || holder.signalCode !== null) return;
   const exited = new Promise<void>((done) => holder.once("exit", () => done()));
   // bubblewrap ends its namespaces with it (--die-with-parent): the relays, the holder.
-  if (holder.pid === undefined || !signalProcessGroup(holder.pid, "SIGKILL")) holder.kill("SIGKILL");
+  if (holder.pid === undefined || !signalProcessGroup(holder.pid, "SIGKILL"))
+    holder.kill("SIGKILL");
   await exited;
 }
 
@@ -158,11 +166,10 @@ async function seccompHelper(pid: number): Promise<number> {
   );
 }
 
-/** What the helper was started with, less what closer gave the holder and what a shell makes. */
-async function libraryVariables(helper: number): Promise<Record<string, string>> {
-  const environ = await readFile(`/proc/${helper}/environ`, "utf8");
+/** The holder's environment, less what closer gave it and what its shell made. */
+function libraryVariables(written: string): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const entry of environ.split("\0")) {
+  for (const entry of written.split("\0")) {
     const equals = entry.indexOf("=");
     if (equals <= 0) continue;
     const name = entry.slice(0, equals);
@@ -172,11 +179,28 @@ async function libraryVariables(helper: number): Promise<Record<string, string>>
   return env;
 }
 
+/**
+ * What the seccomp helper reads and takes away before the program runs, so the holder could
+ * not write it: whether a nested user namespace is allowed, the monitor's socket, and the
+ * attribution key. Read from the wrap, where they are plain words.
+ */
+function helperVariables(options: HoldOptions): Record<string, string> {
+  const line = options.argv.join(" ");
+  const nested = /SRT_ALLOW_NESTED_USERNS=([01]) /.exec(line)?.[1];
+  const socket = /--setenv SRT_OBSERVE_SOCK (\/[^\s'"\\]+) /.exec(line)?.[1];
+  return {
+    ...(nested === undefined ? {} : { SRT_ALLOW_NESTED_USERNS: nested }),
+    ...(socket === undefined
+      ? {}
+      : { SRT_OBSERVE_SOCK: socket, SRT_ENCODED_CMD: options.attributionKey }),
+  };
+}
+
 /** CAP_SETFCAP's bit in a capability set. */
 const CAP_SETFCAP = 31n;
 
-async function keepsSetfcap(helper: number): Promise<boolean> {
-  const status = await readFile(`/proc/${helper}/status`, "utf8");
+async function keepsSetfcap(pid: number): Promise<boolean> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
   const bounding = /^CapBnd:\s*([0-9a-f]+)$/m.exec(status)?.[1];
   return bounding !== undefined && ((BigInt(`0x${bounding}`) >> CAP_SETFCAP) & 1n) === 1n;
 }

@@ -15,7 +15,6 @@ import { makeHeldPlaces, removeMadePlaces } from "./held-places.js";
 import { type HeldSandbox, holdSandbox } from "./held-sandbox.js";
 import { HeldSandboxes } from "./held-sandboxes.js";
 import type { RefusalWatch } from "./refusal-watch.js";
-import { type KindPolicy, placesToMake, type SandboxPolicy, sandboxPolicyFor } from "./sandbox-policy.js";
 import {
   attributionKeyOf,
   enterSandbox,
@@ -25,6 +24,12 @@ import {
   registerHosts,
   wrapConfig,
 } from "./sandbox-entry.js";
+import {
+  type KindPolicy,
+  placesToMake,
+  type SandboxPolicy,
+  sandboxPolicyFor,
+} from "./sandbox-policy.js";
 import { PROCESS_SANDBOX, type SandboxManager } from "./sandbox-runtime.js";
 import { TRAMPOLINE } from "./sandboxed-launch.js";
 import { makeCacheFolder, removeCacheFolder, type UserToolchain } from "./tool-caches.js";
@@ -175,7 +180,6 @@ async function assertHosts(
   }
 }
 
-
 /**
  * The run's held sandboxes (docs/sandbox.md#held-sandbox), both kinds started at once, beside
  * the first query rather than before it.
@@ -190,7 +194,8 @@ function holdKinds(
   const sandboxes = new HeldSandboxes((kind, rules) =>
     startHeld(manager, options, support, kind, rules),
   );
-  for (const kind of PROCESS_KINDS) void sandboxes.prepare(kind, kindRules(kind, policy, checksCaches));
+  for (const kind of PROCESS_KINDS)
+    void sandboxes.prepare(kind, kindRules(kind, policy, checksCaches));
   return sandboxes;
 }
 

@@ -68,7 +68,11 @@ export interface RunSandboxContext {
  * The rules a kind's processes run under. A check's own caches folder is writable to it: in a
  * held sandbox, the checks' common place, which each check's process covers with its own.
  */
-export function kindRules(kind: ProcessKind, policy: SandboxPolicy, checksCaches: string): KindPolicy {
+export function kindRules(
+  kind: ProcessKind,
+  policy: SandboxPolicy,
+  checksCaches: string,
+): KindPolicy {
   if (kind === "backend") return policy.backend;
   return { ...policy.validators, allowWrite: [...policy.validators.allowWrite, checksCaches] };
 }

@@ -165,7 +165,8 @@ async function proveWithTrue(manager: SandboxManager): Promise<SandboxSupport> {
       timeoutMs: PROBE_TIMEOUT_MS,
     });
     manager.cleanupAfterCommand(); // every wrap is ended once: the library counts them
-    if (result.exitCode === 0) return { works: true, manager, held: await findHeldSupport(manager) };
+    if (result.exitCode === 0)
+      return { works: true, manager, held: await findHeldSupport(manager) };
     const said = (result.stderr || result.stdout).trim().split("\n").slice(-3).join(" ");
     return {
       works: false,
