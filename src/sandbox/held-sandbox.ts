@@ -5,10 +5,9 @@
  * process of every query or check of that kind then joins those namespaces
  * (`src/sandbox/entered-launch.ts`) instead of building a sandbox of its own.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { readdir, readFile, readlink } from "node:fs/promises";
 import { basename } from "node:path";
-import { signalProcessGroup } from "../process/process-group.js";
+import { type HeldProcess, startHeldProcess } from "../process/held-process.js";
 import type { SandboxTools } from "./sandbox-tools.js";
 import { SANDBOXED_COMMAND_VARIABLE } from "./sandboxed-launch.js";
 
@@ -59,13 +58,13 @@ export interface HoldOptions {
 export async function holdSandbox(options: HoldOptions): Promise<HeldSandbox> {
   const [file, ...args] = options.argv;
   if (file === undefined) throw new Error("the sandbox returned an empty command");
-  const holder = spawn(file, args, {
+  const holder = startHeldProcess({
+    file,
+    args,
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", [SANDBOXED_COMMAND_VARIABLE]: HOLDER_LINE },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
   });
-  const end = () => endHolder(holder);
+  const end = () => holder.end();
   try {
     const given = await holderEnvironment(holder);
     const pid = holder.pid ?? 0;
@@ -88,7 +87,7 @@ export async function holdSandbox(options: HoldOptions): Promise<HeldSandbox> {
 }
 
 /** What the holder wrote of its environment, once it is up. */
-function holderEnvironment(holder: ChildProcess): Promise<string> {
+function holderEnvironment(holder: HeldProcess): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     let said = "";
     let written = "";
@@ -100,30 +99,18 @@ function holderEnvironment(holder: ChildProcess): Promise<string> {
         new Error(`the held sandbox did not start: ${why}${stderr === "" ? "" : `: ${stderr}`}`),
       );
     };
-    holder.stderr?.on("data", (chunk: Buffer) => {
+    holder.stderr.on("data", (chunk: Buffer) => {
       said = (said + chunk.toString("utf8")).slice(-2000);
     });
-    holder.stdout?.on("data", (chunk: Buffer) => {
+    holder.stdout.on("data", (chunk: Buffer) => {
       written += chunk.toString("utf8");
       const end = written.indexOf("\0\0");
       if (end < 0) return;
       clearTimeout(timer);
       resolve(written.slice(0, end));
     });
-    holder.once("error", (error) => fail(error.message));
-    holder.once("exit", (code, signal) => fail(`it ended (${signal ?? `exit ${code}`})`));
+    void holder.ended.then((how) => fail(`it ended (${how})`));
   });
-}
-
-async function endHolder(holder: ChildProcess): Promise<void> {
-  holder.stdout?.destroy();
-  holder.stderr?.destroy();
-  if (holder.exitCode !== null || holder.signalCode !== null) return;
-  const exited = new Promise<void>((done) => holder.once("exit", () => done()));
-  // bubblewrap ends its namespaces with it (--die-with-parent): the relays, the holder.
-  if (holder.pid === undefined || !signalProcessGroup(holder.pid, "SIGKILL"))
-    holder.kill("SIGKILL");
-  await exited;
 }
 
 /** The processes below `pid`, nearest first. */

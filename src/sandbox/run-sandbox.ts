@@ -144,7 +144,7 @@ async function startRunSandbox(
     ...(heldSupport.joins
       ? {
           held: {
-            sandboxes: holdKinds(manager, options, heldSupport, policy, caches.checks),
+            sandboxes: holdKinds({ manager, options, support: heldSupport }, policy, caches.checks),
             join: heldSupport.join,
           },
         }
@@ -180,29 +180,31 @@ async function assertHosts(
   }
 }
 
+/** What starting a run's held sandbox takes. */
+interface HoldContext {
+  readonly manager: SandboxManager;
+  readonly options: PrepareSandboxOptions;
+  readonly support: Extract<HeldSupport, { joins: true }>;
+}
+
 /**
  * The run's held sandboxes (docs/sandbox.md#held-sandbox), both kinds started at once, beside
  * the first query rather than before it.
  */
 function holdKinds(
-  manager: SandboxManager,
-  options: PrepareSandboxOptions,
-  support: Extract<HeldSupport, { joins: true }>,
+  context: HoldContext,
   policy: SandboxPolicy,
   checksCaches: string,
 ): HeldSandboxes {
-  const sandboxes = new HeldSandboxes((kind, rules) =>
-    startHeld(manager, options, support, kind, rules),
-  );
-  for (const kind of PROCESS_KINDS)
+  const sandboxes = new HeldSandboxes((kind, rules) => startHeld(context, kind, rules));
+  for (const kind of PROCESS_KINDS) {
     void sandboxes.prepare(kind, kindRules(kind, policy, checksCaches));
+  }
   return sandboxes;
 }
 
 async function startHeld(
-  manager: SandboxManager,
-  options: PrepareSandboxOptions,
-  support: Extract<HeldSupport, { joins: true }>,
+  { manager, options, support }: HoldContext,
   kind: ProcessKind,
   rules: KindPolicy,
 ): Promise<HeldSandbox> {
