@@ -90,6 +90,19 @@ export async function checkSandbox(place: DoctorPlace, required: boolean): Promi
       ? ok("OS sandbox", "a sandboxed command runs (user namespaces allowed)")
       : notOk(status, "OS sandbox", support.reason, support.fix),
   );
+  if (support.works) {
+    // docs/sandbox.md#held-sandbox: where processes cannot join one, each entry builds its own.
+    checks.push(
+      support.held.joins
+        ? ok("held sandbox", "processes join one sandbox per run and kind")
+        : notOk(
+            "warning",
+            "held sandbox",
+            `each query and check builds a sandbox of its own (about 30 ms more each): ${support.held.reason}`,
+            "install util-linux 2.39 or later (its nsenter has --user-parent)",
+          ),
+    );
+  }
   return checks;
 }
 
