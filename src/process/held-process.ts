@@ -48,7 +48,8 @@ export function startHeldProcess(options: HeldProcessOptions): HeldProcess {
 async function endGroup(child: ChildProcess, ended: Promise<string>): Promise<void> {
   child.stdout?.destroy();
   child.stderr?.destroy();
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  if (child.pid === undefined || !signalProcessGroup(child.pid, "SIGKILL")) child.kill("SIGKILL");
+  // The group may outlive its first process: what it started is ended all the same.
+  const signalled = child.pid !== undefined && signalProcessGroup(child.pid, "SIGKILL");
+  if (!signalled && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await ended;
 }
