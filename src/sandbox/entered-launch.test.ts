@@ -8,7 +8,12 @@ const ENTRY_KEY = "ZGVm/+==";
 
 function held(overrides: Partial<HeldSandbox> = {}): HeldSandbox {
   return {
-    pid: 4242,
+    namespaces: {
+      user: "/proc/7/fd/21",
+      mnt: "/proc/7/fd/22",
+      net: "/proc/7/fd/23",
+      pid: "/proc/7/fd/24",
+    },
     applySeccomp: "/lib/srt/apply-seccomp",
     env: {
       SRT_ENCODED_CMD: HOLDER_KEY,
@@ -18,6 +23,7 @@ function held(overrides: Partial<HeldSandbox> = {}): HeldSandbox {
     unset: ["GITHUB_TOKEN", "GH_TOKEN"],
     attributionKey: HOLDER_KEY,
     keepsSetfcap: false,
+    alive: () => true,
     tools: {
       nsenter: "/t/nsenter",
       unshare: "/t/unshare",
@@ -45,16 +51,14 @@ function options(overrides: Partial<EntryLaunchOptions> = {}): EntryLaunchOption
 const launch: Launch = { file: "/bin/bash", args: ["-c", "make test"], env: {}, cwd: "/repo/sub" };
 
 describe("enteredLaunch", () => {
-  it("joins the holder's namespaces, then gives the program a process namespace of its own", () => {
+  it("joins the holder's namespaces by closer's handles of them, then gives the program a process namespace of its own", () => {
     const entered = enteredLaunch(launch, options());
     expect(entered.file).toBe("/t/nsenter");
     expect(entered.args).toEqual([
-      "--target",
-      "4242",
-      "--user",
-      "--mount",
-      "--net",
-      "--pid",
+      "--user=/proc/7/fd/21",
+      "--mount=/proc/7/fd/22",
+      "--net=/proc/7/fd/23",
+      "--pid=/proc/7/fd/24",
       "--preserve-credentials",
       "--",
       "/t/unshare",
@@ -82,13 +86,11 @@ describe("enteredLaunch", () => {
     const { args } = enteredLaunch(launch, options({ join }));
     const nsenterArgs = args.slice(0, args.indexOf("--"));
     expect(nsenterArgs).toEqual([
-      "--target",
-      "4242",
+      "--user=/proc/7/fd/21",
       "--user-parent",
-      "--user",
-      "--mount",
-      "--net",
-      "--pid",
+      "--mount=/proc/7/fd/22",
+      "--net=/proc/7/fd/23",
+      "--pid=/proc/7/fd/24",
       "--preserve-credentials",
     ]);
     const mapping = args.indexOf("--map-user=1000");
@@ -158,13 +160,11 @@ describe("enteredLaunch", () => {
       options({ ownCaches, join, held: held({ keepsSetfcap: true }) }),
     );
     expect(args).toEqual([
-      "--target",
-      "4242",
+      "--user=/proc/7/fd/21",
       "--user-parent",
-      "--user",
-      "--mount",
-      "--net",
-      "--pid",
+      "--mount=/proc/7/fd/22",
+      "--net=/proc/7/fd/23",
+      "--pid=/proc/7/fd/24",
       "--preserve-credentials",
       "--",
       "/t/unshare",

@@ -3,7 +3,7 @@
  * launch, so starting it stays synchronous:
  *
  * 1. `nsenter` joins the holder's mounts, network and processes, through the user namespace
- *    that owns them;
+ *    that owns them, by closer's own handles of them;
  * 2. `unshare` gives the process a process namespace and a `/proc` of its own, ended with it,
  *    and its working folder, found inside;
  * 3. a check's process puts its own caches over the checks' common place (`mount`);
@@ -90,13 +90,11 @@ export function enteredLaunch(
   const { held, join } = options;
   const { tools } = held;
   const args = [
-    "--target",
-    String(held.pid),
+    `--user=${held.namespaces.user}`,
     ...(join.throughParent ? ["--user-parent"] : []),
-    "--user",
-    "--mount",
-    "--net",
-    "--pid",
+    `--mount=${held.namespaces.mnt}`,
+    `--net=${held.namespaces.net}`,
+    `--pid=${held.namespaces.pid}`,
     "--preserve-credentials",
     "--",
     tools.unshare,

@@ -5,6 +5,7 @@
  * process of every query or check of that kind then joins those namespaces
  * (`src/sandbox/entered-launch.ts`) instead of building a sandbox of its own.
  */
+import { closeSync, openSync } from "node:fs";
 import { readdir, readFile, readlink } from "node:fs/promises";
 import { basename } from "node:path";
 import { type HeldProcess, startHeldProcess } from "../process/held-process.js";
@@ -26,8 +27,12 @@ const START_TIMEOUT_MS = 30_000;
 const SHELL_MADE = new Set(["PWD", "OLDPWD", "SHLVL", "_"]);
 
 export interface HeldSandbox {
-  /** A process inside the held namespaces (bubblewrap's first), as this machine numbers it. */
-  readonly pid: number;
+  /**
+   * The held namespaces, as paths to closer's own handles of them: a process joins them by
+   * these, never by the holder's process id, which the machine could give another process
+   * once the holder ended. The namespaces live as long as closer holds them.
+   */
+  readonly namespaces: Readonly<Record<NamespaceKind, string>>;
   /** The library's seccomp helper, which every process runs under (its user namespace, its filter). */
   readonly applySeccomp: string;
   /**
@@ -41,6 +46,8 @@ export interface HeldSandbox {
   /** Whether the library's processes keep CAP_SETFCAP in their bounding set (root's, to map uid 0). */
   readonly keepsSetfcap: boolean;
   readonly tools: SandboxTools;
+  /** Whether the holder still runs: a sandbox whose holder ended is made again. */
+  alive(): boolean;
   /** Lets the holder go: its namespaces end with it, and any process still in them. */
   end(): Promise<void>;
 }
@@ -64,20 +71,32 @@ export async function holdSandbox(options: HoldOptions): Promise<HeldSandbox> {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", [SANDBOXED_COMMAND_VARIABLE]: HOLDER_LINE },
   });
-  const end = () => holder.end();
+  let handles: Record<NamespaceKind, number> | undefined;
+  let running = true;
+  void holder.ended.then(() => {
+    running = false;
+  });
+  const end = async () => {
+    await holder.end();
+    for (const fd of Object.values(handles ?? {})) closeSync(fd);
+    handles = undefined;
+  };
   try {
     const given = await holderEnvironment(holder);
     const pid = holder.pid ?? 0;
     const inside = await firstInside(pid);
     const helper = await seccompHelper(pid);
+    handles = await holdNamespaces(inside);
+    const held = handles;
     return {
-      pid: inside,
+      namespaces: namespacePaths(held),
       applySeccomp: await readlink(`/proc/${helper}/exe`),
       env: { ...libraryVariables(given), ...helperVariables(options) },
       unset: unsetVariables(options.argv),
       attributionKey: options.attributionKey,
       keepsSetfcap: await keepsSetfcap(helper),
       tools: options.tools,
+      alive: () => running && handles !== undefined,
       end,
     };
   } catch (error) {
@@ -111,6 +130,35 @@ function holderEnvironment(holder: HeldProcess): Promise<string> {
     });
     void holder.ended.then((how) => fail(`it ended (${how})`));
   });
+}
+
+export type NamespaceKind = "user" | "mnt" | "net" | "pid";
+
+const NAMESPACE_KINDS: readonly NamespaceKind[] = ["user", "mnt", "net", "pid"];
+
+/** Opens closer's own handle of each namespace of `pid`, checked to be the one `pid` is in. */
+async function holdNamespaces(pid: number): Promise<Record<NamespaceKind, number>> {
+  const handles: Partial<Record<NamespaceKind, number>> = {};
+  try {
+    for (const kind of NAMESPACE_KINDS) {
+      const seen = await readlink(`/proc/${pid}/ns/${kind}`);
+      const fd = openSync(`/proc/${pid}/ns/${kind}`, "r");
+      handles[kind] = fd;
+      if ((await readlink(`/proc/self/fd/${fd}`)) !== seen) {
+        throw new Error("the held sandbox's holder ended while its namespaces were taken");
+      }
+    }
+    return handles as Record<NamespaceKind, number>;
+  } catch (error) {
+    for (const fd of Object.values(handles)) closeSync(fd);
+    throw error;
+  }
+}
+
+function namespacePaths(handles: Record<NamespaceKind, number>): Record<NamespaceKind, string> {
+  const paths = {} as Record<NamespaceKind, string>;
+  for (const kind of NAMESPACE_KINDS) paths[kind] = `/proc/${process.pid}/fd/${handles[kind]}`;
+  return paths;
 }
 
 /** The processes below `pid`, nearest first. */

@@ -14,6 +14,7 @@ interface Started {
   readonly rules: KindPolicy;
   readonly held: HeldSandbox;
   ended: number;
+  alive: boolean;
 }
 
 function recorder(failures = 0) {
@@ -28,14 +29,21 @@ function recorder(failures = 0) {
       kind,
       rules,
       ended: 0,
+      alive: true,
       held: {
-        pid: 1000 + started.length,
+        namespaces: {
+          user: `/proc/1/fd/${10 + started.length}`,
+          mnt: "/proc/1/fd/2",
+          net: "/proc/1/fd/3",
+          pid: "/proc/1/fd/4",
+        },
         applySeccomp: "/srt/apply-seccomp",
         env: {},
         unset: [],
         attributionKey: "a2V5",
         keepsSetfcap: false,
         tools: TOOLS,
+        alive: () => record.alive,
         end: async () => {
           record.ended += 1;
         },
@@ -100,6 +108,18 @@ describe("HeldSandboxes", () => {
     await first.leave();
     await second.leave();
     expect(started[0]!.ended).toBe(0);
+  });
+
+  it("starts a new sandbox once the holder of the current one has ended", async () => {
+    const { started, start } = recorder();
+    const sandboxes = new HeldSandboxes(start);
+    const first = await sandboxes.enter("backend", rules);
+    await first.leave();
+    started[0]!.alive = false;
+    const second = await sandboxes.enter("backend", rules);
+    expect(started).toHaveLength(2);
+    expect(second.held).toBe(started[1]!.held);
+    expect(started[0]!.ended).toBe(1);
   });
 
   it("starts one sandbox per kind of process", async () => {

@@ -4,7 +4,8 @@
  * starts: a place made, removed or replaced on the machine since (another run's new branch,
  * a rewritten `packed-refs`) would no longer be held as the policy says, so each entry
  * compares the policy and what each of its places is now with what the sandbox was made of.
- * A sandbox no longer current ends when its last entry has left.
+ * A sandbox no longer current ends when its last entry has left; one whose holder ended
+ * (killed on the machine) is made again.
  */
 import { stat } from "node:fs/promises";
 import type { ProcessKind } from "../ports/process.js";
@@ -27,6 +28,8 @@ export async function policyFingerprint(rules: KindPolicy): Promise<string> {
 interface Slot {
   readonly fingerprint: string;
   readonly held: Promise<HeldSandbox>;
+  /** The sandbox, once started. */
+  started?: HeldSandbox;
   entries: number;
   current: boolean;
 }
@@ -84,12 +87,18 @@ export class HeldSandboxes {
 
   #slotFor(kind: ProcessKind, fingerprint: string, rules: KindPolicy): Slot {
     const current = this.#current.get(kind);
-    if (current?.fingerprint === fingerprint) return current;
+    if (current?.fingerprint === fingerprint && current.started?.alive() !== false) return current;
     if (current !== undefined) {
       current.current = false;
       if (current.entries === 0) void this.#end(current);
     }
     const slot: Slot = { fingerprint, held: this.#start(kind, rules), entries: 0, current: true };
+    void slot.held.then(
+      (held) => {
+        slot.started = held;
+      },
+      () => undefined,
+    );
     this.#current.set(kind, slot);
     this.#all.add(slot);
     return slot;

@@ -223,6 +223,8 @@ async function startHeld(
     });
     return {
       ...held,
+      // The policy's names are taken away whatever the wrap was read to say.
+      unset: [...new Set([...held.unset, ...rules.deniedVariables])],
       async end() {
         await held.end();
         manager.cleanupAfterCommand();

@@ -118,6 +118,29 @@ describe("One held sandbox per run and kind holds what a sandbox per process hel
 
     fault(
       {
+        what: "the held sandbox's holder is killed on the machine between two queries (its process id free for another process)",
+        does: "the next query joins a held sandbox made again, never the namespaces of whatever process has that id now: its write to .git/config is refused",
+      },
+      async () => {
+        const config = join(tree, ".git", "config");
+        await once("backend", "true");
+        const holders = execFileSync("pgrep", ["-f", `^bwrap .*${sandbox.scratchDir}`], {
+          encoding: "utf8",
+        })
+          .trim()
+          .split("\n")
+          .map(Number);
+        for (const pid of holders) process.kill(pid, "SIGKILL");
+        const before = await readFile(config, "utf8");
+        const after = await once("backend", "echo '# two' >> .git/config");
+        expect(after.stderr).toContain("Read-only file system");
+        expect(await readFile(config, "utf8")).toBe(before);
+      },
+      60_000,
+    );
+
+    fault(
+      {
         what: "two checks run at once and the model's code in one writes into the toolchain caches it can find",
         does: "each check's process sees only its own caches folder at the checks' common place: what one writes the other never sees, and both folders are gone once the checks end",
       },
