@@ -1,11 +1,13 @@
 /**
- * A run's held sandboxes (docs/sandbox.md#held-sandbox): one per kind of process, made again
- * whenever what its mounts were made of changed. bubblewrap binds a place when the sandbox
- * starts: a place made, removed or replaced on the machine since (another run's new branch,
- * a rewritten `packed-refs`) would no longer be held as the policy says, so each entry
- * compares the policy and what each of its places is now with what the sandbox was made of.
- * A sandbox no longer current ends when its last entry has left; one whose holder ended
- * (killed on the machine) is made again.
+ * A run's held sandboxes (docs/sandbox.md#held-sandbox), by kind of process. An entry (a query,
+ * a check) has one to itself while it stays: entries one after another take the same, and
+ * entries at once (the checks of one phase) each take their own, so nothing of one (a port it
+ * listens on) meets another. A sandbox is made again whenever what its mounts were made of
+ * changed: bubblewrap binds a place when the sandbox starts, and a place made, removed or
+ * replaced on the machine since (another run's new branch, a rewritten `packed-refs`) would
+ * no longer be held as the policy says, so each entry compares the policy and what each of
+ * its places is now with what the sandbox was made of. A sandbox no longer current ends once
+ * its entry has left; one whose holder ended (killed on the machine) is made again.
  */
 import { stat } from "node:fs/promises";
 import type { ProcessKind } from "../ports/process.js";
@@ -26,12 +28,13 @@ export async function policyFingerprint(rules: KindPolicy): Promise<string> {
 }
 
 interface Slot {
+  readonly kind: ProcessKind;
   readonly fingerprint: string;
   readonly held: Promise<HeldSandbox>;
   /** The sandbox, once started. */
   started?: HeldSandbox;
-  entries: number;
-  current: boolean;
+  /** Whether an entry is in it. */
+  taken: boolean;
 }
 
 /** A stay in a held sandbox: `leave` once its processes ended. */
@@ -42,29 +45,31 @@ export interface HeldStay {
 
 export class HeldSandboxes {
   readonly #start: (kind: ProcessKind, rules: KindPolicy) => Promise<HeldSandbox>;
-  readonly #current = new Map<ProcessKind, Slot>();
-  readonly #all = new Set<Slot>();
+  readonly #slots = new Set<Slot>();
+  /** What the latest entry of each kind found its rules and places to be. */
+  readonly #latest = new Map<ProcessKind, string>();
 
   constructor(start: (kind: ProcessKind, rules: KindPolicy) => Promise<HeldSandbox>) {
     this.#start = start;
   }
 
-  /** Starts the kind's sandbox ahead of its first entry; a failure is the entry's to report. */
+  /** Starts a sandbox of the kind ahead of its first entry; a failure is the entry's to report. */
   async prepare(kind: ProcessKind, rules: KindPolicy): Promise<void> {
-    const slot = this.#slotFor(kind, await policyFingerprint(rules), rules);
+    const fingerprint = await policyFingerprint(rules);
+    const slot = this.#free(kind, fingerprint) ?? this.#add(kind, fingerprint, rules);
     await slot.held.catch(() => undefined);
   }
 
-  /** Enters the kind's sandbox for `rules`, made again first when they or their places changed. */
+  /** Takes a free sandbox of the kind made for `rules` as they are now, or starts one. */
   async enter(kind: ProcessKind, rules: KindPolicy): Promise<HeldStay> {
-    const slot = this.#slotFor(kind, await policyFingerprint(rules), rules);
-    slot.entries += 1;
+    const fingerprint = await policyFingerprint(rules);
+    const slot = this.#free(kind, fingerprint) ?? this.#add(kind, fingerprint, rules);
+    slot.taken = true;
     let held: HeldSandbox;
     try {
       held = await slot.held;
     } catch (error) {
-      slot.entries -= 1;
-      this.#forget(kind, slot);
+      this.#slots.delete(slot);
       throw error;
     }
     let left = false;
@@ -73,45 +78,49 @@ export class HeldSandboxes {
       leave: async () => {
         if (left) return;
         left = true;
-        slot.entries -= 1;
-        if (!slot.current && slot.entries === 0) await this.#end(slot);
+        slot.taken = false;
+        if (!this.#usable(slot, this.#latest.get(kind) ?? fingerprint)) await this.#end(slot);
       },
     };
   }
 
   /** Ends every held sandbox of the run, and any process still in one. */
   async end(): Promise<void> {
-    this.#current.clear();
-    await Promise.all([...this.#all].map((slot) => this.#end(slot)));
+    await Promise.all([...this.#slots].map((slot) => this.#end(slot)));
   }
 
-  #slotFor(kind: ProcessKind, fingerprint: string, rules: KindPolicy): Slot {
-    const current = this.#current.get(kind);
-    if (current?.fingerprint === fingerprint && current.started?.alive() !== false) return current;
-    if (current !== undefined) {
-      current.current = false;
-      if (current.entries === 0) void this.#end(current);
+  /** A free sandbox of the kind made for `fingerprint`; free ones made for another are ended. */
+  #free(kind: ProcessKind, fingerprint: string): Slot | undefined {
+    this.#latest.set(kind, fingerprint);
+    let found: Slot | undefined;
+    for (const slot of this.#slots) {
+      if (slot.kind !== kind || slot.taken) continue;
+      if (!this.#usable(slot, fingerprint)) void this.#end(slot);
+      else found ??= slot;
     }
-    const slot: Slot = { fingerprint, held: this.#start(kind, rules), entries: 0, current: true };
+    return found;
+  }
+
+  #usable(slot: Slot, fingerprint: string): boolean {
+    return (
+      this.#slots.has(slot) && slot.fingerprint === fingerprint && slot.started?.alive() !== false
+    );
+  }
+
+  #add(kind: ProcessKind, fingerprint: string, rules: KindPolicy): Slot {
+    const slot: Slot = { kind, fingerprint, held: this.#start(kind, rules), taken: false };
     void slot.held.then(
       (held) => {
         slot.started = held;
       },
-      () => undefined,
+      () => this.#slots.delete(slot),
     );
-    this.#current.set(kind, slot);
-    this.#all.add(slot);
+    this.#slots.add(slot);
     return slot;
   }
 
-  #forget(kind: ProcessKind, slot: Slot): void {
-    if (this.#current.get(kind) === slot) this.#current.delete(kind);
-    slot.current = false;
-    this.#all.delete(slot);
-  }
-
   async #end(slot: Slot): Promise<void> {
-    if (!this.#all.delete(slot)) return;
+    if (!this.#slots.delete(slot)) return;
     const held = await slot.held.catch(() => undefined);
     await held?.end();
   }

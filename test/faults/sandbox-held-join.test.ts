@@ -141,27 +141,64 @@ describe("One held sandbox per run and kind holds what a sandbox per process hel
 
     fault(
       {
-        what: "two checks run at once and the model's code in one writes into the toolchain caches it can find",
-        does: "each check's process sees only its own caches folder at the checks' common place: what one writes the other never sees, and both folders are gone once the checks end",
+        what: "the model's code in a check writes into the toolchain caches it can find, while another check runs and before the next one",
+        does: "each check's process sees only its own caches folder at the checks' common place: what one writes neither the check beside it nor the one after it sees, and every check's folder is gone once it ends",
       },
       async () => {
-        const [first, second] = await Promise.all([
+        const caches = '$(dirname "$GOCACHE")';
+        const [first, beside] = await Promise.all([
           sandbox.enter("validators"),
           sandbox.enter("validators"),
         ]);
-        const caches = '$(dirname "$GOCACHE")';
         const planted = await inEntry(first, `echo planted > ${caches}/planted && ls -A ${caches}`);
-        const other = await inEntry(second, `ls -A ${caches}; cat ${caches}/planted 2>&1 || true`);
-        await Promise.all([first.leave(), second.leave()]);
+        const besideSaw = await inEntry(
+          beside,
+          `ls -A ${caches}; cat ${caches}/planted 2>&1 || true`,
+        );
+        await Promise.all([first.leave(), beside.leave()]);
+        const nextSaw = await once(
+          "validators",
+          `ls -A ${caches}; cat ${caches}/planted 2>&1 || true`,
+        );
         expect(planted.exitCode).toBe(0);
         expect(planted.stdout).toContain("planted");
-        expect(other.stdout).not.toContain("planted\n");
-        expect(other.stdout).toContain("No such file");
+        for (const saw of [besideSaw, nextSaw]) {
+          expect(saw.stdout).not.toContain("planted\n");
+          expect(saw.stdout).toContain("No such file");
+        }
         const commonPlace = /GOCACHE=(\S+)\/go-build/.exec(
           (await once("validators", "env | grep ^GOCACHE=")).stdout,
         )?.[1];
         expect(commonPlace).toBeDefined();
         expect(await readdir(commonPlace as string)).toEqual([]);
+      },
+      60_000,
+    );
+
+    fault(
+      {
+        what: "the model's code in one check listens on a loopback port while another check runs and connects to that port",
+        does: "the other check reaches nothing: checks at once each have a held sandbox, and a network, of their own",
+      },
+      async () => {
+        const [listening, other] = await Promise.all([
+          sandbox.enter("validators"),
+          sandbox.enter("validators"),
+        ]);
+        const server = inEntry(
+          listening,
+          `node -e 'require("net").createServer((s) => s.end("forged\\n")).listen(47123, "127.0.0.1", () => console.log("up")); setTimeout(() => process.exit(0), 3000)'`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const client = await inEntry(
+          other,
+          `node -e 'require("net").connect(47123, "127.0.0.1").on("data", (d) => { process.stdout.write(String(d)); process.exit(0); }).on("error", (e) => { console.log(e.code); process.exit(0); })'`,
+        );
+        const served = await server;
+        await Promise.all([listening.leave(), other.leave()]);
+        expect(served.stdout).toContain("up");
+        expect(client.stdout).not.toContain("forged");
+        expect(client.stdout).toContain("ECONNREFUSED");
       },
       60_000,
     );
