@@ -15,10 +15,10 @@ import { SANDBOXED_COMMAND_VARIABLE } from "./sandboxed-launch.js";
 /**
  * What the holder runs under the library's wrap: it writes the environment the library gave
  * it, NUL-separated and closed by an empty entry, then waits until closer ends it (or
- * bubblewrap does, when closer ends). Its stdin is not a pipe: with a socket on stdin the
- * library's wait for its relays takes its whole 0.3 s.
+ * bubblewrap does, when closer ends); where it cannot write it, it ends at once. Its stdin is
+ * not a pipe: with a socket on stdin the library's wait for its relays takes its whole 0.3 s.
  */
-const HOLDER_LINE = "env -0; printf '\\0'; exec sleep 2147483647";
+const HOLDER_LINE = "cat /proc/self/environ && printf '\\0\\0' && exec sleep 2147483647";
 
 /** How long the holder may take to be up: the library's relays wait 0.3 s at most. */
 const START_TIMEOUT_MS = 30_000;
