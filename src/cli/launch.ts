@@ -6,10 +6,14 @@
  */
 import { fileURLToPath } from "node:url";
 import { commandOf, runBundleWithCodeCache } from "./code-cache.js";
+import { keepYoungGenerationSmall } from "./young-generation.js";
 
 declare const CLOSER_BUNDLE_ID: string;
 
+const command = commandOf(process.argv.slice(2));
+// Before the bundle runs: its start is what grows the young generation.
+keepYoungGenerationSmall(command);
 runBundleWithCodeCache(fileURLToPath(new URL("./closer-core.cjs", import.meta.url)), {
   bundleId: CLOSER_BUNDLE_ID,
-  command: commandOf(process.argv.slice(2)),
+  command,
 });
