@@ -1,23 +1,33 @@
 /**
  * What the OS sandbox (docs/sandbox.md#cost) costs a run: starting it once
- * per process, preparing a run's sandbox (one wrap per kind of process), and
- * each validator run inside it, beside the same validator run bare. A
- * machine where the sandbox cannot run gives null figures and the reason,
- * never a failure.
+ * per process, preparing a run's sandbox and starting its held sandboxes (one
+ * per kind of process), each process started inside one beside the same
+ * process bare, and each validator run inside it, beside the same validator
+ * run bare. A machine where the sandbox cannot run gives null figures and the
+ * reason, never a failure.
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { runCommand } from "../dist/process/shell-command.js";
 import { readGitLayout } from "../dist/sandbox/git-layout.js";
 import { prepareRunSandbox } from "../dist/sandbox/run-sandbox.js";
 import { sandboxSupport, stopSandbox } from "../dist/sandbox/sandbox-runtime.js";
 import { TRAMPOLINE } from "../dist/sandbox/sandboxed-launch.js";
 import { runValidator } from "../dist/validators/run-validator.js";
-import { median, round } from "./support.mjs";
+import { interleave, median, round } from "./support.mjs";
 
 /** Validator runs on each side, interleaved. */
 const VALIDATOR_RUNS = 40;
-/** Runs' sandboxes prepared and released, and wraps made alone. */
+/** Starts of each short program on each side (bare, and in each kind's entry), interleaved. */
+const PROCESS_RUNS = 40;
+/** The short programs, by the name their figures carry; the git one in the bench's repository. */
+const PROGRAMS = {
+  true: ["/bin/true"],
+  gitStatus: ["git", "status", "--porcelain"],
+};
+const PROCESS_TIMEOUT_MS = 30_000;
+/** Runs' sandboxes prepared, first entered and released, and wraps made alone. */
 const PREPARES = 5;
 const WRAPS = 10;
 
@@ -33,14 +43,31 @@ async function timed(work) {
 }
 
 /**
+ * Whether the processes of an entry join the kind's held sandbox, and how, or why they each
+ * start in a wrap of the entry's own.
+ * @param {import("../dist/sandbox/held-join.js").HeldSupport} held
+ */
+function heldFigure(held) {
+  return held.joins
+    ? { joined: true, throughParent: held.join.throughParent }
+    : { joined: false, reason: held.reason };
+}
+
+/**
  * @param {string} reason
  * @param {number | null} initializeMs
+ * @param {ReturnType<typeof heldFigure> | null} held
  */
-function unavailable(reason, initializeMs = null) {
+function unavailable(reason, initializeMs = null, held = null) {
   return {
     sandboxInitializeMs: initializeMs === null ? null : round(initializeMs),
+    sandboxHeld: held,
     sandboxPrepareRunMs: null,
+    sandboxHeldStartMs: null,
     sandboxWrapMs: null,
+    sandboxProcessBareMs: null,
+    sandboxProcessMs: null,
+    sandboxProcessAddedMs: null,
     validatorBareMs: null,
     validatorSandboxedMs: null,
     sandboxCostPerValidatorMs: null,
@@ -82,10 +109,11 @@ async function prepareFor(agent, tree, runId) {
 export async function measureSandboxCost(agent, tree, validatorName) {
   const [initializeMs, support] = await timed(() => sandboxSupport());
   if (!support.works) return unavailable(support.reason, initializeMs);
+  const held = heldFigure(support.held);
   try {
-    return await measureWith(agent, tree, validatorName, initializeMs);
+    return await measureWith(agent, tree, validatorName, initializeMs, held);
   } catch (error) {
-    return unavailable(String(error), initializeMs);
+    return unavailable(String(error), initializeMs, held);
   } finally {
     await stopSandbox();
   }
@@ -96,22 +124,32 @@ export async function measureSandboxCost(agent, tree, validatorName) {
  * @param {string} tree
  * @param {string} validatorName
  * @param {number} initializeMs
+ * @param {ReturnType<typeof heldFigure>} held
  */
-async function measureWith(agent, tree, validatorName, initializeMs) {
+async function measureWith(agent, tree, validatorName, initializeMs, held) {
   const prepareMs = [];
+  const heldStartMs = [];
   for (let index = 0; index < PREPARES; index += 1) {
     const [ms, state] = await timed(() => prepareFor(agent, tree, `bench-${index}`));
-    if (!state.on) return unavailable(state.reason, initializeMs);
+    if (!state.on) return unavailable(state.reason, initializeMs, held);
     prepareMs.push(ms);
-    await state.sandbox.release();
+    try {
+      // A run's first entry is its first query's: it waits for the held sandboxes started beside the prepare.
+      const [enterMs, entry] = await timed(() => state.sandbox.enter("backend"));
+      heldStartMs.push(enterMs);
+      await entry.leave();
+    } finally {
+      await state.sandbox.release();
+    }
   }
   const state = await prepareFor(agent, tree, "bench");
-  if (!state.on) return unavailable(state.reason, initializeMs);
+  if (!state.on) return unavailable(state.reason, initializeMs, held);
   const { sandbox } = state;
   // A run's release stops the sandbox's library when no run holds it: the prepare above started it again.
   const current = await sandboxSupport();
-  if (!current.works) return unavailable(current.reason, initializeMs);
+  if (!current.works) return unavailable(current.reason, initializeMs, held);
   try {
+    const processes = await timeProcesses(sandbox, tree);
     const rules = sandbox.policy.validators;
     const filesystem = {
       allowWrite: [...rules.allowWrite],
@@ -142,8 +180,13 @@ async function measureWith(agent, tree, validatorName, initializeMs) {
     const sandboxedMs = median(sandboxed);
     return {
       sandboxInitializeMs: round(initializeMs),
+      sandboxHeld: held,
       sandboxPrepareRunMs: round(median(prepareMs)),
+      // Without a held sandbox the first entry makes a wrap of its own: `sandboxWrapMs` says what it costs.
+      sandboxHeldStartMs: held.joined ? round(median(heldStartMs)) : null,
       sandboxWrapMs: round(median(wrapMs)),
+      processRuns: PROCESS_RUNS,
+      ...processes,
       sandboxValidator: validator.command,
       validatorRuns: VALIDATOR_RUNS,
       validatorBareMs: round(bareMs),
@@ -156,8 +199,79 @@ async function measureWith(agent, tree, validatorName, initializeMs) {
 }
 
 /**
- * One validator of the agent, run as the checks run it: bare, or inside the run's sandbox (a
- * wrap of its own, left when it ends) with its refusals taken afterwards. A sandboxed run must end as the bare one did.
+ * Each short program started PROCESS_RUNS times bare and as many times through one entry of
+ * each kind, interleaved, as closer starts them (runCommand, the entry's wrapper); medians by
+ * program, and by kind for the sandboxed ones. Every start must exit 0 and print what the bare one
+ * printed, and the entries leave with nothing refused.
+ * @param {import("../dist/sandbox/run-sandbox.js").RunSandbox} sandbox
+ * @param {string} tree
+ */
+async function timeProcesses(sandbox, tree) {
+  const entries = {
+    backend: await sandbox.enter("backend"),
+    validators: await sandbox.enter("validators"),
+  };
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? homedir() };
+  const bareMs = {};
+  const sandboxedMs = { backend: {}, validators: {} };
+  const addedMs = { backend: {}, validators: {} };
+  try {
+    for (const [name, command] of Object.entries(PROGRAMS)) {
+      let expected;
+      /** @param {import("../dist/process/launch.js").LaunchWrapper | undefined} wrapper */
+      const start = (wrapper) => async () => {
+        const [ms, result] = await timed(() =>
+          runCommand({
+            command,
+            cwd: tree,
+            env,
+            inheritEnv: false,
+            timeoutMs: PROCESS_TIMEOUT_MS,
+            ...(wrapper === undefined ? {} : { sandbox: wrapper }),
+          }),
+        );
+        const said = `${command.join(" ")} exited ${result.exitCode}: ${result.stderr.slice(-2000)}`;
+        if (result.exitCode !== 0) throw new Error(said);
+        expected ??= result.stdout;
+        if (result.stdout !== expected) {
+          throw new Error(`${command.join(" ")} printed ${result.stdout}, not ${expected}`);
+        }
+        return ms;
+      };
+      const works = {
+        bare: start(undefined),
+        backend: start(entries.backend.wrapper),
+        validators: start(entries.validators.wrapper),
+      };
+      for (const work of Object.values(works)) await work(); // warm-up: file cache, git index
+      const times = await interleave(works, PROCESS_RUNS);
+      bareMs[name] = median(times.bare);
+      for (const kind of ["backend", "validators"]) {
+        sandboxedMs[kind][name] = round(median(times[kind]));
+        addedMs[kind][name] = round(median(times[kind]) - bareMs[name]);
+      }
+      bareMs[name] = round(bareMs[name]);
+    }
+  } finally {
+    await entries.backend.leave();
+    await entries.validators.leave();
+  }
+  for (const kind of ["backend", "validators"]) {
+    const refusals = await sandbox.takeRefusals(kind);
+    if (refusals.length > 0) {
+      throw new Error(`the sandbox refused a ${kind} process: ${refusals.join("; ")}`);
+    }
+  }
+  return {
+    sandboxProcessBareMs: bareMs,
+    sandboxProcessMs: sandboxedMs,
+    sandboxProcessAddedMs: addedMs,
+  };
+}
+
+/**
+ * One validator of the agent, run as the checks run it: bare, or inside the run's sandbox (an
+ * entry of its own, left when it ends) with its refusals taken afterwards. A sandboxed run must end as the bare one did.
  * @param {import("../dist/definition/types.js").ResolvedAgent} agent
  * @param {string} tree
  * @param {string} validatorName

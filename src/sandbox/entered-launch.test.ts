@@ -28,8 +28,6 @@ function held(overrides: Partial<HeldSandbox> = {}): HeldSandbox {
       nsenter: "/t/nsenter",
       unshare: "/t/unshare",
       setpriv: "/t/setpriv",
-      sh: "/t/sh",
-      mount: "/t/mount",
     },
     end: async () => {},
     ...overrides,
@@ -122,26 +120,6 @@ describe("enteredLaunch", () => {
     expect(defaulted.filter((arg) => arg.startsWith("--wd"))).toEqual(["--wd=/elsewhere"]);
   });
 
-  it("binds a check's own caches over the common place, folder then place, only when given", () => {
-    const ownCaches = { folder: "/caches/check-1", at: "/caches/checks" };
-    const { args } = enteredLaunch(launch, options({ ownCaches }));
-    const sh = args.indexOf("/t/sh");
-    expect(sh).toBe(args.indexOf("--mount-proc") + 2);
-    expect(args.slice(sh, sh + 6)).toEqual([
-      "/t/sh",
-      "-c",
-      '"$0" --bind -- "$1" "$2" && shift 2 && exec "$@"',
-      "/t/mount",
-      "/caches/check-1",
-      "/caches/checks",
-    ]);
-    expect(args[sh + 6]).toBe("/t/setpriv");
-
-    const plain = enteredLaunch(launch, options()).args;
-    expect(plain).not.toContain("/t/sh");
-    expect(plain).not.toContain("/t/mount");
-  });
-
   it("keeps CAP_SETFCAP in the bounding set only when the library's processes keep it", () => {
     const kept = enteredLaunch(launch, options({ held: held({ keepsSetfcap: true }) })).args;
     expect(kept).toContain("--bounding-set=-all,+setfcap");
@@ -153,11 +131,10 @@ describe("enteredLaunch", () => {
   });
 
   it("runs every step in order, the seccomp helper and the program with its arguments last", () => {
-    const ownCaches = { folder: "/c/own", at: "/c/common" };
     const join = { throughParent: true, uid: 0, gid: 0 };
     const { args } = enteredLaunch(
       { file: "/usr/bin/env", args: ["--", "x", "-y"], env: {} },
-      options({ ownCaches, join, held: held({ keepsSetfcap: true }) }),
+      options({ join, held: held({ keepsSetfcap: true }) }),
     );
     expect(args).toEqual([
       "--user=/proc/7/fd/21",
@@ -175,12 +152,6 @@ describe("enteredLaunch", () => {
       "--mount",
       "--mount-proc",
       "--",
-      "/t/sh",
-      "-c",
-      '"$0" --bind -- "$1" "$2" && shift 2 && exec "$@"',
-      "/t/mount",
-      "/c/own",
-      "/c/common",
       "/t/unshare",
       "--user",
       "--map-user=0",

@@ -6,11 +6,10 @@
  *    that owns them, by closer's own handles of them;
  * 2. `unshare` gives the process a process namespace and a `/proc` of its own, ended with it,
  *    and its working folder, found inside;
- * 3. a check's process puts its own caches over the checks' common place (`mount`);
- * 4. where the owner is not the sandbox's user namespace, a user namespace maps the process
+ * 3. where the owner is not the sandbox's user namespace, a user namespace maps the process
  *    back to the user it runs as in the sandbox;
- * 5. `setpriv` drops every capability those steps needed, and forbids gaining any;
- * 6. the library's seccomp helper applies its filter and reports refused writes under the
+ * 4. `setpriv` drops every capability those steps needed, and forbids gaining any;
+ * 5. the library's seccomp helper applies its filter and reports refused writes under the
  *    entry's attribution key; then the program runs.
  */
 import type { Launch } from "../ports/process.js";
@@ -37,8 +36,6 @@ export interface EntryLaunchOptions {
   readonly clearNoProxy: boolean;
   /** Variables every process gets unless its launch sets them (the kind's caches). */
   readonly defaults?: Readonly<Record<string, string>>;
-  /** A check's own caches, put over the checks' common place (docs/sandbox.md#caches). */
-  readonly ownCaches?: { readonly folder: string; readonly at: string };
   /** Where a launch that names no folder starts. */
   readonly cwd: string;
 }
@@ -105,16 +102,6 @@ export function enteredLaunch(
     "--mount",
     "--mount-proc",
     "--",
-    ...(options.ownCaches === undefined
-      ? []
-      : [
-          tools.sh,
-          "-c",
-          '"$0" --bind -- "$1" "$2" && shift 2 && exec "$@"',
-          tools.mount,
-          options.ownCaches.folder,
-          options.ownCaches.at,
-        ]),
     ...(join.throughParent
       ? [tools.unshare, "--user", `--map-user=${join.uid}`, `--map-group=${join.gid}`, "--"]
       : []),

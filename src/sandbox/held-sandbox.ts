@@ -46,6 +46,11 @@ export interface HeldSandbox {
   /** Whether the library's processes keep CAP_SETFCAP in their bounding set (root's, to map uid 0). */
   readonly keepsSetfcap: boolean;
   readonly tools: SandboxTools;
+  /**
+   * The folder a check in this sandbox writes its toolchains' caches to, writable here alone,
+   * emptied before the next check takes the sandbox (docs/sandbox.md#caches); none for queries.
+   */
+  readonly cacheFolder?: string;
   /** Whether the holder still runs: a sandbox whose holder ended is made again. */
   alive(): boolean;
   /** Lets the holder go: its namespaces end with it, and any process still in them. */

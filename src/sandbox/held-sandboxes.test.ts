@@ -7,7 +7,7 @@ import type { HeldSandbox } from "./held-sandbox.js";
 import { HeldSandboxes, policyFingerprint } from "./held-sandboxes.js";
 import type { KindPolicy } from "./sandbox-policy.js";
 
-const TOOLS = { nsenter: "n", unshare: "u", setpriv: "p", sh: "s", mount: "m" };
+const TOOLS = { nsenter: "n", unshare: "u", setpriv: "p" };
 
 interface Started {
   readonly kind: ProcessKind;

@@ -18,10 +18,10 @@ import type { RefusalWatch } from "./refusal-watch.js";
 import {
   attributionKeyOf,
   enterSandbox,
-  kindRules,
   type PrepareSandboxOptions,
   type RunSandboxContext,
   registerHosts,
+  withWrite,
   wrapConfig,
 } from "./sandbox-entry.js";
 import {
@@ -144,7 +144,10 @@ async function startRunSandbox(
     ...(heldSupport.joins
       ? {
           held: {
-            sandboxes: holdKinds({ manager, options, support: heldSupport }, policy, caches.checks),
+            sandboxes: holdKinds(
+              { manager, options, support: heldSupport, checksCaches: caches.checks, user },
+              policy,
+            ),
             join: heldSupport.join,
           },
         }
@@ -185,53 +188,67 @@ interface HoldContext {
   readonly manager: SandboxManager;
   readonly options: PrepareSandboxOptions;
   readonly support: Extract<HeldSupport, { joins: true }>;
+  /** The folder the checks' sandboxes keep their caches folders in, one each. */
+  readonly checksCaches: string;
+  readonly user: UserToolchain;
 }
 
 /**
- * The run's held sandboxes (docs/sandbox.md#held-sandbox), both kinds started at once, beside
- * the first query rather than before it.
+ * The run's held sandboxes (docs/sandbox.md#held-sandbox), one of each kind started at once,
+ * beside the first query rather than before it.
  */
-function holdKinds(
-  context: HoldContext,
-  policy: SandboxPolicy,
-  checksCaches: string,
-): HeldSandboxes {
-  const sandboxes = new HeldSandboxes((kind, rules) => startHeld(context, kind, rules));
-  for (const kind of PROCESS_KINDS) {
-    void sandboxes.prepare(kind, kindRules(kind, policy, checksCaches));
-  }
+function holdKinds(context: HoldContext, policy: SandboxPolicy): HeldSandboxes {
+  let made = 0;
+  const sandboxes = new HeldSandboxes((kind, rules) => startHeld(context, kind, rules, ++made));
+  for (const kind of PROCESS_KINDS) void sandboxes.prepare(kind, policy[kind]);
   return sandboxes;
 }
 
 async function startHeld(
-  { manager, options, support }: HoldContext,
+  context: HoldContext,
   kind: ProcessKind,
   rules: KindPolicy,
+  number: number,
 ): Promise<HeldSandbox> {
+  const { manager, options, support } = context;
+  // A check's caches folder is its sandbox's own: no other sandbox may write it.
+  const cacheFolder =
+    kind === "validators" ? join(context.checksCaches, String(number)) : undefined;
+  if (cacheFolder !== undefined) await makeCacheFolder(cacheFolder, context.user);
+  const dropCaches = async () => {
+    if (cacheFolder !== undefined) await removeCacheFolder(cacheFolder);
+  };
   const commandId = randomBytes(16).toString("base64url");
-  const argv = await manager.wrap(TRAMPOLINE, wrapConfig(rules), {
-    cwd: options.place.tree,
-    commandId,
-    commandText: `closer ${options.runId} ${kind} held`,
-  });
   try {
-    const held = await holdSandbox({
-      argv,
-      attributionKey: attributionKeyOf(commandId),
-      cwd: options.place.tree,
-      tools: support.tools,
-    });
-    return {
-      ...held,
-      // The policy's names are taken away whatever the wrap was read to say.
-      unset: [...new Set([...held.unset, ...rules.deniedVariables])],
-      async end() {
-        await held.end();
-        manager.cleanupAfterCommand();
-      },
-    };
+    const argv = await manager.wrap(
+      TRAMPOLINE,
+      wrapConfig(cacheFolder === undefined ? rules : withWrite(rules, cacheFolder)),
+      { cwd: options.place.tree, commandId, commandText: `closer ${options.runId} ${kind} held` },
+    );
+    try {
+      const held = await holdSandbox({
+        argv,
+        attributionKey: attributionKeyOf(commandId),
+        cwd: options.place.tree,
+        tools: support.tools,
+      });
+      return {
+        ...held,
+        // The policy's names are taken away whatever the wrap was read to say.
+        unset: [...new Set([...held.unset, ...rules.deniedVariables])],
+        ...(cacheFolder === undefined ? {} : { cacheFolder }),
+        async end() {
+          await held.end();
+          manager.cleanupAfterCommand();
+          await dropCaches();
+        },
+      };
+    } catch (error) {
+      manager.cleanupAfterCommand();
+      throw error;
+    }
   } catch (error) {
-    manager.cleanupAfterCommand();
+    await dropCaches();
     throw error;
   }
 }

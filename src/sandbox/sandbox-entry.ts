@@ -9,11 +9,11 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { CloserError } from "../errors.js";
 import type { SandboxEntry } from "../ports/loop-ports.js";
-import type { LaunchWrapper, ProcessKind } from "../ports/process.js";
+import type { ProcessKind } from "../ports/process.js";
 import type { SandboxConfig } from "../ports/runner-config.js";
 import { enteredLaunch, type JoinWay } from "./entered-launch.js";
 import { makeHeldPlaces } from "./held-places.js";
-import type { HeldSandboxes, HeldStay } from "./held-sandboxes.js";
+import type { HeldSandboxes } from "./held-sandboxes.js";
 import { type RefusalWatch, watchRefusedConnections } from "./refusal-watch.js";
 import { isRefusal, type RefusalJudge } from "./refusals.js";
 import {
@@ -64,17 +64,9 @@ export interface RunSandboxContext {
   readonly held?: { readonly sandboxes: HeldSandboxes; readonly join: JoinWay };
 }
 
-/**
- * The rules a kind's processes run under. A check's own caches folder is writable to it: in a
- * held sandbox, the checks' common place, which each check's process covers with its own.
- */
-export function kindRules(
-  kind: ProcessKind,
-  policy: SandboxPolicy,
-  checksCaches: string,
-): KindPolicy {
-  if (kind === "backend") return policy.backend;
-  return { ...policy.validators, allowWrite: [...policy.validators.allowWrite, checksCaches] };
+/** `rules` with one more place its processes may write. */
+export function withWrite(rules: KindPolicy, place: string): KindPolicy {
+  return { ...rules, allowWrite: [...rules.allowWrite, place] };
 }
 
 /** The library's configuration of a wrap under `rules`. */
@@ -102,77 +94,172 @@ export async function enterSandbox(
   kind: ProcessKind,
   entry: number,
 ): Promise<SandboxEntry> {
-  const { manager, options, scratchDir, caches } = run;
-  const place = { ...options.place, scratchDir, caches };
+  const place = { ...run.options.place, scratchDir: run.scratchDir, caches: run.caches };
   const policy = sandboxPolicyFor(place);
   run.made.push(...(await makeHeldPlaces(placesToMake(place, policy))));
+  const entering = { kind, entry, policy };
+  return run.held === undefined ? enterOwnWrap(run, entering) : enterHeld(run, run.held, entering);
+}
+
+interface Entering {
+  readonly kind: ProcessKind;
+  readonly entry: number;
+  readonly policy: SandboxPolicy;
+}
+
+/**
+ * A query or check in a held sandbox of its own while it stays (docs/sandbox.md#held-sandbox).
+ * A check writes the held sandbox's caches folder, emptied before the next check takes it.
+ */
+async function enterHeld(
+  run: RunSandboxContext,
+  held: NonNullable<RunSandboxContext["held"]>,
+  { kind, entry, policy }: Entering,
+): Promise<SandboxEntry> {
+  const stay = await held.sandboxes.enter(kind, policy[kind]);
+  const cacheFolder = stay.held.cacheFolder ?? run.caches.model;
+  const rules = kind === "validators" ? withWrite(policy[kind], cacheFolder) : policy[kind];
+  let attribution: Attribution;
+  try {
+    attribution = await attribute(run, { kind, entry, rules, unheld: policy.unheld }, true);
+  } catch (error) {
+    await stay.leave();
+    throw error;
+  }
+  const joined = {
+    ...launchSettings(run, kind, rules, cacheFolder),
+    held: stay.held,
+    join: held.join,
+    attributionKey: attributionKeyOf(attribution.commandId),
+    cwd: run.options.place.tree,
+  };
+  return {
+    wrapper: (launch) => enteredLaunch(launch, joined),
+    tempDir: run.scratchDir,
+    refused: attribution.refused,
+    async leave() {
+      await attribution.end();
+      if (kind === "validators") await emptyCacheFolder(cacheFolder, run.user);
+      await stay.leave();
+    },
+  };
+}
+
+/** A query or check in a wrap of its own, where processes cannot join a held sandbox. */
+async function enterOwnWrap(
+  run: RunSandboxContext,
+  { kind, entry, policy }: Entering,
+): Promise<SandboxEntry> {
   // Each check's caches are its own, empty when it starts and gone when it ends (docs/sandbox.md#caches).
-  const cacheFolder = kind === "backend" ? caches.model : join(caches.checks, String(entry));
+  const cacheFolder =
+    kind === "backend" ? run.caches.model : join(run.caches.checks, String(entry));
   if (kind === "validators") await makeCacheFolder(cacheFolder, run.user);
-  // In a held sandbox a check's process covers the checks' common place with its own folder.
-  const cachePlace = kind === "validators" && run.held !== undefined ? caches.checks : cacheFolder;
-  const rules = kindRules(kind, policy, cachePlace);
+  const rules = kind === "validators" ? withWrite(policy[kind], cacheFolder) : policy[kind];
+  const dropCaches = async () => {
+    if (kind === "validators") await removeCacheFolder(cacheFolder);
+  };
+  let attribution: Attribution | undefined;
+  try {
+    attribution = await attribute(run, { kind, entry, rules, unheld: policy.unheld }, false);
+    const argv = await run.manager.wrap(TRAMPOLINE, wrapConfig(rules), {
+      cwd: run.options.place.tree,
+      commandId: attribution.commandId,
+      commandText: attribution.label,
+    });
+    const own = attribution;
+    return {
+      wrapper: makeSandboxedLaunch({ argv }, launchSettings(run, kind, rules, cacheFolder)),
+      tempDir: run.scratchDir,
+      refused: own.refused,
+      async leave() {
+        await own.end(() => run.manager.cleanupAfterCommand());
+        await dropCaches();
+      },
+    };
+  } catch (error) {
+    attribution?.forget();
+    await dropCaches();
+    throw error;
+  }
+}
+
+function launchSettings(
+  run: RunSandboxContext,
+  kind: ProcessKind,
+  rules: KindPolicy,
+  cacheFolder: string,
+) {
+  return {
+    tmpDir: run.scratchDir,
+    clearNoProxy: rules.hosts.some(isLoopbackHost),
+    defaults: cacheVariables(kind, cacheFolder, run.user),
+  };
+}
+
+/** Empties a held sandbox's caches folder for the next check: removed and made again. */
+async function emptyCacheFolder(folder: string, user: UserToolchain): Promise<void> {
+  await removeCacheFolder(folder);
+  await makeCacheFolder(folder, user);
+}
+
+/**
+ * What an entry is known by: its network allow list, the name the library reports its
+ * refusals by, and the watch of its refused connections (docs/sandbox.md#refusals).
+ */
+interface Attribution {
+  readonly commandId: string;
+  readonly label: string;
+  readonly refused: AbortSignal;
+  /** Takes what was refused once the library delivered it, judged, and forgets the entry. */
+  end(beforeJudging?: () => void): Promise<void>;
+  forget(): void;
+}
+
+async function attribute(
+  run: RunSandboxContext,
+  stay: {
+    readonly kind: ProcessKind;
+    readonly entry: number;
+    readonly rules: KindPolicy;
+    readonly unheld: readonly string[];
+  },
+  labelled: boolean,
+): Promise<Attribution> {
+  const { manager, options } = run;
+  const { kind, rules, unheld } = stay;
   const commandId = randomBytes(16).toString("base64url");
-  let label = `closer ${options.runId} ${kind} ${entry}`;
-  let stay: HeldStay | undefined;
-  const watch = watchRefusedConnections(kind, run.judgeOf(rules, policy.unheld));
-  const forget = async () => {
+  let label = `closer ${options.runId} ${kind} ${stay.entry}`;
+  const forget = () => {
     manager.unregisterHosts(commandId);
     run.reported.delete(label);
     run.watches.delete(label);
-    await stay?.leave();
-    if (kind === "validators") await removeCacheFolder(cacheFolder);
   };
-  const leave = async () => {
-    await manager.refusalsDelivered();
-    if (stay === undefined) manager.cleanupAfterCommand();
-    const lines = run.reported.get(label) ?? [];
-    await forget();
-    const judge = run.judgeOf(rules, policy.unheld);
-    run.refused[kind].push(...lines.filter((line) => isRefusal(line, judge)));
-  };
-  try {
-    await registerHosts(manager, commandId, {
-      hosts: rules.hosts,
-      kind,
-      agentFile: options.agentFile,
-    });
-    // The monitor names a refusal by the text registered for its key, or by the key itself.
-    if (run.held !== undefined && !(await manager.labelCommand(commandId, label))) {
-      label = commandId;
-    }
-    run.reported.set(label, []);
-    run.watches.set(label, watch);
-    const settings = {
-      tmpDir: scratchDir,
-      clearNoProxy: rules.hosts.some(isLoopbackHost),
-      defaults: cacheVariables(kind, cachePlace, run.user),
-    };
-    let wrapper: LaunchWrapper;
-    if (run.held === undefined) {
-      const argv = await manager.wrap(TRAMPOLINE, wrapConfig(rules), {
-        cwd: options.place.tree,
-        commandId,
-        commandText: label,
-      });
-      wrapper = makeSandboxedLaunch({ argv }, settings);
-    } else {
-      stay = await run.held.sandboxes.enter(kind, rules);
-      const joined = {
-        ...settings,
-        held: stay.held,
-        join: run.held.join,
-        attributionKey: attributionKeyOf(commandId),
-        cwd: options.place.tree,
-        ...(kind === "validators" ? { ownCaches: { folder: cacheFolder, at: caches.checks } } : {}),
-      };
-      wrapper = (launch) => enteredLaunch(launch, joined);
-    }
-    return { wrapper, tempDir: scratchDir, leave, refused: watch.signal };
-  } catch (error) {
-    await forget();
-    throw error;
+  await registerHosts(manager, commandId, {
+    hosts: rules.hosts,
+    kind,
+    agentFile: options.agentFile,
+  });
+  // The monitor names a refusal by the text registered for its key, or by the key itself.
+  if (labelled && !(await manager.labelCommand(commandId, label).catch(() => false))) {
+    label = commandId;
   }
+  const watch = watchRefusedConnections(kind, run.judgeOf(rules, unheld));
+  run.reported.set(label, []);
+  run.watches.set(label, watch);
+  return {
+    commandId,
+    label,
+    refused: watch.signal,
+    forget,
+    async end(beforeJudging) {
+      await manager.refusalsDelivered();
+      beforeJudging?.();
+      const lines = run.reported.get(label) ?? [];
+      forget();
+      const judge = run.judgeOf(rules, unheld);
+      run.refused[kind].push(...lines.filter((line) => isRefusal(line, judge)));
+    },
+  };
 }
 
 export async function registerHosts(

@@ -1,7 +1,7 @@
 /**
  * The programs a process of a held sandbox starts through (docs/sandbox.md#held-sandbox):
- * util-linux's `nsenter`, `unshare` and `setpriv`, and `sh` and `mount` for a check's own
- * caches. Found once, by absolute path, on closer's PATH; the sandbox sees the same root.
+ * util-linux's `nsenter`, `unshare` and `setpriv`. Found once, by absolute path, on closer's
+ * PATH; the sandbox sees the same root.
  */
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -10,15 +10,13 @@ export interface SandboxTools {
   readonly nsenter: string;
   readonly unshare: string;
   readonly setpriv: string;
-  readonly sh: string;
-  readonly mount: string;
 }
 
-const NAMES = ["nsenter", "unshare", "setpriv", "sh", "mount"] as const;
+const NAMES = ["nsenter", "unshare", "setpriv"] as const;
 
 /** What to install when one is missing. */
 export const TOOLS_FIX =
-  "install util-linux 2.36 or later, which has nsenter, unshare and setpriv (Debian/Ubuntu: apt-get install util-linux mount), or run with --sandbox off";
+  "install util-linux 2.36 or later, which has nsenter, unshare and setpriv (Debian/Ubuntu: apt-get install util-linux), or run with --sandbox off";
 
 function onPath(name: string, path: string): string | undefined {
   for (const folder of path.split(delimiter)) {
