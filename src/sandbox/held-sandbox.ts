@@ -5,7 +5,7 @@
  * process of every query or check of that kind then joins those namespaces
  * (`src/sandbox/entered-launch.ts`) instead of building a sandbox of its own.
  */
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, readlinkSync } from "node:fs";
 import { readdir, readFile, readlink } from "node:fs/promises";
 import { basename } from "node:path";
 import { type HeldProcess, startHeldProcess } from "../process/held-process.js";
@@ -101,7 +101,7 @@ export async function holdSandbox(options: HoldOptions): Promise<HeldSandbox> {
       attributionKey: options.attributionKey,
       keepsSetfcap: await keepsSetfcap(helper),
       tools: options.tools,
-      alive: () => running && handles !== undefined,
+      alive: () => running && handles !== undefined && stillInside(inside, handles.pid),
       end,
     };
   } catch (error) {
@@ -157,6 +157,18 @@ async function holdNamespaces(pid: number): Promise<Record<NamespaceKind, number
   } catch (error) {
     for (const fd of Object.values(handles)) closeSync(fd);
     throw error;
+  }
+}
+
+/**
+ * Whether bubblewrap's first process still runs in the held process namespace: read at once,
+ * so a holder killed a moment ago is seen as gone before closer hears of its end.
+ */
+function stillInside(pid: number, handle: number): boolean {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/pid`) === readlinkSync(`/proc/self/fd/${handle}`);
+  } catch {
+    return false;
   }
 }
 

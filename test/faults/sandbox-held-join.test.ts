@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -184,15 +185,20 @@ describe("One held sandbox per run and kind holds what a sandbox per process hel
           sandbox.enter("validators"),
           sandbox.enter("validators"),
         ]);
+        const up = join(sandbox.scratchDir, `up-${process.pid}`);
+        const done = join(sandbox.scratchDir, `done-${process.pid}`);
         const server = inEntry(
           listening,
-          `node -e 'require("net").createServer((s) => s.end("forged\\n")).listen(47123, "127.0.0.1", () => console.log("up")); setTimeout(() => process.exit(0), 3000)'`,
+          `node -e 'const fs = require("fs"); require("net").createServer((s) => s.end("forged\\n")).listen(47123, "127.0.0.1", () => { fs.writeFileSync(${JSON.stringify(up)}, ""); console.log("up"); const wait = setInterval(() => { if (fs.existsSync(${JSON.stringify(done)})) process.exit(0); }, 50); setTimeout(() => { clearInterval(wait); process.exit(0); }, 20000); })'`,
         );
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        for (let waited = 0; waited < 200 && !existsSync(up); waited += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
         const client = await inEntry(
           other,
           `node -e 'require("net").connect(47123, "127.0.0.1").on("data", (d) => { process.stdout.write(String(d)); process.exit(0); }).on("error", (e) => { console.log(e.code); process.exit(0); })'`,
         );
+        await writeFile(done, "");
         const served = await server;
         await Promise.all([listening.leave(), other.leave()]);
         expect(served.stdout).toContain("up");
