@@ -11,6 +11,7 @@ import type { ResolvedAgent } from "../ports/agent.js";
 import type { SandboxPort } from "../ports/loop-ports.js";
 import { ensureRunsDirWritable } from "../record/runs-dir-access.js";
 import type { SandboxState } from "../sandbox/run-sandbox.js";
+import { warmSandbox } from "../sandbox/sandbox-runtime.js";
 import type { ChecksRoom } from "../workspace/checks-room.js";
 import { type GitPlace, type HooksPlace, readHooksPlace } from "../workspace/index.js";
 import { type AfterLoopOptions, type FinishIssue, finishAfterLoop } from "./after-loop.js";
@@ -82,6 +83,8 @@ export async function runInTree(treeBase: RunBase, job: TreeJob): Promise<RunOut
   let sandbox: SandboxState | undefined;
   let credentials: BackendCredentials | undefined;
   let checksRoom: ChecksRoom | undefined;
+  // The OS sandbox starts beside the run's own start: its setup, its credentials, its room.
+  const warm = base.agent.runner.sandbox.mode === "off" ? undefined : warmSandbox();
   try {
     const fixed = await fixDefinition(base, {
       runDir: join(base.runsDir, runId),
@@ -121,6 +124,7 @@ export async function runInTree(treeBase: RunBase, job: TreeJob): Promise<RunOut
       tree: tree.workTree,
       ...(checksRoom === undefined ? {} : { checksRoom: checksRoom.writable }),
     });
+    await warm?.release();
     const branchWork =
       tree.baseRevision === undefined
         ? undefined
@@ -172,6 +176,7 @@ export async function runInTree(treeBase: RunBase, job: TreeJob): Promise<RunOut
     );
   } finally {
     if (sandbox?.on === true) await sandbox.sandbox.release();
+    await warm?.release();
     await credentials?.release();
     await checksRoom?.remove();
     await tree.release();

@@ -111,6 +111,24 @@ export function sandboxSupport(): Promise<SandboxSupport> {
   return PROCESS_SANDBOX.support();
 }
 
+/**
+ * Starts the sandbox of this process ahead of a run that will ask for it, so its start runs
+ * beside the run's own (the tree, the setup); `release` once the run holds it itself, or
+ * will not.
+ */
+export function warmSandbox(): { release(): Promise<void> } {
+  PROCESS_SANDBOX.hold();
+  void PROCESS_SANDBOX.support();
+  let held = true;
+  return {
+    async release() {
+      if (!held) return;
+      held = false;
+      await PROCESS_SANDBOX.release();
+    },
+  };
+}
+
 /** Stops the sandbox of this process (proxy, monitor, mount points); the next `sandboxSupport` starts it again. */
 export function stopSandbox(): Promise<void> {
   return PROCESS_SANDBOX.stop();
