@@ -126,6 +126,16 @@ describe("HeldSandboxes", () => {
     expect(started[0]!.ended).toBe(1);
   });
 
+  it("ends a sandbox left not reusable, and starts another for the next entry", async () => {
+    const { started, start } = recorder();
+    const sandboxes = new HeldSandboxes(start);
+    const first = await sandboxes.enter("validators", rules);
+    await first.leave({ reusable: false });
+    expect(started[0]!.ended).toBe(1);
+    const second = await sandboxes.enter("validators", rules);
+    expect(second.held).toBe(started[1]!.held);
+  });
+
   it("starts one sandbox per kind of process", async () => {
     const { started, start } = recorder();
     const sandboxes = new HeldSandboxes(start);

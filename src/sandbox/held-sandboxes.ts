@@ -37,10 +37,10 @@ interface Slot {
   taken: boolean;
 }
 
-/** A stay in a held sandbox: `leave` once its processes ended. */
+/** A stay in a held sandbox: `leave` once its processes ended; a sandbox left not reusable ends. */
 export interface HeldStay {
   readonly held: HeldSandbox;
-  leave(): Promise<void>;
+  leave(how?: { readonly reusable: boolean }): Promise<void>;
 }
 
 export class HeldSandboxes {
@@ -75,11 +75,14 @@ export class HeldSandboxes {
     let left = false;
     return {
       held,
-      leave: async () => {
+      leave: async (how) => {
         if (left) return;
         left = true;
         slot.taken = false;
-        if (!this.#usable(slot, this.#latest.get(kind) ?? fingerprint)) await this.#end(slot);
+        const reusable = how?.reusable !== false;
+        if (!reusable || !this.#usable(slot, this.#latest.get(kind) ?? fingerprint)) {
+          await this.#end(slot);
+        }
       },
     };
   }

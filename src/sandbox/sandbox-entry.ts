@@ -138,9 +138,15 @@ async function enterHeld(
     tempDir: run.scratchDir,
     refused: attribution.refused,
     async leave() {
-      await attribution.end();
-      if (kind === "validators") await emptyCacheFolder(cacheFolder, run.user);
-      await stay.leave();
+      let emptied = kind === "backend";
+      try {
+        await attribution.end();
+        if (!emptied) await emptyCacheFolder(cacheFolder, run.user);
+        emptied = true;
+      } finally {
+        // A check's caches that could not be emptied are never another check's: the sandbox ends.
+        await stay.leave({ reusable: emptied });
+      }
     },
   };
 }
