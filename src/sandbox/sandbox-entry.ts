@@ -6,6 +6,7 @@
  * the machine cannot join one, each starts in a wrap of the entry's own.
  */
 import { randomBytes } from "node:crypto";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { CloserError } from "../errors.js";
 import type { SandboxEntry } from "../ports/loop-ports.js";
@@ -202,9 +203,12 @@ function launchSettings(
   };
 }
 
-/** Empties a held sandbox's caches folder for the next check: removed and made again. */
+/**
+ * Empties a held sandbox's caches folder for the next check, and seeds it again. The folder
+ * itself stays: the sandbox's mount of it would not survive its removal.
+ */
 async function emptyCacheFolder(folder: string, user: UserToolchain): Promise<void> {
-  await removeCacheFolder(folder);
+  for (const entry of await readdir(folder)) await removeCacheFolder(join(folder, entry));
   await makeCacheFolder(folder, user);
 }
 

@@ -143,7 +143,7 @@ describe("One held sandbox per run and kind holds what a sandbox per process hel
     fault(
       {
         what: "the model's code in a check writes into its toolchain caches, while another check runs and before the next one",
-        does: "what it writes reaches neither the check beside it, which has caches of its own in a sandbox of its own, nor the check after it, which starts with the caches emptied",
+        does: "what it writes reaches neither the check beside it, which has caches of its own in a sandbox of its own, nor the check after it, which starts with the caches emptied and can write them",
       },
       async () => {
         const caches = '$(dirname "$GOCACHE")';
@@ -160,12 +160,13 @@ describe("One held sandbox per run and kind holds what a sandbox per process hel
         const after = await Promise.all([sandbox.enter("validators"), sandbox.enter("validators")]);
         const nextSaw = await Promise.all(
           after.map((entry) =>
-            inEntry(entry, `ls -A ${caches}; cat ${caches}/planted 2>&1 || true`),
+            inEntry(entry, `ls -A ${caches}; cat ${caches}/planted 2>&1; mkdir "$GOCACHE"`),
           ),
         );
         await Promise.all(after.map((entry) => entry.leave()));
         expect(planted.exitCode).toBe(0);
         expect(planted.stdout).toContain("planted");
+        expect(nextSaw.map((saw) => saw.exitCode)).toEqual([0, 0]);
         for (const saw of [besideSaw, ...nextSaw]) {
           expect(saw.stdout.split("\n")[0]).toBe("cargo");
           expect(saw.stdout).toContain("No such file");
