@@ -58,12 +58,16 @@ export function enteredEnvironment(
   launch: Launch,
   options: EntryLaunchOptions,
 ): Record<string, string> {
-  const env: Record<string, string> = {};
+  // The library's variables first, and the launch's own after them, where a program that
+  // shows its environment shows them last; the library's win all the same.
+  const env = libraryVariables(options.held, options.attributionKey);
   const given = { ...notSetIn(options.defaults ?? {}, launch.env), ...launch.env };
   for (const [name, value] of Object.entries(given)) {
-    if (value !== undefined && !options.held.unset.includes(name)) env[name] = value;
+    if (value === undefined || options.held.unset.includes(name) || Object.hasOwn(env, name)) {
+      continue;
+    }
+    env[name] = value;
   }
-  Object.assign(env, libraryVariables(options.held, options.attributionKey));
   if (options.clearNoProxy) {
     delete env.NO_PROXY;
     delete env.no_proxy;
