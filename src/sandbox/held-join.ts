@@ -30,11 +30,19 @@ export async function findHeldSupport(manager: SandboxManager): Promise<HeldSupp
   }
   const cwd = tmpdir();
   const commandId = randomBytes(16).toString("base64url");
-  const argv = await manager.wrap(
-    TRAMPOLINE,
-    { filesystem: { allowWrite: [], denyWrite: [], denyRead: [] } },
-    { cwd, commandId, commandText: "closer held sandbox probe" },
-  );
+  let argv: readonly string[];
+  try {
+    argv = await manager.wrap(
+      TRAMPOLINE,
+      { filesystem: { allowWrite: [], denyWrite: [], denyRead: [] } },
+      { cwd, commandId, commandText: "closer held sandbox probe" },
+    );
+  } catch (error) {
+    return {
+      joins: false,
+      reason: `the sandbox library could not wrap a holder: ${messageOf(error)}`,
+    };
+  }
   const tried: string[] = [];
   try {
     const held = await holdSandbox({
@@ -68,7 +76,7 @@ export async function findHeldSupport(manager: SandboxManager): Promise<HeldSupp
       await held.end();
     }
   } catch (error) {
-    tried.push(String(error instanceof Error ? error.message : error));
+    tried.push(messageOf(error));
   } finally {
     manager.cleanupAfterCommand();
   }
@@ -92,4 +100,8 @@ async function runTrue(
   if (result.exitCode === 0) return undefined;
   const said = (result.stderr || result.stdout).trim().split("\n").slice(-2).join(" ");
   return `exit ${result.exitCode}${said === "" ? "" : `: ${said}`}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
