@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { enteredLaunch, type JoinWay } from "./entered-launch.js";
 import { holdSandbox } from "./held-sandbox.js";
 import type { SandboxManager } from "./library-host.js";
-import { findSandboxTools, type SandboxTools, TOOLS_FIX } from "./sandbox-tools.js";
+import { findSandboxTools, type SandboxTools } from "./sandbox-tools.js";
 import { TRAMPOLINE } from "./sandboxed-launch.js";
 
 const PROBE_TIMEOUT_MS = 30_000;
@@ -26,7 +26,7 @@ export async function findHeldSupport(manager: SandboxManager): Promise<HeldSupp
     return { joins: false, reason: `not on Linux (${process.platform})` };
   const tools = findSandboxTools();
   if ("missing" in tools) {
-    return { joins: false, reason: `${tools.missing.join(", ")} not found; ${TOOLS_FIX}` };
+    return { joins: false, reason: `${tools.missing.join(", ")} not found on PATH` };
   }
   const cwd = tmpdir();
   const commandId = randomBytes(16).toString("base64url");

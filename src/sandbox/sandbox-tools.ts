@@ -14,10 +14,6 @@ export interface SandboxTools {
 
 const NAMES = ["nsenter", "unshare", "setpriv"] as const;
 
-/** What to install when one is missing. */
-export const TOOLS_FIX =
-  "install util-linux 2.36 or later, which has nsenter, unshare and setpriv (Debian/Ubuntu: apt-get install util-linux), or run with --sandbox off";
-
 function onPath(name: string, path: string): string | undefined {
   for (const folder of path.split(delimiter)) {
     if (folder === "") continue;
@@ -36,11 +32,10 @@ function onPath(name: string, path: string): string | undefined {
 export function findSandboxTools(
   path = process.env.PATH ?? "",
 ): SandboxTools | { readonly missing: readonly string[] } {
-  const searched = `${path}${delimiter}/usr/bin${delimiter}/bin${delimiter}/usr/sbin${delimiter}/sbin`;
   const found: Partial<Record<(typeof NAMES)[number], string>> = {};
   const missing: string[] = [];
   for (const name of NAMES) {
-    const at = onPath(name, searched);
+    const at = onPath(name, path);
     if (at === undefined) missing.push(name);
     else found[name] = at;
   }

@@ -1,11 +1,17 @@
 import { spawnSync } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sandboxSupport } from "../../src/sandbox/sandbox-runtime.js";
 import type { FixtureRepo } from "../../src/testing/index.js";
 import { makeCliRepo } from "./support/cli-repo.js";
 import { runCloser } from "./support/closer-process.js";
+
+const support = await sandboxSupport();
+/** Whether the OS sandbox runs here, and whether processes join held sandboxes. */
+const sandboxWorks = support.works;
+const heldJoins = support.works && support.held.joins;
 
 /** closer needs Node 22.12 (package.json engines): on an older Node, doctor rightly says so. */
 const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
@@ -20,6 +26,21 @@ async function binWith(name: string, programs: Record<string, string>): Promise<
   await mkdir(bin, { recursive: true });
   for (const [program, target] of Object.entries(programs))
     await symlink(target, join(bin, program));
+  return bin;
+}
+
+/** A PATH of one folder holding every program of this one but `left`. */
+async function pathWithout(left: readonly string[]): Promise<string> {
+  const bin = join(scratch, `without-${left.join("-")}`);
+  await mkdir(bin, { recursive: true });
+  const seen = new Set(left);
+  for (const folder of (process.env.PATH ?? "").split(delimiter).filter(Boolean)) {
+    for (const program of await readdir(folder).catch(() => [])) {
+      if (seen.has(program)) continue;
+      seen.add(program);
+      await symlink(join(folder, program), join(bin, program));
+    }
+  }
   return bin;
 }
 
@@ -105,6 +126,24 @@ describe("closer doctor", () => {
       }
       expect(result.stdout).toContain("fix: sudo apt-get install bubblewrap socat ripgrep");
     },
+  );
+
+  it.skipIf(!sandboxWorks)(
+    "says whether processes join a held sandbox, and which programs they lack when they cannot",
+    async () => {
+      const lacking = await doctor(["lazy"], {
+        PATH: await pathWithout(["nsenter", "unshare", "setpriv"]),
+      });
+      expect(line(lacking.stdout, "OS sandbox"), lacking.stdout).toMatch(/^ok +OS sandbox: /);
+      expect(line(lacking.stdout, "held sandbox")).toMatch(
+        /^warning +held sandbox: each query and check builds a sandbox of its own .*nsenter, unshare, setpriv not found on PATH/,
+      );
+      const whole = await doctor(["lazy"], { PATH: process.env.PATH ?? "" });
+      expect(line(whole.stdout, "held sandbox")).toMatch(
+        heldJoins ? /^ok +held sandbox: processes join/ : /^warning +held sandbox: /,
+      );
+    },
+    60_000,
   );
 
   it("finds a backend's CLI and credential missing, then present", async () => {

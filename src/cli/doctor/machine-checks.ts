@@ -99,7 +99,7 @@ export async function checkSandbox(place: DoctorPlace, required: boolean): Promi
             "warning",
             "held sandbox",
             `each query and check builds a sandbox of its own (about 30 ms more each): ${support.held.reason}`,
-            "install util-linux 2.39 or later (its nsenter has --user-parent)",
+            "install util-linux 2.39 or later: its nsenter, unshare and setpriv (nsenter with --user-parent for a user other than root)",
           ),
     );
   }
