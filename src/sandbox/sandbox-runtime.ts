@@ -9,7 +9,7 @@
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
-import { findHeldSupport, type HeldSupport } from "./held-join.js";
+import type { HeldSupport } from "./held-join.js";
 import { type HostStart, LibraryHost, type SandboxManager } from "./library-host.js";
 
 export type { SandboxManager } from "./library-host.js";
@@ -183,8 +183,11 @@ async function proveWithTrue(manager: SandboxManager): Promise<SandboxSupport> {
       timeoutMs: PROBE_TIMEOUT_MS,
     });
     manager.cleanupAfterCommand(); // every wrap is ended once: the library counts them
-    if (result.exitCode === 0)
+    if (result.exitCode === 0) {
+      // Loaded here, as the process runner above: only a process that starts the sandbox needs it.
+      const { findHeldSupport } = await import("./held-join.js");
       return { works: true, manager, held: await findHeldSupport(manager) };
+    }
     const said = (result.stderr || result.stdout).trim().split("\n").slice(-3).join(" ");
     return {
       works: false,
