@@ -41,7 +41,7 @@ export interface EntryLaunchOptions {
 }
 
 /** The holder's variables, carrying the entry's key instead of the holder's. */
-function libraryVariables(held: HeldSandbox, key: string): Record<string, string> {
+function variablesForEntry(held: HeldSandbox, key: string): Record<string, string> {
   const forms: [string, string][] = [
     [held.attributionKey, key],
     [encodeURIComponent(held.attributionKey), encodeURIComponent(key)],
@@ -60,7 +60,7 @@ export function enteredEnvironment(
 ): Record<string, string> {
   // The library's variables first, and the launch's own after them, where a program that
   // shows its environment shows them last; the library's win all the same.
-  const env = libraryVariables(options.held, options.attributionKey);
+  const env = variablesForEntry(options.held, options.attributionKey);
   const given = { ...notSetIn(options.defaults ?? {}, launch.env), ...launch.env };
   for (const [name, value] of Object.entries(given)) {
     if (value === undefined || options.held.unset.includes(name) || Object.hasOwn(env, name)) {

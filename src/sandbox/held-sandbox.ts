@@ -96,7 +96,7 @@ export async function holdSandbox(options: HoldOptions): Promise<HeldSandbox> {
     return {
       namespaces: namespacePaths(held),
       applySeccomp: await readlink(`/proc/${helper}/exe`),
-      env: { ...libraryVariables(given), ...helperVariables(options) },
+      env: { ...variablesWritten(given), ...helperVariables(options) },
       unset: unsetVariables(options.argv),
       attributionKey: options.attributionKey,
       keepsSetfcap: await keepsSetfcap(helper),
@@ -219,7 +219,7 @@ async function seccompHelper(pid: number): Promise<number> {
 }
 
 /** The holder's environment, less what closer gave it and what its shell made. */
-function libraryVariables(written: string): Record<string, string> {
+function variablesWritten(written: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const entry of written.split("\0")) {
     const equals = entry.indexOf("=");

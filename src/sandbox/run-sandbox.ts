@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { CloserError } from "../errors.js";
 import type { SandboxPort } from "../ports/loop-ports.js";
 import { PROCESS_KINDS, type ProcessKind } from "../ports/process.js";
+import { registerHosts } from "./entry-attribution.js";
 import type { HeldSupport } from "./held-join.js";
 import { makeHeldPlaces, removeMadePlaces } from "./held-places.js";
 import { type HeldSandbox, holdSandbox } from "./held-sandbox.js";
@@ -20,7 +21,6 @@ import {
   enterSandbox,
   type PrepareSandboxOptions,
   type RunSandboxContext,
-  registerHosts,
   withWrite,
   wrapConfig,
 } from "./sandbox-entry.js";

@@ -5,18 +5,17 @@
  * judged. Its processes join the kind's held sandbox (docs/sandbox.md#held-sandbox), or, where
  * the machine cannot join one, each starts in a wrap of the entry's own.
  */
-import { randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { CloserError } from "../errors.js";
 import type { SandboxEntry } from "../ports/loop-ports.js";
 import type { ProcessKind } from "../ports/process.js";
 import type { SandboxConfig } from "../ports/runner-config.js";
 import { enteredLaunch, type JoinWay } from "./entered-launch.js";
+import { type Attribution, attribute } from "./entry-attribution.js";
 import { makeHeldPlaces } from "./held-places.js";
 import type { HeldSandboxes } from "./held-sandboxes.js";
-import { type RefusalWatch, watchRefusedConnections } from "./refusal-watch.js";
-import { isRefusal, type RefusalJudge } from "./refusals.js";
+import type { RefusalWatch } from "./refusal-watch.js";
+import type { RefusalJudge } from "./refusals.js";
 import {
   isLoopbackHost,
   type KindPolicy,
@@ -210,82 +209,4 @@ function launchSettings(
 async function emptyCacheFolder(folder: string, user: UserToolchain): Promise<void> {
   for (const entry of await readdir(folder)) await removeCacheFolder(join(folder, entry));
   await makeCacheFolder(folder, user);
-}
-
-/**
- * What an entry is known by: its network allow list, the name the library reports its
- * refusals by, and the watch of its refused connections (docs/sandbox.md#refusals).
- */
-interface Attribution {
-  readonly commandId: string;
-  readonly label: string;
-  readonly refused: AbortSignal;
-  /** Takes what was refused once the library delivered it, judged, and forgets the entry. */
-  end(beforeJudging?: () => void): Promise<void>;
-  forget(): void;
-}
-
-async function attribute(
-  run: RunSandboxContext,
-  stay: {
-    readonly kind: ProcessKind;
-    readonly entry: number;
-    readonly rules: KindPolicy;
-    readonly unheld: readonly string[];
-  },
-  labelled: boolean,
-): Promise<Attribution> {
-  const { manager, options } = run;
-  const { kind, rules, unheld } = stay;
-  const commandId = randomBytes(16).toString("base64url");
-  let label = `closer ${options.runId} ${kind} ${stay.entry}`;
-  const forget = () => {
-    manager.unregisterHosts(commandId);
-    run.reported.delete(label);
-    run.watches.delete(label);
-  };
-  await registerHosts(manager, commandId, {
-    hosts: rules.hosts,
-    kind,
-    agentFile: options.agentFile,
-  });
-  // The monitor names a refusal by the text registered for its key, or by the key itself.
-  if (labelled && !(await manager.labelCommand(commandId, label).catch(() => false))) {
-    label = commandId;
-  }
-  const watch = watchRefusedConnections(kind, run.judgeOf(rules, unheld));
-  run.reported.set(label, []);
-  run.watches.set(label, watch);
-  return {
-    commandId,
-    label,
-    refused: watch.signal,
-    forget,
-    async end(beforeJudging) {
-      await manager.refusalsDelivered();
-      beforeJudging?.();
-      const lines = run.reported.get(label) ?? [];
-      forget();
-      const judge = run.judgeOf(rules, unheld);
-      run.refused[kind].push(...lines.filter((line) => isRefusal(line, judge)));
-    },
-  };
-}
-
-export async function registerHosts(
-  manager: SandboxManager,
-  commandId: string,
-  { hosts, kind, agentFile }: { hosts: readonly string[]; kind: ProcessKind; agentFile: string },
-): Promise<void> {
-  try {
-    await manager.registerHosts(commandId, hosts);
-  } catch (error) {
-    const field = kind === "backend" ? "allowedDomains" : "validatorDomains";
-    throw new CloserError("config_error", `a host the sandbox cannot allow: ${String(error)}`, {
-      file: agentFile,
-      jsonPath: `runner.sandbox.${field}`,
-      found: hosts.join(", "),
-      fix: "write each host as example.com, *.example.com or 127.0.0.1, with an optional :port",
-    });
-  }
 }
