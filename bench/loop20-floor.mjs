@@ -103,19 +103,20 @@ function openRoom() {
   return {
     place,
     tree,
-    /** The room made to hold the work as git sees it now. */
-    async rebuild() {
+    /**
+     * The room made to hold the work as git sees it now, on the commit HEAD named as the checks
+     * started.
+     * @param {string} commit
+     */
+    async rebuild(commit) {
+      if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new Error(`no commit to check: "${commit}"`);
       if (!existsSync(workIndex.GIT_INDEX_FILE))
         await git(["read-tree", "HEAD"], { env: workIndex, read: true });
-      const [snapshot, commit] = await Promise.all([
-        git(["add", "--all", "--", ":/"], { env: workIndex, read: true }).then(() =>
-          git(["write-tree"], { env: workIndex, read: true }),
-        ),
-        git(["rev-parse", "--verify", "HEAD^{commit}"], { env: work, read: true }),
-      ]);
+      await git(["add", "--all", "--", ":/"], { env: workIndex, read: true });
+      const snapshot = await git(["write-tree"], { env: workIndex, read: true });
       await Promise.all([
         writeFile(join(tree, ".git"), `gitdir: ${gitDir}\n`),
-        writeFile(join(gitDir, "HEAD"), commit),
+        writeFile(join(gitDir, "HEAD"), `${commit}\n`),
         writeFile(join(gitDir, "commondir"), `${join(dir, ".git")}\n`),
         writeFile(join(gitDir, "gitdir"), `${join(tree, ".git")}\n`),
       ]);
@@ -129,7 +130,7 @@ function openRoom() {
         .map((entry) => entry.slice(entry.indexOf("\t") + 1));
       await git(["hash-object", "--stdin-paths"], { ...inRoom, input: `${paths.join("\n")}\n` });
       copyFileSync(roomIndex.GIT_INDEX_FILE, join(gitDir, "index"));
-      await git(["read-tree", "-m", commit.trim()], { cwd: tree, env: roomGit, read: true });
+      await git(["read-tree", "-m", commit], { cwd: tree, env: roomGit, read: true });
       await git(listing, inRoom);
     },
     /** The room's listing again, after the checks: what they wrote. */
@@ -149,20 +150,20 @@ await git(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--d
   env: work,
   read: true,
 });
-await Promise.all([
+const [, inside] = await Promise.all([
   git(["status", "--porcelain", "-z", "--untracked-files=all"], { env: work }),
   git(["rev-parse", "--is-inside-work-tree", "--verify", "--quiet", "HEAD"], { env: work }),
 ]);
 const room = openRoom();
 try {
-  await room.rebuild();
+  await room.rebuild(inside.trim().split("\n").at(-1) ?? "");
   await run("/bin/sh", ["-c", checkLine], { cwd: room.tree });
   for (let iteration = 1; iteration <= Number(iterations); iteration += 1) {
     const prompt = openSync(promptFile, "r");
     await run("bash", ["-c", modelLine], { stdin: prompt });
     closeSync(prompt);
-    await git(STATUS, { env: work }); // HEAD and the tree the checks start on
-    await room.rebuild();
+    const status = await git(STATUS, { env: work }); // HEAD and the tree the checks start on
+    await room.rebuild(/# branch\.oid ([0-9a-f]+)/.exec(status)?.[1] ?? "");
     await run("/bin/sh", ["-c", checkLine], { cwd: room.tree });
     if (iteration === Number(iterations)) {
       await git(STATUS, { env: work }); // the accepted work did not move

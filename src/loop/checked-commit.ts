@@ -48,7 +48,8 @@ export type CheckPlace =
 
 /**
  * The folder a phase's checks run in (docs/integrity.md#clean-room): the clean room, made to
- * hold the work as git sees it now (or as closer's git wrote it before: `from`); the tree itself
+ * hold the work as git sees it now (or as closer's git wrote it before: `from`) on the commit
+ * the checks start on; the tree itself
  * outside git or without a room. A room that cannot be made is a `tree-changed` failure that
  * names why: the checks never fall back to the tree.
  */
@@ -60,7 +61,7 @@ export async function placeChecks(
   const room = run.ports.checksRoom;
   if (room === undefined || checked === undefined) return { tree: run.workTree };
   try {
-    return { room: await room.rebuild(run.signal, from) };
+    return { room: await room.rebuild(run.signal, from ?? { commit: checked.commit }) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { unreadable: movedFailure([`closer could not copy the work to check it: ${message}`]) };

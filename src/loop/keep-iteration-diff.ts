@@ -13,13 +13,26 @@ export async function keepIterationStart(run: RunContext): Promise<void> {
 
 /**
  * Keeps the diff from the tree the iteration started from to the tree it ends with: `tree` when
- * one was written of it already (the clean room's), else one written now.
+ * one was written of it already (the clean room's), else one written now. Two trees already
+ * written are compared beside the next query (the model's edits cannot reach them), one diff
+ * after the other; a tree to write of the work is written before the loop goes on.
  */
 export async function keepIterationDiff(
   run: RunContext,
   iteration: number,
   tree?: string,
 ): Promise<void> {
+  const kept = (run.diffKept ?? Promise.resolve()).then(() => keepDiff(run, iteration, tree));
+  if (tree === undefined) await kept;
+  run.diffKept = kept;
+}
+
+/** Waits for the last iteration's diff to be kept: nothing of the run outlives its loop. */
+export async function iterationDiffsKept(run: RunContext): Promise<void> {
+  await run.diffKept;
+}
+
+async function keepDiff(run: RunContext, iteration: number, tree?: string): Promise<void> {
   const { integrity, record } = run.ports;
   if (integrity.readDiffSinceKept === undefined || record.saveDiff === undefined) return;
   const read: TreeDiff | { readonly kind: "error"; readonly message: string } = await integrity

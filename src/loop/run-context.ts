@@ -35,6 +35,8 @@ export interface RunContext {
   stateWritten: Promise<void>;
   /** The baseline's checks while they run beside the first query (docs/integrity.md#baseline). */
   baselineChecks?: BaselineChecks;
+  /** The last iteration's diff while it is read and kept beside the next query (docs/record.md#diffs). */
+  diffKept?: Promise<void>;
 }
 
 /** The baseline's checks under way beside the first query, in the clean room. */

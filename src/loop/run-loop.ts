@@ -5,6 +5,7 @@ import { checkFormat } from "./check-format.js";
 import { checkLimits } from "./check-limits.js";
 import { endIteration } from "./end-iteration.js";
 import { restoreGitStateBeforeFinish } from "./guard-git-state.js";
+import { iterationDiffsKept } from "./keep-iteration-diff.js";
 import { queryView, responseView } from "./plugin-views.js";
 import { queryBackend } from "./query-backend.js";
 import { type ReadAnswer, readDeclaration } from "./read-declaration.js";
@@ -31,6 +32,7 @@ export async function runLoop(run: RunContext, finishOnly = false): Promise<Term
     return (await stopUnneededBaseline(run)) ?? end;
   } finally {
     await run.baselineChecks?.ended.catch(() => undefined); // nothing of the run outlives its loop
+    await iterationDiffsKept(run);
     // However the loop ended (a query cut off, an abort, a crash), closer's git after it
     // (commit, merge, push) runs with the git state the user had (docs/integrity.md#git-state).
     await restoreGitStateBeforeFinish(run, run.state.iteration);

@@ -91,10 +91,17 @@ export interface ChecksRoomPort {
   /** The ignored entries of the tree linked into the room, as its first phase found them. */
   readonly kept: readonly string[];
   /**
-   * Makes the room hold the work as git sees it now; with `work`, a tree closer wrote of it
+   * Makes the room hold the work as git sees it now, on the commit `work` names (HEAD, read as
+   * the checks started; read now without it); with the tree of `work`, a tree closer wrote of it
    * before (a resumed run's baseline) instead.
    */
-  rebuild(signal?: AbortSignal, work?: FixedWork): Promise<RoomView>;
+  rebuild(signal?: AbortSignal, work?: WorkToCheck): Promise<RoomView>;
+}
+
+/** The commit the checks start on, and the work's tree when closer wrote it before. */
+export interface WorkToCheck {
+  readonly commit: string;
+  readonly tree?: string;
 }
 
 /** The work as closer's git wrote it: a tree object, and the commit HEAD named then. */

@@ -10,7 +10,7 @@ import { lstatSync, readlinkSync } from "node:fs";
 import { copyFile, lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
-import type { ChecksRoomPort, FixedWork, RoomView } from "../ports/loop-ports.js";
+import type { ChecksRoomPort, FixedWork, RoomView, WorkToCheck } from "../ports/loop-ports.js";
 import { type GitRunOptions, readGit, runGit } from "./git.js";
 import type { GitRepository } from "./git-repository.js";
 
@@ -101,14 +101,15 @@ interface RoomPaths {
 
 /**
  * Fills the room from the work: its tree object written now, or the one given (`work`, written
- * before). Nothing of the work tree is read after that tree is written but the kept entries.
+ * before), on the commit given (or HEAD's, read now). Nothing of the work tree is read after
+ * that tree is written but the kept entries.
  */
 async function rebuildRoom(
   paths: RoomPaths,
   {
     signal,
     work,
-  }: { readonly signal?: AbortSignal | undefined; readonly work?: FixedWork | undefined },
+  }: { readonly signal?: AbortSignal | undefined; readonly work?: WorkToCheck | undefined },
 ): Promise<RoomView> {
   const { repository, tree, gitDir } = paths;
   const run = (options: GitRunOptions) => ({
@@ -116,19 +117,19 @@ async function rebuildRoom(
     ...(signal === undefined ? {} : { signal }),
     ...options,
   });
-  const { tree: snapshot, commit } = work ?? (await fixWork(paths, run({ repository })));
+  const { tree: snapshot, commit } = await fixWork(paths, run({ repository }), work);
   await removeKept(paths);
   await writeGitFiles(paths, commit);
   const room: GitRepository = { gitDir, commonDir: repository.commonDir, workTree: tree };
   const ownIndex = run({ repository: room, env: { GIT_INDEX_FILE: paths.roomIndex } });
   await runGit(tree, ["read-tree", "--reset", "-u", snapshot], ownIndex);
-  await runGit(tree, ["clean", "-ffdxq"], ownIndex);
-  await verifyCheckout(tree, ownIndex);
-  await linkKept(paths);
-  // The room's index is the commit's, so `git status` there shows the work's changes as the
-  // work tree's does; the stat of the files closer just wrote is kept where they match it.
-  await copyFile(paths.roomIndex, join(gitDir, "index"));
-  await runGit(tree, ["read-tree", "-m", commit], run({ repository: room }));
+  // Three reads of what git just wrote, each of its own files: the untracked ones removed, the
+  // tracked ones hashed, the room's own index written (docs/performance.md#loop-costs).
+  await allEnded([
+    runGit(tree, ["clean", "-ffdxq"], ownIndex).then(() => linkKept(paths)),
+    verifyCheckout(tree, ownIndex),
+    writeRoomIndex(paths, commit, run({ repository: room })),
+  ]);
   const before = await readRoomListing(paths, ownIndex);
   return {
     cwd: paths.cwd,
@@ -137,12 +138,30 @@ async function rebuildRoom(
   };
 }
 
-/** The work tree as a tree object of closer's, and the commit HEAD names. */
-async function fixWork(paths: RoomPaths, options: GitRunOptions): Promise<FixedWork> {
+/**
+ * The room's index is the commit's, so `git status` there shows the work's changes as the work
+ * tree's does; the stat of the files closer just wrote is kept where they match it.
+ */
+async function writeRoomIndex(
+  paths: RoomPaths,
+  commit: string,
+  options: GitRunOptions,
+): Promise<void> {
+  await copyFile(paths.roomIndex, join(paths.gitDir, "index"));
+  await runGit(paths.tree, ["read-tree", "-m", commit], options);
+}
+
+/** The work tree as a tree object of closer's (unless given), and the commit (HEAD's unless given). */
+async function fixWork(
+  paths: RoomPaths,
+  options: GitRunOptions,
+  work: WorkToCheck | undefined,
+): Promise<FixedWork> {
   const { repository } = paths;
   const [tree, commit] = await Promise.all([
-    snapshotWork(paths, options),
-    readGit(repository.workTree, ["rev-parse", "--verify", "HEAD^{commit}"], options),
+    work?.tree ?? snapshotWork(paths, options),
+    work?.commit ??
+      readGit(repository.workTree, ["rev-parse", "--verify", "HEAD^{commit}"], options),
   ]);
   return { tree, commit };
 }
@@ -272,6 +291,15 @@ function changedEntries(before: Map<string, string>, after: Map<string, string>)
   for (const [file, entry] of after) if (before.get(file) !== entry) changed.add(file);
   for (const file of before.keys()) if (!after.has(file)) changed.add(file);
   return [...changed].sort();
+}
+
+/**
+ * Waits for every one of `works` to end, then throws the first one's error: a failed one never
+ * leaves the others writing the room while it is rebuilt again.
+ */
+async function allEnded(works: readonly Promise<unknown>[]): Promise<void> {
+  for (const ended of await Promise.allSettled(works))
+    if (ended.status === "rejected") throw ended.reason;
 }
 
 async function exists(path: string): Promise<boolean> {
