@@ -7,6 +7,7 @@ import { measureFirstQuery } from "./first-query.mjs";
 import { measureLoopOverhead } from "./loop-overhead.mjs";
 import { measureLoop20 } from "./loop20.mjs";
 import { measureQueue } from "./queue.mjs";
+import { measureSideBySide } from "./side-by-side.mjs";
 import { measureStartup } from "./startup.mjs";
 import { measureValidationPhase } from "./validation-phase.mjs";
 import { measureVerdictPhase } from "./verdict-phase.mjs";
@@ -26,6 +27,9 @@ const TARGETS = {
   verdictPhaseAddedMs: 1000,
   peakRssMb: 100,
   sandboxProcessAddedMs: 10,
+  sideBySideRatio: 0.7,
+  sideBySideSandboxRatio: 1.0,
+  sideBySidePeakRssRatio: 1.0,
 };
 
 /**
@@ -60,6 +64,7 @@ const parts = [
   ["verdict phase on 10,000 files", measureVerdictPhase],
   ["first query behind a 20 s test suite", measureFirstQuery],
   ["queue: 20 jobs through 1 and 4 workers, a label to the first query", measureQueue],
+  ["beside roboppi (where BENCH_ROBOPPI names it)", measureSideBySide],
 ];
 
 const figures = {};

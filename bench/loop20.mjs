@@ -17,12 +17,14 @@ import { makeFixtureRepo } from "../dist/testing/index.js";
 import { closerBin, interleave, median, megabytes, round, timeProcess } from "./support.mjs";
 
 const ROUNDS = 5;
-const ITERATIONS = 20;
-const MODEL_LINE = "n=$(cat counter 2>/dev/null || echo 0); echo $((n+1)) > counter; echo COMPLETE";
-const CHECK_LINE = `test "$(cat counter)" -ge ${ITERATIONS}`;
+export const ITERATIONS = 20;
+export const MODEL_LINE =
+  "n=$(cat counter 2>/dev/null || echo 0); echo $((n+1)) > counter; echo COMPLETE";
+export const CHECK_LINE = `test "$(cat counter)" -ge ${ITERATIONS}`;
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 
-const agent = {
+/** The loop's agent: the `command` backend's bash line, one check of the counter. */
+export const LOOP20_AGENT = {
   name: "loop20",
   agent: {
     name: "loop20",
@@ -54,7 +56,10 @@ const agent = {
 };
 
 export async function measureLoop20() {
-  const repo = await makeFixtureRepo({ files: { "README.md": "# loop20\n" }, agents: [agent] });
+  const repo = await makeFixtureRepo({
+    files: { "README.md": "# loop20\n" },
+    agents: [LOOP20_AGENT],
+  });
   try {
     const counter = join(repo.dir, "counter");
     const rssFile = join(repo.dir, ".git", "bench-rss");
