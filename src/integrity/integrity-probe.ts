@@ -59,6 +59,7 @@ export function makeIntegrityProbe(set: ProtectedSet): IntegrityProbe {
         : readChangesBetween(set.workTree, { commit, tree }, await pinned()),
     keepTree: () => treeDiffs.keep(),
     readDiffSinceKept: (tree) => treeDiffs.readSinceKept(tree),
+    writeWorkTree: () => treeDiffs.writeNow(),
     readTreeFingerprint: async () => readTreeFingerprint(set.workTree, undefined, await pinned()),
     async readHeadAndTree() {
       const found = await pinned();

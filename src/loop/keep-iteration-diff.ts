@@ -11,20 +11,28 @@ export async function keepIterationStart(run: RunContext): Promise<void> {
   await run.ports.integrity.keepTree?.().catch(() => undefined);
 }
 
+/** The end of an iteration's diff: a tree of the work written already, or why none could be. */
+type DiffEnd = { readonly tree: string | undefined } | { readonly unreadable: string };
+
+type DiffRead = TreeDiff | { readonly kind: "error"; readonly message: string };
+
 /**
  * Keeps the diff from the tree the iteration started from to the tree it ends with: `tree` when
- * one was written of it already (the clean room's), else one written now. Two trees already
- * written are compared beside the next query (the model's edits cannot reach them), one diff
- * after the other; a tree to write of the work is written before the loop goes on.
+ * one was written of it already (the clean room's), else one written now, before the loop goes
+ * on. Two trees already written are objects the model's edits cannot reach, so they are compared
+ * and the diff kept beside the next query, one diff after the other.
  */
 export async function keepIterationDiff(
   run: RunContext,
   iteration: number,
   tree?: string,
 ): Promise<void> {
-  const kept = (run.diffKept ?? Promise.resolve()).then(() => keepDiff(run, iteration, tree));
-  if (tree === undefined) await kept;
+  const { integrity, record } = run.ports;
+  if (integrity.readDiffSinceKept === undefined || record.saveDiff === undefined) return;
+  const end = tree === undefined ? await writeEnd(run) : { tree };
+  const kept = (run.diffKept ?? Promise.resolve()).then(() => keepDiff(run, iteration, end));
   run.diffKept = kept;
+  if (end === undefined) await kept; // no tree could be written ahead: the diff writes it, now
 }
 
 /** Waits for the last iteration's diff to be kept: nothing of the run outlives its loop. */
@@ -32,20 +40,35 @@ export async function iterationDiffsKept(run: RunContext): Promise<void> {
   await run.diffKept;
 }
 
-async function keepDiff(run: RunContext, iteration: number, tree?: string): Promise<void> {
+/** The work's tree, written now; undefined where the probe cannot write one ahead of its diff. */
+async function writeEnd(run: RunContext): Promise<DiffEnd | undefined> {
+  const write = run.ports.integrity.writeWorkTree;
+  if (write === undefined) return undefined;
+  return write().then(
+    (tree) => ({ tree }),
+    (error: unknown) => ({ unreadable: firstLine(error) }),
+  );
+}
+
+async function keepDiff(
+  run: RunContext,
+  iteration: number,
+  end: DiffEnd | undefined,
+): Promise<void> {
   const { integrity, record } = run.ports;
   if (integrity.readDiffSinceKept === undefined || record.saveDiff === undefined) return;
-  const read: TreeDiff | { readonly kind: "error"; readonly message: string } = await integrity
-    .readDiffSinceKept(tree)
-    .catch((error: unknown) => ({ kind: "error", message: firstLine(error) }));
+  const read: DiffRead =
+    end !== undefined && "unreadable" in end
+      ? { kind: "error", message: end.unreadable }
+      : await integrity
+          .readDiffSinceKept(end?.tree)
+          .catch((error: unknown) => ({ kind: "error", message: firstLine(error) }));
   const diff = textOf(read);
   if (diff !== undefined) await record.saveDiff(iteration, diff).catch(() => undefined);
 }
 
 /** The diff, or the note kept in its place; nothing outside git. */
-function textOf(
-  read: TreeDiff | { readonly kind: "error"; readonly message: string },
-): string | undefined {
+function textOf(read: DiffRead): string | undefined {
   switch (read.kind) {
     case "diff":
       return read.diff;

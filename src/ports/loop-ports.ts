@@ -176,6 +176,12 @@ export interface IntegrityProbe {
    * already (the clean room's), so none is written again.
    */
   readDiffSinceKept?(now?: string): Promise<TreeDiff>;
+  /**
+   * The work tree as it is now, as a tree object written with closer's own index: the end of an
+   * iteration's diff, fixed before the model can change it (docs/record.md#diffs); undefined
+   * outside git.
+   */
+  writeWorkTree?(): Promise<string | undefined>;
   /** A digest of the working tree's content: equal digests, unchanged tree. */
   readTreeFingerprint(): Promise<string>;
   /**

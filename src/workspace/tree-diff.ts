@@ -33,6 +33,8 @@ export interface TreeDiffReader {
    * work when one was written of it already (the clean room's): none is written then.
    */
   readSinceKept(now?: string): Promise<TreeDiff>;
+  /** The tree of the work as it is now, written to be given to `readSinceKept`; none outside git. */
+  writeNow(): Promise<string | undefined>;
 }
 
 /**
@@ -77,6 +79,10 @@ export function makeTreeDiffReader(
       if (kept !== undefined) return;
       const found = await repository();
       if (found !== undefined) kept = await writeTree(found);
+    },
+    async writeNow() {
+      const found = await repository();
+      return found === undefined ? undefined : writeTree(found);
     },
     async readSinceKept(now) {
       const found = await repository();
