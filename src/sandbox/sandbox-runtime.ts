@@ -2,7 +2,7 @@
  * The OS sandbox of this process: Anthropic's sandbox runtime
  * (`@anthropic-ai/sandbox-runtime`: bubblewrap, seccomp and a filtering proxy
  * on Linux, Seatbelt on macOS), loaded on first use, initialized once, and
- * proved by running a wrapped `true` (docs/sandbox.md#where-it-runs): the
+ * proved by running `true` in it (docs/sandbox.md#where-it-runs): the
  * library's own dependency check passes on a machine without user
  * namespaces, where every sandboxed command then fails.
  */
@@ -165,7 +165,16 @@ async function probe(host: LibraryHost): Promise<SandboxSupport> {
   return proveWithTrue(host);
 }
 
+/**
+ * Proves the sandbox with a `true` run in it: joined to a held sandbox, which proves both the
+ * sandbox and the way its processes join it; only where no process can join, in a wrap of its
+ * own, which then decides whether the sandbox works at all.
+ */
 async function proveWithTrue(manager: SandboxManager): Promise<SandboxSupport> {
+  // Loaded here, not at the top: only a process that starts the sandbox needs it.
+  const { findHeldSupport } = await import("./held-join.js");
+  const held = await findHeldSupport(manager);
+  if (held.joins) return { works: true, manager, held };
   const cwd = tmpdir();
   try {
     const argv = await manager.wrap(
@@ -183,11 +192,7 @@ async function proveWithTrue(manager: SandboxManager): Promise<SandboxSupport> {
       timeoutMs: PROBE_TIMEOUT_MS,
     });
     manager.cleanupAfterCommand(); // every wrap is ended once: the library counts them
-    if (result.exitCode === 0) {
-      // Loaded here, as the process runner above: only a process that starts the sandbox needs it.
-      const { findHeldSupport } = await import("./held-join.js");
-      return { works: true, manager, held: await findHeldSupport(manager) };
-    }
+    if (result.exitCode === 0) return { works: true, manager, held };
     const said = (result.stderr || result.stdout).trim().split("\n").slice(-3).join(" ");
     return {
       works: false,
