@@ -56,15 +56,13 @@ export async function attribute(
     run.reported.delete(label);
     run.watches.delete(label);
   };
-  await registerHosts(manager, commandId, {
-    hosts: rules.hosts,
-    kind,
-    agentFile: options.agentFile,
-  });
+  // Two messages to the library's process, sent at once.
+  const [, named] = await Promise.all([
+    registerHosts(manager, commandId, { hosts: rules.hosts, kind, agentFile: options.agentFile }),
+    labelled ? manager.labelCommand(commandId, label).catch(() => false) : true,
+  ]);
   // The monitor names a refusal by the text registered for its key, or by the key itself.
-  if (labelled && !(await manager.labelCommand(commandId, label).catch(() => false))) {
-    label = commandId;
-  }
+  if (!named) label = commandId;
   const watch = watchRefusedConnections(kind, run.judgeOf(rules, unheld));
   run.reported.set(label, []);
   run.watches.set(label, watch);
