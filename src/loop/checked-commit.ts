@@ -49,9 +49,8 @@ export type CheckPlace =
 /**
  * The folder a phase's checks run in (docs/integrity.md#clean-room): the clean room, made to
  * hold the work as git sees it now (or as closer's git wrote it before: `from`) on the commit
- * the checks start on; the tree itself
- * outside git or without a room. A room that cannot be made is a `tree-changed` failure that
- * names why: the checks never fall back to the tree.
+ * the checks start on; the tree itself outside git or without a room. A room that cannot be
+ * made is a `tree-changed` failure that names why: the checks never fall back to the tree.
  */
 export async function placeChecks(
   run: RunContext,

@@ -11,8 +11,14 @@ export async function keepIterationStart(run: RunContext): Promise<void> {
   await run.ports.integrity.keepTree?.().catch(() => undefined);
 }
 
-/** The end of an iteration's diff: a tree of the work written already, or why none could be. */
-type DiffEnd = { readonly tree: string | undefined } | { readonly unreadable: string };
+/**
+ * The end of an iteration's diff: a tree of the work written already, why none could be, or
+ * none (outside git).
+ */
+type DiffEnd =
+  | { readonly tree: string }
+  | { readonly unreadable: string }
+  | { readonly outsideGit: true };
 
 type DiffRead = TreeDiff | { readonly kind: "error"; readonly message: string };
 
@@ -37,7 +43,7 @@ export async function keepIterationDiff(
 
 /** Waits for the last iteration's diff to be kept: nothing of the run outlives its loop. */
 export async function iterationDiffsKept(run: RunContext): Promise<void> {
-  await run.diffKept;
+  await run.diffKept?.catch(() => undefined); // a diff never ends the run
 }
 
 /** The work's tree, written now; undefined where the probe cannot write one ahead of its diff. */
@@ -45,7 +51,7 @@ async function writeEnd(run: RunContext): Promise<DiffEnd | undefined> {
   const write = run.ports.integrity.writeWorkTree;
   if (write === undefined) return undefined;
   return write().then(
-    (tree) => ({ tree }),
+    (tree): DiffEnd => (tree === undefined ? { outsideGit: true } : { tree }),
     (error: unknown) => ({ unreadable: firstLine(error) }),
   );
 }
@@ -57,6 +63,7 @@ async function keepDiff(
 ): Promise<void> {
   const { integrity, record } = run.ports;
   if (integrity.readDiffSinceKept === undefined || record.saveDiff === undefined) return;
+  if (end !== undefined && "outsideGit" in end) return;
   const read: DiffRead =
     end !== undefined && "unreadable" in end
       ? { kind: "error", message: end.unreadable }

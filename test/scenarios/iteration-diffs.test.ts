@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
@@ -86,4 +87,27 @@ describe("docs/record.md#diffs: each iteration's diff, its end fixed before the 
       expect(second).toContain("+line 99999");
     },
   );
+
+  it("outside git no diff is kept, and the run is not held up for one", async () => {
+    const setup = await makeTaskRepo({
+      files: FIXED_PROJECT,
+      validators: { "says-three": SAYS_THREE },
+      patterns: { "not-three": { description: "notes.txt does not say three" } },
+      prompts: { "steps/retry/task/f_failed_not-three.md": "Make notes.txt say three.\n" },
+      conditions: ["says-three"],
+    });
+    cleanup = setup.repo.cleanup;
+    await rm(join(setup.repo.dir, ".git"), { recursive: true, force: true });
+    const settings = await resolveRunSettings({
+      agent: setup.agent,
+      backend: makeScriptedBackend(TURNS),
+      cwd: setup.repo.dir,
+      task: TASK,
+      clock: makeTestClock(),
+    });
+    const result = await runAgent(settings);
+
+    expect(result).toMatchObject({ status: "completed", iterations: 2 });
+    expect(existsSync(join(result.runDir, "diffs"))).toBe(false);
+  });
 });
