@@ -11,15 +11,6 @@ export async function keepIterationStart(run: RunContext): Promise<void> {
   await run.ports.integrity.keepTree?.().catch(() => undefined);
 }
 
-/**
- * The end of an iteration's diff: a tree of the work written already, why none could be, or
- * none (outside git).
- */
-type DiffEnd =
-  | { readonly tree: string }
-  | { readonly unreadable: string }
-  | { readonly outsideGit: true };
-
 type DiffRead = TreeDiff | { readonly kind: "error"; readonly message: string };
 
 /**
@@ -33,12 +24,19 @@ export async function keepIterationDiff(
   iteration: number,
   tree?: string,
 ): Promise<void> {
-  const { integrity, record } = run.ports;
-  if (integrity.readDiffSinceKept === undefined || record.saveDiff === undefined) return;
-  const end = tree === undefined ? await writeEnd(run) : { tree };
-  const kept = (run.diffKept ?? Promise.resolve()).then(() => keepDiff(run, iteration, end));
-  run.diffKept = kept;
-  if (end === undefined) await kept; // no tree could be written ahead: the diff writes it, now
+  const { readDiffSinceKept, writeWorkTree } = run.ports.integrity;
+  const { saveDiff } = run.ports.record;
+  if (readDiffSinceKept === undefined || writeWorkTree === undefined || saveDiff === undefined)
+    return;
+  // Outside git there is no tree to end at, and no diff.
+  const end: string | DiffRead | undefined = tree ?? (await writeWorkTree().catch(errorRead));
+  if (end === undefined) return;
+  const keep = async () => {
+    const read = typeof end === "string" ? await readDiffSinceKept(end).catch(errorRead) : end;
+    const diff = textOf(read);
+    if (diff !== undefined) await saveDiff(iteration, diff).catch(() => undefined);
+  };
+  run.diffKept = (run.diffKept ?? Promise.resolve()).then(keep);
 }
 
 /** Waits for the last iteration's diff to be kept: nothing of the run outlives its loop. */
@@ -46,32 +44,8 @@ export async function iterationDiffsKept(run: RunContext): Promise<void> {
   await run.diffKept?.catch(() => undefined); // a diff never ends the run
 }
 
-/** The work's tree, written now; undefined where the probe cannot write one ahead of its diff. */
-async function writeEnd(run: RunContext): Promise<DiffEnd | undefined> {
-  const write = run.ports.integrity.writeWorkTree;
-  if (write === undefined) return undefined;
-  return write().then(
-    (tree): DiffEnd => (tree === undefined ? { outsideGit: true } : { tree }),
-    (error: unknown) => ({ unreadable: firstLine(error) }),
-  );
-}
-
-async function keepDiff(
-  run: RunContext,
-  iteration: number,
-  end: DiffEnd | undefined,
-): Promise<void> {
-  const { integrity, record } = run.ports;
-  if (integrity.readDiffSinceKept === undefined || record.saveDiff === undefined) return;
-  if (end !== undefined && "outsideGit" in end) return;
-  const read: DiffRead =
-    end !== undefined && "unreadable" in end
-      ? { kind: "error", message: end.unreadable }
-      : await integrity
-          .readDiffSinceKept(end?.tree)
-          .catch((error: unknown) => ({ kind: "error", message: firstLine(error) }));
-  const diff = textOf(read);
-  if (diff !== undefined) await record.saveDiff(iteration, diff).catch(() => undefined);
+function errorRead(error: unknown): DiffRead {
+  return { kind: "error", message: firstLine(error) };
 }
 
 /** The diff, or the note kept in its place; nothing outside git. */

@@ -179,7 +179,7 @@ export interface IntegrityProbe {
   /**
    * The work tree as it is now, as a tree object written with closer's own index: the end of an
    * iteration's diff, fixed before the model can change it (docs/record.md#diffs); undefined
-   * outside git.
+   * outside git. A probe without it keeps no diffs.
    */
   writeWorkTree?(): Promise<string | undefined>;
   /** A digest of the working tree's content: equal digests, unchanged tree. */

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { lstat, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ChecksRoom, openChecksRoom } from "./checks-room.js";
@@ -92,6 +92,14 @@ describe("openChecksRoom (docs/integrity.md#clean-room)", () => {
     expect(await lstat(join(again.cwd, "out.txt")).catch(() => undefined)).toBeUndefined();
     expect(git(again.cwd, "status", "--porcelain")).toBe("");
     expect(await again.readWrites()).toEqual([]);
+  });
+
+  it("names a check that moves the room's own HEAD, which no listing of git's shows", async () => {
+    const view = await (await open()).rebuild();
+    const head = join(dirname(view.cwd), ".git-dir", "HEAD");
+    await writeFile(head, "ref: refs/heads/main\n");
+
+    expect(await view.readWrites()).toEqual([".git-dir/HEAD"]);
   });
 
   it("what a check writes among the ignored files is allowed, and gone at the next rebuild", async () => {

@@ -6,13 +6,13 @@
  * added that git does not show (ignored, hidden behind index flags) are not in it, and what a
  * check writes there is seen and named.
  */
-import { lstatSync, readlinkSync } from "node:fs";
 import { copyFile, lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import type { ChecksRoomPort, FixedWork, RoomView, WorkToCheck } from "../ports/loop-ports.js";
 import { type GitRunOptions, readGit, runGit } from "./git.js";
 import type { GitRepository } from "./git-repository.js";
+import { changedEntries, readRoomListing } from "./room-listing.js";
 
 /** Settings closer's git reads the work with, whatever the repository says: every stat field counts. */
 const READ_CONFIG = ["core.trustctime=true", "core.checkStat=default", "core.untrackedCache=false"];
@@ -251,46 +251,6 @@ async function linkKept(paths: RoomPaths): Promise<void> {
     await mkdir(link);
     for (const name of await readdir(source)) await symlink(join(source, name), join(link, name));
   }
-}
-
-/**
- * Every file of the room git does not ignore, and its `.git` and git dir's files, with what
- * lstat says of each (its inode, size, times and mode): a file written and put back differs.
- */
-async function readRoomListing(
-  paths: RoomPaths,
-  options: GitRunOptions,
-): Promise<Map<string, string>> {
-  const listing = await readGit(
-    paths.tree,
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-    options,
-  );
-  const files = listing.split("\0").filter((file) => file !== "");
-  const own = [".git", ...["HEAD", "commondir", "gitdir"].map((name) => join(".git-dir", name))];
-  const entries = new Map<string, string>();
-  for (const file of [...files, ...own]) {
-    const where = file.startsWith(".git-dir/")
-      ? join(dirname(paths.tree), file)
-      : join(paths.tree, file);
-    entries.set(file, describeEntry(where));
-  }
-  return entries;
-}
-
-/** Synchronous: ten thousand lstat calls in a row cost milliseconds, awaited one by one far more. */
-function describeEntry(file: string): string {
-  const stats = lstatSync(file, { throwIfNoEntry: false });
-  if (stats === undefined) return "missing";
-  const link = stats.isSymbolicLink() ? readlinkSync(file) : "";
-  return [stats.ino, stats.size, stats.mode, stats.mtimeMs, stats.ctimeMs, link].join(":");
-}
-
-function changedEntries(before: Map<string, string>, after: Map<string, string>): string[] {
-  const changed = new Set<string>();
-  for (const [file, entry] of after) if (before.get(file) !== entry) changed.add(file);
-  for (const file of before.keys()) if (!after.has(file)) changed.add(file);
-  return [...changed].sort();
 }
 
 /**

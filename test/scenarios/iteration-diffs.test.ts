@@ -25,6 +25,17 @@ const TURNS: ScriptedStep[] = [
   { files: { "notes.txt": "three\n", "long.txt": LONG }, structuredOutput: DONE },
 ];
 
+/** A project whose one check wants notes.txt to say "three". */
+function makeNotesRepo() {
+  return makeTaskRepo({
+    files: FIXED_PROJECT,
+    validators: { "says-three": SAYS_THREE },
+    patterns: { "not-three": { description: "notes.txt does not say three" } },
+    prompts: { "steps/retry/task/f_failed_not-three.md": "Make notes.txt say three.\n" },
+    conditions: ["says-three"],
+  });
+}
+
 /** The iteration's diff, plain or gzipped (docs/record.md#bounded-record); undefined when none. */
 function readDiff(runDir: string, iteration: number): string | undefined {
   const file = join(runDir, "diffs", `iteration-00${iteration}.diff`);
@@ -45,13 +56,7 @@ describe("docs/record.md#diffs: each iteration's diff, its end fixed before the 
    * kept.
    */
   async function runTurns(way: "bare loop" | "clean room") {
-    const setup = await makeTaskRepo({
-      files: FIXED_PROJECT,
-      validators: { "says-three": SAYS_THREE },
-      patterns: { "not-three": { description: "notes.txt does not say three" } },
-      prompts: { "steps/retry/task/f_failed_not-three.md": "Make notes.txt say three.\n" },
-      conditions: ["says-three"],
-    });
+    const setup = await makeNotesRepo();
     cleanup = setup.repo.cleanup;
     let keptAtEnd: (string | undefined)[] = [];
     const onEvent = (event: RunEvent) => {
@@ -89,13 +94,7 @@ describe("docs/record.md#diffs: each iteration's diff, its end fixed before the 
   );
 
   it("outside git no diff is kept, and the run is not held up for one", async () => {
-    const setup = await makeTaskRepo({
-      files: FIXED_PROJECT,
-      validators: { "says-three": SAYS_THREE },
-      patterns: { "not-three": { description: "notes.txt does not say three" } },
-      prompts: { "steps/retry/task/f_failed_not-three.md": "Make notes.txt say three.\n" },
-      conditions: ["says-three"],
-    });
+    const setup = await makeNotesRepo();
     cleanup = setup.repo.cleanup;
     await rm(join(setup.repo.dir, ".git"), { recursive: true, force: true });
     const settings = await resolveRunSettings({
